@@ -1,0 +1,95 @@
+/**
+ * The browser-facing contract of the BFF (ARCHITECTURE §4): routes, bodies and error codes.
+ */
+
+/** Where the BFF's token routes are mounted unless configured otherwise. */
+export const DEFAULT_BFF_BASE_PATH = '/embed';
+
+/** Route suffixes under the base path, and the health routes (not under the base path). */
+export const BFF_ROUTES = {
+  token: '/token',
+  rotate: '/token/rotate',
+  healthz: '/healthz',
+  readyz: '/readyz',
+  metrics: '/metrics',
+} as const;
+
+/** 200 body of `POST /embed/token` and `POST /embed/token/rotate`. Nothing else about the group. */
+export interface TokenResponse {
+  token: string;
+  /** Epoch ms at which the holder should have rotated; `null` when the BFF's TTL is disabled. */
+  expiresAt: number | null;
+  /** The BFF's clock (epoch ms) when it answered, so a browser can correct its own. */
+  serverTime: number;
+}
+
+/** Body of `POST /embed/token/rotate`: the token the caller holds. */
+export interface RotateTokenRequest {
+  token: string;
+}
+
+/** Error codes of the BFF and what the element does with each (ARCHITECTURE §4). */
+export const BffErrorCode = {
+  badRequest: 'bad_request',
+  unauthenticated: 'unauthenticated',
+  forbidden: 'forbidden',
+  rateLimited: 'rate_limited',
+  upstreamError: 'upstream_error',
+  upstreamUnavailable: 'upstream_unavailable',
+  upstreamTimeout: 'upstream_timeout',
+  internal: 'internal',
+} as const;
+export type BffErrorCode = (typeof BffErrorCode)[keyof typeof BffErrorCode];
+
+/** The HTTP status each code is sent with (`bad_request` also goes out as 413 and 415). */
+export const BFF_ERROR_STATUS: Readonly<Record<BffErrorCode, number>> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  rate_limited: 429,
+  upstream_error: 502,
+  upstream_unavailable: 503,
+  upstream_timeout: 504,
+  internal: 500,
+};
+
+/** Every BFF error body. */
+export interface BffErrorBody {
+  error: { code: BffErrorCode; message: string; retryable: boolean };
+}
+
+/** `GET /healthz` body. */
+export interface HealthResponse {
+  status: 'ok';
+}
+
+/** `GET /readyz` body (200 when the store answers, else 503). */
+export interface ReadinessResponse {
+  status: 'ready' | 'unavailable';
+  store: 'ok' | 'degraded' | 'down';
+}
+
+/** The line the BFF CLI prints once listening (the real port follows). */
+export const BFF_LISTENING_PREFIX = 'bff listening on ';
+
+/** Type guard for a body that has the shape of a `TokenResponse`. */
+export function isTokenResponse(value: unknown): value is TokenResponse {
+  if (typeof value !== 'object' || value === null) return false;
+  const body = value as Record<string, unknown>;
+  return (
+    typeof body.token === 'string' &&
+    body.token.length > 0 &&
+    (body.expiresAt === null || (typeof body.expiresAt === 'number' && Number.isFinite(body.expiresAt))) &&
+    typeof body.serverTime === 'number' &&
+    Number.isFinite(body.serverTime)
+  );
+}
+
+/** Type guard for a body that has the shape of a `BffErrorBody`. */
+export function isBffErrorBody(value: unknown): value is BffErrorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const error = (value as Record<string, unknown>).error;
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as Record<string, unknown>;
+  return typeof e.code === 'string' && typeof e.message === 'string' && typeof e.retryable === 'boolean';
+}

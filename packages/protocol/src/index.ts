@@ -1,0 +1,49 @@
+export {
+  USER_API_PATH,
+  VENDOR_AUTH_SCHEME,
+  ENVIRONMENTS,
+} from './vendor.js';
+export type {
+  Environment,
+  DataSourceMapping,
+  UserGroupProperties,
+  UserGroupInput,
+  RotateTokenInput,
+  UserGroup,
+  UserGroupWithEnvironment,
+  GetOrCreateUserGroupResponse,
+  UpdateUserGroupResponse,
+  RotateUserGroupTokenResponse,
+  VendorFailureResponse,
+} from './vendor.js';
+
+export { EmulatorErrorCode, EMULATOR_ADMIN_ROUTES, EMULATOR_LISTENING_PREFIX } from './emulator.js';
+export type { EmulatorErrorBody, ExpireTokenRequest, EmulatorStats, FaultOperation, FaultSettings } from './emulator.js';
+
+export {
+  DEFAULT_BFF_BASE_PATH,
+  BFF_ROUTES,
+  BffErrorCode,
+  BFF_ERROR_STATUS,
+  BFF_LISTENING_PREFIX,
+  isTokenResponse,
+  isBffErrorBody,
+} from './bff.js';
+export type { TokenResponse, RotateTokenRequest, BffErrorBody, HealthResponse, ReadinessResponse } from './bff.js';
+
+export {
+  DashboardEvent,
+  HostEvent,
+  MIN_DASHBOARD_HEIGHT,
+  MAX_DASHBOARD_HEIGHT,
+  parseDashboardMessage,
+  parseHostMessage,
+} from './messages.js';
+export type {
+  VariableValue,
+  DashboardVariables,
+  DashboardMessageDetails,
+  HostMessageDetails,
+  DashboardMessage,
+  HostMessage,
+} from './messages.js';

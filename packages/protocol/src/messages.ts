@@ -1,0 +1,108 @@
+/**
+ * The element ↔ dashboard iframe protocol (ARCHITECTURE §6). Every message is
+ * `{ event, detail }`; both sides check `event.origin` and `event.source` before trusting one.
+ */
+
+/** Events the dashboard iframe posts to its host page. */
+export const DashboardEvent = {
+  readyToLoad: 'dashboardReadyToLoad',
+  loaded: 'dashboardLoaded',
+  resized: 'dashboardResized',
+  tokenExpired: 'tokenExpired',
+  variableUpdated: 'variableUpdated',
+} as const;
+export type DashboardEvent = (typeof DashboardEvent)[keyof typeof DashboardEvent];
+
+/** Events the host page posts to the dashboard iframe. */
+export const HostEvent = {
+  updateToken: 'updateToken',
+  updateVariables: 'updateVariables',
+} as const;
+export type HostEvent = (typeof HostEvent)[keyof typeof HostEvent];
+
+/** A dashboard variable's value as it travels in messages. */
+export type VariableValue = string | number | boolean | null;
+export type DashboardVariables = Record<string, VariableValue>;
+
+export interface DashboardMessageDetails {
+  dashboardReadyToLoad: { dashboardId: string };
+  dashboardLoaded: { dashboardId: string; dashboardHeight: number; loadTime: number };
+  dashboardResized: { dashboardHeight: number };
+  tokenExpired: { dashboardId: string };
+  variableUpdated: { varName: string; newValue: VariableValue };
+}
+
+export interface HostMessageDetails {
+  updateToken: { token: string };
+  updateVariables: { variables: DashboardVariables };
+}
+
+/** A message from the iframe, discriminated by `event`. */
+export type DashboardMessage = {
+  [E in keyof DashboardMessageDetails]: { event: E; detail: DashboardMessageDetails[E] };
+}[keyof DashboardMessageDetails];
+
+/** A message from the host page, discriminated by `event`. */
+export type HostMessage = {
+  [E in keyof HostMessageDetails]: { event: E; detail: HostMessageDetails[E] };
+}[keyof HostMessageDetails];
+
+/** Heights outside this range (CSS px) are absurd and ignored by auto-resize. */
+export const MIN_DASHBOARD_HEIGHT = 1;
+export const MAX_DASHBOARD_HEIGHT = 20_000;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isHeight = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isVariableValue = (v: unknown): v is VariableValue =>
+  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * Validates untrusted `MessageEvent.data` from a dashboard iframe. Returns the typed message,
+ * or `undefined` for anything malformed (never throws). Heights are checked for being finite
+ * numbers only; clamping is the receiver's policy.
+ */
+export function parseDashboardMessage(data: unknown): DashboardMessage | undefined {
+  if (!isRecord(data) || typeof data.event !== 'string' || !isRecord(data.detail)) return undefined;
+  const d = data.detail;
+  switch (data.event) {
+    case DashboardEvent.readyToLoad:
+    case DashboardEvent.tokenExpired:
+      return typeof d.dashboardId === 'string' ? { event: data.event, detail: { dashboardId: d.dashboardId } } : undefined;
+    case DashboardEvent.loaded:
+      return typeof d.dashboardId === 'string' && isHeight(d.dashboardHeight) && isHeight(d.loadTime)
+        ? { event: data.event, detail: { dashboardId: d.dashboardId, dashboardHeight: d.dashboardHeight, loadTime: d.loadTime } }
+        : undefined;
+    case DashboardEvent.resized:
+      return isHeight(d.dashboardHeight) ? { event: data.event, detail: { dashboardHeight: d.dashboardHeight } } : undefined;
+    case DashboardEvent.variableUpdated:
+      return typeof d.varName === 'string' && isVariableValue(d.newValue)
+        ? { event: data.event, detail: { varName: d.varName, newValue: d.newValue } }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Validates untrusted `MessageEvent.data` from a host page. Returns the typed message, or
+ * `undefined` for anything malformed (never throws).
+ */
+export function parseHostMessage(data: unknown): HostMessage | undefined {
+  if (!isRecord(data) || typeof data.event !== 'string' || !isRecord(data.detail)) return undefined;
+  const d = data.detail;
+  switch (data.event) {
+    case HostEvent.updateToken:
+      return typeof d.token === 'string' && d.token.length > 0 ? { event: data.event, detail: { token: d.token } } : undefined;
+    case HostEvent.updateVariables: {
+      if (!isRecord(d.variables)) return undefined;
+      const variables: DashboardVariables = {};
+      for (const [name, value] of Object.entries(d.variables)) {
+        if (!isVariableValue(value)) return undefined;
+        variables[name] = value;
+      }
+      return { event: data.event, detail: { variables } };
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,54 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const packageSource = (name: string, entry = 'index.ts') =>
+  fileURLToPath(new URL(`./packages/${name}/src/${entry}`, import.meta.url));
+
+/**
+ * Tests and the demo's dev server import workspace packages from their sources, so neither
+ * needs a build first; the published `exports` maps point at `dist/`.
+ */
+const alias = [
+  { find: /^@embedded-dashboard\/bff\/redis$/, replacement: packageSource('bff', 'store/redis/index.ts') },
+  { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element)$/, replacement: packageSource('$1') },
+];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    // Real sockets, child processes and a real browser: give slow shared machines room.
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['packages/{protocol,client,emulator,bff}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: ['test/e2e/**', '**/node_modules/**', '**/dist/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'element',
+          environment: 'happy-dom',
+          include: ['packages/element/src/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          // One Chromium at a time on a two-core machine.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,80 @@
+import { BffError } from './bff-error.js';
+
+/** The codes of `UserGroupApiError` from `@embedded-dashboard/client`. */
+type UpstreamErrorCode =
+  | 'network'
+  | 'timeout'
+  | 'aborted'
+  | 'deadline_exceeded'
+  | 'http_status'
+  | 'rate_limited'
+  | 'api_failure'
+  | 'malformed_response';
+
+interface UpstreamErrorLike {
+  code: UpstreamErrorCode;
+  status: number | undefined;
+  retryable: boolean;
+  retryAfterMs: number | undefined;
+}
+
+const UPSTREAM_CODES: ReadonlySet<string> = new Set([
+  'network',
+  'timeout',
+  'aborted',
+  'deadline_exceeded',
+  'http_status',
+  'rate_limited',
+  'api_failure',
+  'malformed_response',
+]);
+
+/**
+ * Recognises the client's typed error by shape rather than `instanceof`, so a client loaded
+ * twice (sources in tests, dist in production) or an integrator's own upstream still maps.
+ */
+export function isUpstreamError(error: unknown): error is UpstreamErrorLike & Error {
+  if (!(error instanceof Error)) return false;
+  const e = error as Error & Partial<UpstreamErrorLike>;
+  return typeof e.code === 'string' && UPSTREAM_CODES.has(e.code) && typeof e.retryable === 'boolean';
+}
+
+/** Whether a failed rotate may still have happened upstream (so the token must be re-read). */
+export function isAmbiguousFailure(error: unknown): boolean {
+  return isUpstreamError(error) && (error.code === 'network' || error.code === 'timeout' || error.code === 'deadline_exceeded' || error.code === 'aborted');
+}
+
+/**
+ * Maps a vendor failure to the browser-facing error of ARCHITECTURE §4. Messages say what
+ * failed, never how the vendor was called (no URL, no token).
+ */
+export function toBffError(error: unknown, operation: string): BffError {
+  if (error instanceof BffError) return error;
+  if (!isUpstreamError(error)) {
+    return new BffError('internal', 'internal error', { cause: error });
+  }
+  const what = `the dashboard vendor's ${operation}`;
+  switch (error.code) {
+    case 'timeout':
+    case 'deadline_exceeded':
+      return new BffError('upstream_timeout', `${what} did not answer in time`, { cause: error });
+    case 'network':
+    case 'aborted':
+      return new BffError('upstream_unavailable', `${what} could not be reached`, { cause: error });
+    case 'rate_limited':
+      return new BffError('rate_limited', `${what} is rate limiting this service; retry later`, {
+        cause: error,
+        retryAfterSeconds: Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000)),
+      });
+    case 'http_status':
+      if (error.status === 503) return new BffError('upstream_unavailable', `${what} is unavailable`, { cause: error });
+      return new BffError('upstream_error', `${what} failed with HTTP ${error.status ?? 'error'}`, {
+        cause: error,
+        retryable: error.status === undefined || error.status >= 500,
+      });
+    case 'api_failure':
+      return new BffError('upstream_error', `${what} reported a failure`, { cause: error });
+    case 'malformed_response':
+      return new BffError('upstream_error', `${what} sent an unexpected response`, { cause: error });
+  }
+}

@@ -1,0 +1,108 @@
+import { LruMap } from '../util/lru-map.js';
+import type { GroupEntry, LockHandle, TokenStore, WindowCount } from './types.js';
+
+export interface MemoryStoreOptions {
+  /** Most group entries kept; the least recently used goes first. Default 10 000. */
+  maxEntries?: number;
+  /** Most rate-limit counters kept (one per session and route). Default 50 000. */
+  maxCounters?: number;
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+interface Stored<T> {
+  value: T;
+  expiresAt: number;
+}
+
+interface Counter {
+  count: number;
+  windowEndsAt: number;
+}
+
+/**
+ * The default `TokenStore`: one process's memory. Bounded (LRU), entries expire, locks have an
+ * owner and a time-to-live, rate limits are fixed windows. Expired data is dropped lazily when
+ * touched, so the store runs no timers and needs no `close()` to let a process exit.
+ *
+ * @example
+ * ```ts
+ * const store = createMemoryStore({ maxEntries: 50_000 });
+ * const app = createBffApp({ ...options, store });
+ * ```
+ */
+export class MemoryTokenStore implements TokenStore {
+  readonly #entries: LruMap<string, Stored<GroupEntry>>;
+  readonly #counters: LruMap<string, Counter>;
+  readonly #locks = new Map<string, Stored<symbol>>();
+  readonly #now: () => number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#entries = new LruMap(options.maxEntries ?? 10_000);
+    this.#counters = new LruMap(options.maxCounters ?? 50_000);
+    this.#now = options.now ?? Date.now;
+  }
+
+  get(groupKey: string): Promise<GroupEntry | undefined> {
+    const stored = this.#entries.get(groupKey);
+    if (stored === undefined) return Promise.resolve(undefined);
+    if (stored.expiresAt <= this.#now()) {
+      this.#entries.delete(groupKey);
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(stored.value);
+  }
+
+  set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void> {
+    // A frozen copy: callers share the object we hand out, and none may change it under another.
+    this.#entries.set(groupKey, { value: Object.freeze({ ...entry }), expiresAt: this.#now() + ttlMs });
+    return Promise.resolve();
+  }
+
+  delete(groupKey: string): Promise<void> {
+    this.#entries.delete(groupKey);
+    return Promise.resolve();
+  }
+
+  tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+    const now = this.#now();
+    const held = this.#locks.get(name);
+    if (held !== undefined && held.expiresAt > now) return Promise.resolve(undefined);
+    const owner = Symbol(name);
+    this.#locks.set(name, { value: owner, expiresAt: now + ttlMs });
+    const locks = this.#locks;
+    return Promise.resolve({
+      release(): Promise<void> {
+        if (locks.get(name)?.value === owner) locks.delete(name);
+        return Promise.resolve();
+      },
+    });
+  }
+
+  hit(key: string, windowMs: number): Promise<WindowCount> {
+    const now = this.#now();
+    let counter = this.#counters.get(key);
+    if (counter === undefined || counter.windowEndsAt <= now) {
+      counter = { count: 0, windowEndsAt: now + windowMs };
+      this.#counters.set(key, counter);
+    }
+    counter.count += 1;
+    return Promise.resolve({ count: counter.count, resetInMs: counter.windowEndsAt - now });
+  }
+
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.#entries.clear();
+    this.#counters.clear();
+    this.#locks.clear();
+    return Promise.resolve();
+  }
+}
+
+/** Creates the default in-memory store. See {@link MemoryTokenStore}. */
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryTokenStore {
+  return new MemoryTokenStore(options);
+}

@@ -1,0 +1,282 @@
+import { VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
+import type {
+  GetOrCreateUserGroupResponse,
+  RotateUserGroupTokenResponse,
+  UpdateUserGroupResponse,
+  UserGroupInput,
+} from '@embedded-dashboard/protocol';
+import {
+  UserGroupAbortedError,
+  UserGroupApiError,
+  UserGroupDeadlineError,
+  UserGroupNetworkError,
+  UserGroupTimeoutError,
+} from '../errors/errors.js';
+import { redact, sanitizeCause } from '../errors/redact.js';
+import { backoffDelay } from '../retry/backoff.js';
+import { Semaphore } from '../retry/semaphore.js';
+import { createNodeTransport, type NodeTransport } from '../transport/node.js';
+import type { Transport, TransportRequest, TransportResponse } from '../transport/types.js';
+import { rotateBody, userGroupBody } from '../validation/input.js';
+import { resolveOptions, type ResolvedOptions } from '../validation/options.js';
+import { interpretResponse, type Expectation, type ResponseFor } from '../validation/response.js';
+import { defaultSleep, linkedController, raceAbort } from './signals.js';
+
+/** Options of {@link UserGroupClient}. Invalid values throw a `TypeError` naming the option. */
+export interface UserGroupClientOptions {
+  /** Vendor base URL (http or https), e.g. `http://127.0.0.1:8790`; `/api/user` is appended. */
+  baseUrl: string;
+  /** The vendor API token, sent as `Authorization: Token <apiToken>`. Never appears in errors. */
+  apiToken: string;
+  /** Network seam. Default: {@link createNodeTransport} with `maxSockets: maxInFlight`. */
+  transport?: Transport;
+  /** Per attempt, in ms. Default `10_000`. */
+  timeoutMs?: number;
+  /** The whole call including retries and queueing, in ms. Default `30_000`. */
+  deadlineMs?: number;
+  /** Attempts of get-or-create and update (rotate always makes one). Default `4`. */
+  maxAttempts?: number;
+  /** Requests this client has in flight at once; more wait in a queue. Default `8`. */
+  maxInFlight?: number;
+  /** Backoff before retry n: random in [0, min(maxMs, baseMs·2^(n-1))). Defaults `200` / `5_000`. */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /** Source of jitter in [0, 1). Default `Math.random`. */
+  random?: () => number;
+  /** Waits between attempts; should reject when `signal` aborts. Default: `setTimeout`. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Clock in epoch ms, for the deadline and `Retry-After` dates. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call (the error's code is `aborted`). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Typed client of the vendor's `/api/user` API: get-or-create (GET with a JSON body), update
+ * (PUT) and rotate (POST). Every response is checked against the spec; every failure is a
+ * {@link UserGroupApiError}. get-or-create and update are retried on network errors, timeouts,
+ * 5xx and 429 (backoff with full jitter, `Retry-After` honoured) within one deadline; rotate is
+ * never retried, because it is not idempotent.
+ *
+ * @example
+ * const client = new UserGroupClient({ baseUrl: 'http://127.0.0.1:8790', apiToken: 'dev-customer-key' });
+ * const { user_group } = await client.getOrCreateUserGroup({
+ *   name: 'Acme Corp', user_group_id: 'acme', mapping: {}, properties: { region: 'EU' },
+ * });
+ * console.log(user_group.token);
+ * client.close();
+ */
+export class UserGroupClient {
+  readonly #options: ResolvedOptions;
+  readonly #transport: Transport;
+  readonly #ownTransport: NodeTransport | undefined;
+  readonly #slots: Semaphore;
+  readonly #random: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #now: () => number;
+  #closed = false;
+
+  constructor(options: UserGroupClientOptions) {
+    this.#options = resolveOptions(options);
+    const { transport, maxInFlight, random, sleep, now } = this.#options;
+    this.#ownTransport = transport ? undefined : createNodeTransport({ maxSockets: maxInFlight });
+    this.#transport = transport ?? (this.#ownTransport as NodeTransport);
+    this.#slots = new Semaphore(maxInFlight);
+    this.#random = random ?? Math.random;
+    this.#sleep = sleep ?? defaultSleep;
+    this.#now = now ?? Date.now;
+  }
+
+  /**
+   * `GET /api/user`: returns the group with this `user_group_id`, creating it when absent.
+   * An existing group comes back as stored (not updated): compare and call
+   * {@link UserGroupClient.updateUserGroup} when name, mapping or properties changed.
+   * Retried on transient failures.
+   */
+  async getOrCreateUserGroup(input: UserGroupInput, options?: CallOptions): Promise<GetOrCreateUserGroupResponse> {
+    const { body, input: clean } = userGroupBody('getOrCreateUserGroup', input);
+    return this.#call({ op: 'getOrCreate', input: clean }, 'GET', body, true, [], options);
+  }
+
+  /** `PUT /api/user`: updates an existing group's name, mapping and properties. Retried on transient failures. */
+  async updateUserGroup(input: UserGroupInput, options?: CallOptions): Promise<UpdateUserGroupResponse> {
+    const { body, input: clean } = userGroupBody('updateUserGroup', input);
+    return this.#call({ op: 'update', input: clean }, 'PUT', body, true, [], options);
+  }
+
+  /**
+   * `POST /api/user` with `current_token`: the returned `user_group.token` replaces it.
+   * Made exactly once, never retried: after a failure the old token may or may not still work,
+   * so recover with {@link UserGroupClient.getOrCreateUserGroup}, which returns the current token.
+   */
+  async rotateUserGroupToken(currentToken: string, options?: CallOptions): Promise<RotateUserGroupTokenResponse> {
+    const body = rotateBody('rotateUserGroupToken', currentToken);
+    return this.#call({ op: 'rotate' }, 'POST', body, false, [currentToken], options);
+  }
+
+  /**
+   * Releases the keep-alive sockets of the default transport (an injected transport is the
+   * caller's to close). Calls still in flight fail with `network`; later calls throw a `TypeError`.
+   */
+  close(): void {
+    this.#closed = true;
+    this.#ownTransport?.close();
+  }
+
+  async #call<E extends Expectation>(
+    expectation: E,
+    method: TransportRequest['method'],
+    body: string,
+    idempotent: boolean,
+    extraSecrets: string[],
+    options: CallOptions | undefined,
+  ): Promise<ResponseFor<E['op']>> {
+    const callerSignal = callSignal(options);
+    if (this.#closed) throw new TypeError('UserGroupClient: the client is closed');
+    const { apiToken, deadlineMs, maxAttempts, baseMs, maxMs } = this.#options;
+    const secrets = [apiToken, ...extraSecrets];
+    if (callerSignal?.aborted) throw abortedError(callerSignal, secrets);
+
+    const deadlineAt = this.#now() + deadlineMs;
+    const deadline = new AbortController();
+    const deadlineTimer = setTimeout(() => deadline.abort(new Error('deadline exceeded')), deadlineMs);
+    const scope = linkedController([callerSignal, deadline.signal]);
+    let lastError: UserGroupApiError | undefined;
+    const interrupted = (caught: unknown): UserGroupApiError => {
+      if (callerSignal?.aborted) return abortedError(callerSignal, secrets);
+      if (deadline.signal.aborted) return new UserGroupDeadlineError(`call exceeded its ${deadlineMs} ms deadline`, { cause: lastError });
+      return toApiError(caught, secrets);
+    };
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        const outcome = await this.#attempt(method, body, scope.controller.signal, interrupted);
+        let error: UserGroupApiError;
+        if (outcome instanceof UserGroupApiError) {
+          error = outcome;
+        } else {
+          try {
+            return interpretResponse(expectation, outcome, secrets, this.#now());
+          } catch (caught) {
+            if (!(caught instanceof UserGroupApiError)) throw caught;
+            error = caught;
+          }
+        }
+        lastError = error;
+        if (!idempotent || !error.retryable || error.code === 'deadline_exceeded' || attempt >= maxAttempts) throw error;
+        const delay = error.retryAfterMs ?? backoffDelay(attempt, baseMs, maxMs, this.#random);
+        // Waiting past the deadline only to fail then helps nobody: report what went wrong now.
+        if (this.#now() + delay >= deadlineAt) throw error;
+        try {
+          await raceAbort(invoke(() => this.#sleep(delay, scope.controller.signal)), scope.controller.signal);
+        } catch (caught) {
+          throw interrupted(caught);
+        }
+      }
+    } finally {
+      clearTimeout(deadlineTimer);
+      scope.dispose();
+    }
+  }
+
+  /** One exchange: waits for a slot, then sends with its own timeout. Never throws. */
+  async #attempt(
+    method: TransportRequest['method'],
+    body: string,
+    scope: AbortSignal,
+    interrupted: (caught: unknown) => UserGroupApiError,
+  ): Promise<TransportResponse | UserGroupApiError> {
+    let release: () => void;
+    try {
+      release = await this.#slots.acquire(scope);
+    } catch (caught) {
+      return interrupted(caught);
+    }
+    const { url, apiToken, timeoutMs } = this.#options;
+    const attempt = linkedController([scope]);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.controller.abort(new Error('attempt timed out'));
+    }, timeoutMs);
+    try {
+      const signal = attempt.controller.signal;
+      const headers = {
+        Authorization: `${VENDOR_AUTH_SCHEME} ${apiToken}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      };
+      const response = await raceAbort(invoke(() => this.#transport({ method, url, headers, body, signal })), signal);
+      return isTransportResponse(response)
+        ? response
+        : new UserGroupApiError('malformed_response', 'transport resolved with something that is not a response');
+    } catch (caught) {
+      if (timedOut && !scope.aborted) return new UserGroupTimeoutError(`attempt timed out after ${timeoutMs} ms`);
+      return interrupted(caught);
+    } finally {
+      clearTimeout(timer);
+      attempt.dispose();
+      release();
+    }
+  }
+}
+
+/**
+ * Creates a {@link UserGroupClient}.
+ *
+ * @example
+ * const client = createUserGroupClient({ baseUrl: process.env.EMBED_UPSTREAM_URL!, apiToken: process.env.EMBED_API_TOKEN! });
+ */
+export function createUserGroupClient(options: UserGroupClientOptions): UserGroupClient {
+  return new UserGroupClient(options);
+}
+
+function callSignal(options: unknown): AbortSignal | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null) throw new TypeError('UserGroupClient: call options must be an object');
+  const { signal } = options as { signal?: unknown };
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('UserGroupClient: "signal" must be an AbortSignal');
+  return signal;
+}
+
+function invoke<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function isTransportResponse(value: unknown): value is TransportResponse {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    typeof r.status === 'number' &&
+    Number.isInteger(r.status) &&
+    typeof r.body === 'string' &&
+    typeof r.headers === 'object' &&
+    r.headers !== null
+  );
+}
+
+function abortedError(signal: AbortSignal, secrets: readonly string[]): UserGroupAbortedError {
+  return new UserGroupAbortedError('call aborted by the caller', { cause: sanitizeCause(signal.reason, secrets) });
+}
+
+/** Whatever a transport threw, as a typed error with no secret in its message or cause chain. */
+function toApiError(caught: unknown, secrets: readonly string[]): UserGroupApiError {
+  if (caught instanceof UserGroupApiError) {
+    const cause = sanitizeCause(caught.cause, secrets);
+    if (cause === caught.cause && redact(caught.message, secrets) === caught.message) return caught;
+    return new UserGroupApiError(caught.code, redact(caught.message, secrets), {
+      cause,
+      status: caught.status,
+      retryable: caught.retryable,
+      retryAfterMs: caught.retryAfterMs,
+    });
+  }
+  const message = caught instanceof Error ? caught.message : 'transport failed';
+  return new UserGroupNetworkError(`request failed: ${redact(message, secrets)}`, { cause: sanitizeCause(caught, secrets) });
+}

@@ -1,0 +1,37 @@
+/**
+ * When to try again: exponential backoff with full jitter, unless the vendor said when.
+ */
+
+// A Retry-After further out than a day is nonsense; treat it as absent rather than obey it.
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/**
+ * Parses `Retry-After` (delay-seconds or an HTTP date) into milliseconds from `now`;
+ * `undefined` when absent or unparseable. A date in the past means "now" (0).
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) {
+    const ms = Number(text) * 1000;
+    return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
+  }
+  // Only an IMF-fixdate-like shape: Date.parse accepts far too much (e.g. "1") on its own.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  const ms = Math.max(0, at - now);
+  return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
+}
+
+/**
+ * Full jitter: a uniformly random delay in [0, min(maxMs, baseMs · 2^(retry-1))).
+ * `retry` counts from 1 (the wait before the second attempt).
+ */
+export function backoffDelay(retry: number, baseMs: number, maxMs: number, random: () => number): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(retry - 1, 30));
+  const r = random();
+  // A broken injected random must not produce NaN or negative waits.
+  const unit = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0;
+  return Math.floor(unit * ceiling);
+}

@@ -1,0 +1,192 @@
+import type { DashboardMessage, DashboardVariables, HostMessage, VariableValue } from '@embedded-dashboard/protocol';
+import type { DashboardData } from './dashboard-data.js';
+import type { ParentOriginClues } from './origin-match.js';
+import type { RenderView } from './render.js';
+
+/** What the server bakes into the page. */
+export interface PageConfig {
+  dashboardId: string;
+  /** The data route, relative to the page URL so the host works under any mount path. */
+  dataUrl: string;
+  embedOrigins: string[];
+  dataRefreshMs: number;
+  minHeight: number;
+  maxHeight: number;
+  defaultDetailRows: number;
+  maxDetailRows: number;
+}
+
+/** The browser around the page; tests hand in a fake one. */
+export interface PageEnvironment {
+  window: Window;
+  /** The embedding window, or `null` when the page is opened on its own. */
+  parent: { postMessage(message: unknown, targetOrigin: string): void } | null;
+  originClues: ParentOriginClues;
+  /** The page URL's query string (`?token=` and `?origin=`). */
+  search: string;
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  /** Milliseconds since the page started loading. */
+  now(): number;
+  measureHeight(): number;
+  observeResize(target: Element, onResize: () => void): void;
+}
+
+/** The self-contained helpers the page script is assembled from. */
+export interface PageLibrary {
+  parseHostMessage(data: unknown): HostMessage | undefined;
+  matchesOrigin(pattern: string, origin: string): boolean;
+  resolveParentOrigin(clues: ParentOriginClues, embedOrigins: readonly string[], matches: (pattern: string, origin: string) => boolean): string | undefined;
+  renderDashboard(root: HTMLElement, data: DashboardData, view: RenderView): void;
+}
+
+/**
+ * The dashboard page's behaviour (ARCHITECTURE §6). Inlined into the page as source text,
+ * so it reaches everything through its parameters. `<body>` carries the test hooks
+ * `data-state` (loading | ready | expired | error | blocked) and `data-token-generation`.
+ */
+export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: PageLibrary): void {
+  const doc = env.window.document;
+  const body = doc.body;
+  const root = doc.getElementById('dashboard') as HTMLElement;
+  const status = doc.getElementById('status') as HTMLElement;
+  const params = new URLSearchParams(env.search);
+
+  let token: string | undefined;
+  let generation = 0;
+  let expiredReportedFor = -1;
+  let data: DashboardData | undefined;
+  let overrides: DashboardVariables = {};
+  let detailsOpen = false;
+  let loaded = false;
+  let lastHeight = 0;
+
+  const setState = (next: string, text: string) => {
+    body.dataset.state = next;
+    status.textContent = text;
+  };
+  body.dataset.tokenGeneration = '0';
+
+  const parentOrigin = env.parent ? lib.resolveParentOrigin(env.originClues, config.embedOrigins, lib.matchesOrigin) : undefined;
+  const post = (message: DashboardMessage) => {
+    if (env.parent && parentOrigin) env.parent.postMessage(message, parentOrigin);
+  };
+  if (env.parent && !parentOrigin) {
+    setState('blocked', 'This page is not allowed to talk to the page embedding it.');
+    return;
+  }
+
+  const clampHeight = (height: number) => Math.min(config.maxHeight, Math.max(config.minHeight, Math.ceil(height)));
+  const reportHeight = () => {
+    if (!loaded) return;
+    const height = clampHeight(env.measureHeight());
+    if (height === lastHeight) return;
+    lastHeight = height;
+    post({ event: 'dashboardResized', detail: { dashboardHeight: height } });
+  };
+
+  const detailRows = (variables: DashboardVariables) => {
+    const asked = Number(variables.rows);
+    return Number.isInteger(asked) ? Math.min(config.maxDetailRows, Math.max(1, asked)) : config.defaultDetailRows;
+  };
+  const render = () => {
+    if (!data) return;
+    const variables = { ...data.variables, ...overrides };
+    lib.renderDashboard(root, data, {
+      variables,
+      detailsOpen,
+      detailRows: detailRows(variables),
+      onToggleDetails: () => {
+        detailsOpen = !detailsOpen;
+        render();
+      },
+      onVariableChange: (name: string, value: VariableValue) => {
+        overrides = { ...overrides, [name]: value };
+        post({ event: 'variableUpdated', detail: { varName: name, newValue: value } });
+        render();
+      },
+    });
+    reportHeight();
+  };
+
+  const isDashboardData = (value: unknown): value is DashboardData => {
+    if (typeof value !== 'object' || value === null) return false;
+    const candidate = value as Partial<DashboardData>;
+    return candidate.dashboardId === config.dashboardId && typeof candidate.group === 'object' && Array.isArray(candidate.charts);
+  };
+
+  const failed = () => {
+    if (data) status.textContent = 'Could not refresh the data; showing the last version.';
+    else setState('error', 'Could not load the dashboard data; retrying.');
+  };
+
+  const load = async () => {
+    const forGeneration = generation;
+    const current = token;
+    if (!current) return;
+    let response: Response;
+    let payload: unknown;
+    try {
+      response = await env.fetch(config.dataUrl, {
+        headers: { Authorization: `Bearer ${current}` },
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+      payload = response.ok ? await response.json() : undefined;
+    } catch {
+      if (forGeneration === generation) failed();
+      return;
+    }
+    // A swap happened while this request was out: its answer is about a token no longer held.
+    if (forGeneration !== generation) return;
+    if (response.status === 401) {
+      setState('expired', 'Session expired: waiting for a new token.');
+      if (expiredReportedFor !== forGeneration) {
+        expiredReportedFor = forGeneration;
+        post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
+      }
+      return;
+    }
+    if (!isDashboardData(payload)) {
+      failed();
+      return;
+    }
+    data = payload;
+    setState('ready', 'Live data');
+    render();
+    if (!loaded) {
+      loaded = true;
+      lastHeight = clampHeight(env.measureHeight());
+      post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime: Math.round(env.now()) } });
+    }
+  };
+
+  const useToken = (next: string) => {
+    if (next === token) return;
+    token = next;
+    generation += 1;
+    body.dataset.tokenGeneration = String(generation);
+    void load();
+  };
+
+  env.window.addEventListener('message', (event: MessageEvent) => {
+    if (!env.parent || event.source !== (env.parent as unknown) || event.origin !== parentOrigin) return;
+    const message = lib.parseHostMessage(event.data);
+    if (!message) return;
+    if (message.event === 'updateToken') useToken(message.detail.token);
+    else {
+      overrides = { ...overrides, ...message.detail.variables };
+      render();
+    }
+  });
+
+  env.observeResize(doc.getElementById('app') ?? body, reportHeight);
+  env.window.setInterval(() => {
+    // A token the server refused is not asked again; a new token restarts the refresh.
+    if (token && expiredReportedFor !== generation) void load();
+  }, config.dataRefreshMs);
+
+  setState('loading', env.parent ? 'Waiting for the host page…' : 'Open this page inside an embedding page, or pass ?token=.');
+  post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId } });
+  const urlToken = params.get('token');
+  if (urlToken) useToken(urlToken);
+}

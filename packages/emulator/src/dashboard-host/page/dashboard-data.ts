@@ -1,0 +1,47 @@
+import type { DashboardVariables, Environment } from '@embedded-dashboard/protocol';
+
+/**
+ * The body of `GET /iframe-data/:dashboardId`: everything the page renders, already formatted,
+ * so the page script stays a small generic renderer. Nothing in it is the token.
+ */
+export interface DashboardData {
+  dashboardId: string;
+  title: string;
+  group: { name: string; environment: Environment };
+  /** The group's properties as dashboard variables (non-scalar values arrive as JSON text). */
+  variables: DashboardVariables;
+  kpis: DashboardKpi[];
+  charts: DashboardChart[];
+  details: DashboardDetails;
+}
+
+export interface DashboardKpi {
+  label: string;
+  value: string;
+  /** Change against the previous period, in percent. */
+  trend: number;
+}
+
+export interface ChartPoint {
+  label: string;
+  value: number;
+}
+
+export interface DashboardChart {
+  kind: 'bar' | 'line';
+  title: string;
+  unit: string;
+  points: ChartPoint[];
+}
+
+export interface DashboardDetails {
+  title: string;
+  columns: string[];
+  /** Always `MAX_DETAIL_ROWS` rows; the page shows as many as the `rows` variable asks. */
+  rows: Array<Array<string | number>>;
+}
+
+/** How many detail rows the data route sends and the page can show. */
+export const MAX_DETAIL_ROWS = 50;
+/** Detail rows shown when the `rows` variable is absent or not a number. */
+export const DEFAULT_DETAIL_ROWS = 8;

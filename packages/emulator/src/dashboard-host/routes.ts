@@ -1,0 +1,83 @@
+import { Hono, type Context } from 'hono';
+import { EmulatorErrorCode, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, type EmulatorErrorBody } from '@embedded-dashboard/protocol';
+import { isValidDashboardId } from './dashboard-id.js';
+import { resolveDashboardHostOptions, type DashboardHostOptions } from './options.js';
+import { DEFAULT_DETAIL_ROWS, MAX_DETAIL_ROWS } from './page/dashboard-data.js';
+import { dashboardPageHtml, errorPageHtml } from './page/html.js';
+import { buildDashboardData } from './sample-data/build-data.js';
+import { SAMPLE_DASHBOARD_CONTENT } from './sample-data/sample-dashboards.js';
+import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
+
+/** Visible ASCII, no spaces: what a bearer token can be. Longer ones are refused unread. */
+const BEARER = /^Bearer ([\x21-\x7e]{1,1024})$/i;
+
+type ErrorStatus = 400 | 401 | 404;
+
+function jsonError(c: Context, status: ErrorStatus, code: EmulatorErrorCode, message: string) {
+  const body: EmulatorErrorBody = { success: 0, error: { code, message } };
+  const headers: Record<string, string> = { ...DATA_SECURITY_HEADERS };
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  return c.json(body, status, headers);
+}
+
+/**
+ * The emulator's embeddable dashboard host (ARCHITECTURE §6, §7): `GET /iframe/:dashboardId`
+ * serves a self-contained page that speaks the element protocol, and
+ * `GET /iframe-data/:dashboardId` (header `Authorization: Bearer <user group token>`) answers
+ * that page with the group's deterministic sample data, or 401 when the token is not accepted.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono';
+ * const app = new Hono();
+ * app.route('/', dashboardHostRoutes({
+ *   embedOrigins: ['http://localhost:*', 'http://127.0.0.1:*'],
+ *   resolveToken: (token) => store.groupByToken(token),
+ * }));
+ * // <iframe src="http://127.0.0.1:8790/iframe/sales-overview">
+ * ```
+ */
+export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
+  const { embedOrigins, resolveToken, dataRefreshMs } = resolveDashboardHostOptions(options);
+  const app = new Hono();
+
+  app.get('/iframe/:dashboardId', function dashboardPage(c) {
+    const dashboardId = c.req.param('dashboardId');
+    const nonce = createNonce();
+    const headers = pageSecurityHeaders(embedOrigins, nonce);
+    if (!isValidDashboardId(dashboardId)) {
+      return c.html(errorPageHtml('Bad dashboard id', 'Dashboard ids are lowercase letters, digits and dashes.', nonce), 400, headers);
+    }
+    const dashboard = SAMPLE_DASHBOARD_CONTENT.get(dashboardId);
+    if (!dashboard) return c.html(errorPageHtml('Unknown dashboard', `There is no dashboard "${dashboardId}".`, nonce), 404, headers);
+    const page = dashboardPageHtml(
+      dashboard.title,
+      {
+        dashboardId,
+        // Relative, so the routes work wherever the emulator mounts them.
+        dataUrl: `../iframe-data/${dashboardId}`,
+        embedOrigins,
+        dataRefreshMs,
+        minHeight: MIN_DASHBOARD_HEIGHT,
+        maxHeight: MAX_DASHBOARD_HEIGHT,
+        defaultDetailRows: DEFAULT_DETAIL_ROWS,
+        maxDetailRows: MAX_DETAIL_ROWS,
+      },
+      nonce,
+    );
+    return c.html(page, 200, headers);
+  });
+
+  app.get('/iframe-data/:dashboardId', function dashboardData(c) {
+    const dashboardId = c.req.param('dashboardId');
+    if (!isValidDashboardId(dashboardId)) return jsonError(c, 400, EmulatorErrorCode.invalidField, 'invalid dashboard id');
+    if (!SAMPLE_DASHBOARD_CONTENT.has(dashboardId)) return jsonError(c, 404, EmulatorErrorCode.notFound, 'unknown dashboard');
+    const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
+    if (!token) return jsonError(c, 401, EmulatorErrorCode.unauthorized, 'a user group token is required: Authorization: Bearer <token>');
+    const group = resolveToken(token);
+    if (!group) return jsonError(c, 401, EmulatorErrorCode.unknownToken, 'the user group token is not accepted');
+    return c.json(buildDashboardData(dashboardId, group), 200, { ...DATA_SECURITY_HEADERS });
+  });
+
+  return app;
+}

@@ -16,6 +16,8 @@ export const EmulatorErrorCode = {
   methodNotAllowed: 'method_not_allowed',
   injectedFault: 'injected_fault',
   rateLimited: 'rate_limited',
+  /** The emulator could not do what it acknowledged (e.g. persisting to its data file failed). */
+  internal: 'internal',
 } as const;
 export type EmulatorErrorCode = (typeof EmulatorErrorCode)[keyof typeof EmulatorErrorCode];
 

@@ -1,0 +1,83 @@
+import { Hono, type Context } from 'hono';
+import { EmulatorErrorCode, USER_API_PATH, type Environment, type FaultOperation, type FaultSettings } from '@embedded-dashboard/protocol';
+import { readJsonObject, type EmulatorEnv } from '../http/body.js';
+import { EmulatorHttpError, errorResponse } from '../http/errors.js';
+import { drawFault, type FaultKind } from '../faults/settings.js';
+import { losingFaultResponse, rejectingFaultResponse } from '../faults/respond.js';
+import type { GroupStore } from '../store/group-store.js';
+import { authenticate } from './auth.js';
+import { getOrCreateResponse, rotateResponse, updateResponse } from './responses.js';
+import { parseGroupRequest, parseRotateRequest } from './validate.js';
+
+export interface UserApiDependencies {
+  store: GroupStore;
+  apiKeys: ReadonlyMap<string, Environment>;
+  maxBodyBytes: number;
+  /** Resolves once the store's current state is durable (immediately without a data file). */
+  persist(): Promise<void>;
+  faults(): FaultSettings;
+  random(): number;
+  /** Incremented for every request that reaches an operation, failed ones included. */
+  counters: Record<FaultOperation, number>;
+}
+
+const OPERATION_BY_METHOD: Readonly<Record<string, FaultOperation>> = { GET: 'getOrCreate', PUT: 'update', POST: 'rotate' };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `/api/user`: get-or-create (GET), update (PUT) and rotate (POST), exactly as the spec. */
+export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
+  const app = new Hono<EmulatorEnv>();
+
+  const persisted = async () => {
+    try {
+      await deps.persist();
+    } catch (error) {
+      throw new EmulatorHttpError(EmulatorErrorCode.internal, 'the change could not be persisted', { cause: error });
+    }
+  };
+
+  const operations: Record<FaultOperation, (c: Context<EmulatorEnv>, environment: Environment) => Promise<Response>> = {
+    async getOrCreate(c, environment) {
+      const request = parseGroupRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const { group, created } = deps.store.getOrCreate(environment, request);
+      if (created) await persisted();
+      return c.json(getOrCreateResponse(group, created));
+    },
+    async update(c, environment) {
+      const request = parseGroupRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const group = deps.store.update(environment, request);
+      if (!group) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no user group with this user_group_id in this environment');
+      await persisted();
+      return c.json(updateResponse(group));
+    },
+    async rotate(c, environment) {
+      const currentToken = parseRotateRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const group = deps.store.rotate(environment, currentToken);
+      if (!group) throw new EmulatorHttpError(EmulatorErrorCode.unknownToken, 'current_token is not the current token of a user group in this environment');
+      await persisted();
+      return c.json(rotateResponse(group));
+    },
+  };
+
+  app.all(USER_API_PATH, async function userApi(c) {
+    const operation = OPERATION_BY_METHOD[c.req.method];
+    if (!operation) {
+      return errorResponse(EmulatorErrorCode.methodNotAllowed, `method ${c.req.method.slice(0, 16)} is not allowed; use GET, PUT or POST`, 405, {
+        Allow: 'GET, PUT, POST',
+      });
+    }
+    deps.counters[operation]++;
+    const settings = deps.faults();
+    const applies = !settings.operations || settings.operations.includes(operation);
+    if (applies && settings.latencyMs) await sleep(settings.latencyMs);
+    const fault: FaultKind | undefined = drawFault(settings, operation, deps.random);
+    const rejected = fault && rejectingFaultResponse(fault, settings.retryAfterSeconds ?? 1);
+    if (rejected) return rejected;
+    const environment = authenticate(c.req.header('authorization'), deps.apiKeys);
+    const response = await operations[operation](c, environment);
+    return (fault && losingFaultResponse(c, fault)) ?? response;
+  });
+
+  return app;
+}

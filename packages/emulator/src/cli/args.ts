@@ -1,0 +1,114 @@
+import { ENVIRONMENTS, type Environment } from '@embedded-dashboard/protocol';
+import type { StartEmulatorOptions } from '../server.js';
+
+export const USAGE = `Usage: embedded-dashboard-emulator [options]
+
+A local stand-in for the dashboard vendor: /api/user and an embeddable dashboard host.
+
+Options:
+  --port PORT                listen port; 0 picks a free one        (default 8790)
+  --host HOST                listen address                         (default 127.0.0.1)
+  --api-key TOKEN:ENV        accepted API key and its environment, Customer or Testing;
+                             repeatable (default dev-customer-key:Customer, dev-testing-key:Testing)
+  --data FILE                persist groups to FILE (atomic writes)  (default: in memory)
+  --token-ttl SEC            tokens stop working SEC s after issue; 0 never (default 0)
+  --rotation-grace SEC       a rotated-out token keeps working SEC s (default 0)
+  --embed-origin ORIGIN      origin allowed to frame dashboards, port may be *; repeatable
+                             (default http://localhost:*, http://127.0.0.1:*)
+  --admin                    enable the /__emulator/* admin routes  (default off)
+  --help                     print this help`;
+
+export type CliCommand = { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions };
+
+const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin']);
+const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
+
+function integer(flag: string, text: string, max: number, problems: string[]): number | undefined {
+  if (!/^\d+$/.test(text) || Number(text) > max) {
+    problems.push(`${flag} must be an integer from 0 to ${max}, got ${JSON.stringify(text)}`);
+    return undefined;
+  }
+  return Number(text);
+}
+
+/**
+ * Parses the CLI's arguments. Collects every problem (one line each) instead of stopping at
+ * the first, so one run shows them all.
+ */
+export function parseArgs(argv: readonly string[]): { command?: CliCommand; problems: string[] } {
+  const problems: string[] = [];
+  const values = new Map<string, string[]>();
+  let admin = false;
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
+    if (flag === '--help' || flag === '-h') help = true;
+    else if (flag === '--admin') {
+      if (eq !== -1) problems.push('--admin takes no value');
+      admin = true;
+    } else if (VALUE_FLAGS.has(flag)) {
+      const value = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined || (eq === -1 && value.startsWith('--'))) {
+        problems.push(`${flag} needs a value`);
+        if (value !== undefined) i--;
+        continue;
+      }
+      values.set(flag, [...(values.get(flag) ?? []), value]);
+    } else problems.push(`unknown argument ${JSON.stringify(arg)}; see --help`);
+  }
+  if (help) return { command: { kind: 'help' }, problems: [] };
+
+  const single = (flag: string): string | undefined => {
+    const list = values.get(flag);
+    if (list && list.length > 1) problems.push(`${flag} given more than once`);
+    return list?.[0];
+  };
+  const options: StartEmulatorOptions = { admin };
+  const port = single('--port');
+  if (port !== undefined) options.port = integer('--port', port, 65_535, problems);
+  const host = single('--host');
+  if (host !== undefined) {
+    if (host.trim() === '' || /\s/.test(host)) problems.push('--host must be a host name or address');
+    else options.host = host;
+  }
+  const data = single('--data');
+  if (data !== undefined) {
+    if (data === '') problems.push('--data must be a file path');
+    else options.dataFile = data;
+  }
+  const ttl = single('--token-ttl');
+  if (ttl !== undefined) options.tokenTtlSeconds = integer('--token-ttl', ttl, 31_536_000, problems);
+  const grace = single('--rotation-grace');
+  if (grace !== undefined) options.rotationGraceSeconds = integer('--rotation-grace', grace, 31_536_000, problems);
+
+  const keys = values.get('--api-key');
+  if (keys) {
+    const seen = new Set<string>();
+    options.apiKeys = [];
+    for (const spec of keys) {
+      const colon = spec.lastIndexOf(':');
+      const token = spec.slice(0, colon);
+      const environment = spec.slice(colon + 1);
+      if (colon <= 0 || !(ENVIRONMENTS as readonly string[]).includes(environment)) {
+        problems.push(`--api-key must be TOKEN:ENV with ENV one of ${ENVIRONMENTS.join(', ')}`);
+      } else if (!/^[\x21-\x7e]+$/.test(token)) {
+        problems.push('--api-key TOKEN must be printable ASCII without spaces');
+      } else if (seen.has(token)) {
+        problems.push('--api-key repeats a TOKEN');
+      } else {
+        seen.add(token);
+        options.apiKeys.push({ token, environment: environment as Environment });
+      }
+    }
+  }
+  const origins = values.get('--embed-origin');
+  if (origins) {
+    for (const origin of origins) {
+      if (!ORIGIN.test(origin)) problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
+    }
+    options.embedOrigins = origins;
+  }
+  return problems.length > 0 ? { problems } : { command: { kind: 'start', options }, problems };
+}

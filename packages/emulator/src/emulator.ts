@@ -1,0 +1,118 @@
+import { Hono } from 'hono';
+import { EmulatorErrorCode, type EmulatorStats, type FaultOperation, type FaultSettings } from '@embedded-dashboard/protocol';
+import { adminRoutes } from './admin/admin-routes.js';
+import { userApiRoutes } from './api/user-routes.js';
+import { dashboardHostRoutes, type DashboardGroupView } from './dashboard-host/index.js';
+import { parseFaultSettings } from './faults/settings.js';
+import type { EmulatorEnv } from './http/body.js';
+import { errorResponse, toErrorResponse } from './http/errors.js';
+import { resolveOptions, type EmulatorOptions } from './options.js';
+import { DataFileWriter, loadDataFile } from './store/data-file.js';
+import { GroupStore } from './store/group-store.js';
+
+/** A running emulator: its Hono app plus in-process controls (the admin routes call these too). */
+export interface Emulator {
+  /** `/api/user`, the dashboard host, and with `admin` the `/__emulator/*` routes. */
+  app: Hono<EmulatorEnv>;
+  /** Replaces the fault settings (`{}` clears them). Throws a `TypeError` for bad settings. */
+  setFaults(settings: FaultSettings): void;
+  stats(): EmulatorStats;
+  /** Forgets every group, token and fault and zeroes the counters. */
+  reset(): void;
+  /** Makes a user group token stop working now; `false` if the emulator never issued it. */
+  expireToken(token: string): boolean;
+  /** The group a user group token identifies now (TTL, rotation, grace and expiry honoured). */
+  resolveToken(token: string): DashboardGroupView | undefined;
+  /** Waits for pending data file writes. The app stays usable; there is nothing else to free. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the emulator. Synchronous: a `dataFile` is read at once, and a corrupt one throws
+ * `DataFileError` instead of being overwritten. Bad options throw a `TypeError` naming them.
+ *
+ * @example
+ * ```ts
+ * const { app } = createEmulator({ admin: true });
+ * // A GET cannot carry a body in-process, so pass it through the env:
+ * const res = await app.request('/api/user', {
+ *   method: 'GET',
+ *   headers: { Authorization: 'Token dev-customer-key', 'Content-Type': 'application/json' },
+ * }, { rawBody: JSON.stringify({ name: 'Acme', user_group_id: 'acme', mapping: {}, properties: { region: 'EU' } }) });
+ * ```
+ */
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  const config = resolveOptions(options);
+  const store = new GroupStore(
+    { now: config.now, tokenTtlMs: config.tokenTtlMs, rotationGraceMs: config.rotationGraceMs },
+    config.dataFile === undefined ? undefined : loadDataFile(config.dataFile),
+  );
+  const writer = config.dataFile === undefined ? undefined : new DataFileWriter(config.dataFile, () => store.snapshot());
+  const persist = () => writer?.write() ?? Promise.resolve();
+  // Sync callers cannot wait; a failed write is retried by the next one, which writes everything.
+  const persistLater = () => void persist().catch(() => undefined);
+
+  let faults = config.faults;
+  const counters: Record<FaultOperation, number> = { getOrCreate: 0, update: 0, rotate: 0 };
+
+  const setFaults = (settings: FaultSettings) => {
+    faults = parseFaultSettings(settings);
+  };
+  const stats = (): EmulatorStats => ({ requests: { ...counters }, groups: store.size });
+  const resetState = () => {
+    store.reset();
+    faults = {};
+    counters.getOrCreate = counters.update = counters.rotate = 0;
+  };
+  const resolveToken = (token: string): DashboardGroupView | undefined => {
+    const group = typeof token === 'string' ? store.resolveToken(token) : undefined;
+    return group && { name: group.name, providedId: group.providedId, properties: group.properties ?? {}, environment: group.environment };
+  };
+
+  const app = new Hono<EmulatorEnv>();
+  app.onError((error) => toErrorResponse(error));
+  app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
+  app.route(
+    '/',
+    userApiRoutes({ store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, faults: () => faults, random: Math.random, counters }),
+  );
+  if (config.admin) {
+    app.route(
+      '/',
+      adminRoutes({
+        maxBodyBytes: config.maxBodyBytes,
+        async reset() {
+          resetState();
+          await persist();
+        },
+        async expireToken(token) {
+          const expired = store.expireToken(token);
+          if (expired) await persist();
+          return expired;
+        },
+        setFaults,
+        stats,
+      }),
+    );
+  }
+  app.route('/', dashboardHostRoutes({ embedOrigins: config.embedOrigins, resolveToken }));
+
+  return {
+    app,
+    setFaults,
+    stats,
+    reset() {
+      resetState();
+      persistLater();
+    },
+    expireToken(token) {
+      const expired = store.expireToken(token);
+      if (expired) persistLater();
+      return expired;
+    },
+    resolveToken,
+    async close() {
+      await writer?.flush();
+    },
+  };
+}

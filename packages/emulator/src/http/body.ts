@@ -1,0 +1,160 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+import { EmulatorErrorCode } from '@embedded-dashboard/protocol';
+import { EmulatorHttpError } from './errors.js';
+
+/**
+ * What the emulator's app reads from Hono's `env` (the second argument of `app.fetch`):
+ * - `incoming`: set by `@hono/node-server`; the raw Node request, the only place a GET body
+ *   can be read on a real socket (the adapter does not give a GET `Request` a body).
+ * - `rawBody`: the in-process way to send a body with any method, GET included, since a
+ *   `Request` with method GET cannot carry one: `app.request(url, init, { rawBody: '{…}' })`.
+ */
+export interface EmulatorBindings {
+  incoming?: IncomingMessage;
+  rawBody?: string | Uint8Array;
+}
+
+export interface EmulatorEnv {
+  Bindings: EmulatorBindings;
+}
+
+/** Nesting deeper than this is refused: serialising it again would risk the stack. */
+export const MAX_JSON_DEPTH = 32;
+
+const tooLarge = (limit: number) =>
+  new EmulatorHttpError(EmulatorErrorCode.payloadTooLarge, `request body exceeds ${limit} bytes`, { headers: { Connection: 'close' } });
+
+/** Accepts `application/json`, optionally with `charset=utf-8`; nothing else. */
+export function assertJsonContentType(c: Context): void {
+  const header = c.req.header('content-type') ?? '';
+  const [type, ...params] = header.split(';').map((part) => part.trim().toLowerCase());
+  const charsetOk = params.every((param) => !param.startsWith('charset=') || param === 'charset=utf-8' || param === 'charset="utf-8"');
+  if (type !== 'application/json' || !charsetOk) {
+    throw new EmulatorHttpError(EmulatorErrorCode.unsupportedMediaType, 'Content-Type must be application/json (UTF-8)');
+  }
+}
+
+/** Reads the body as bytes, from `rawBody`, the raw Node request (GET) or the `Request`. */
+export async function readBodyBytes(c: Context<EmulatorEnv>, limit: number): Promise<Uint8Array> {
+  const declared = Number(c.req.header('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const env = c.env ?? {};
+  if (env.rawBody !== undefined) {
+    const bytes = typeof env.rawBody === 'string' ? new TextEncoder().encode(env.rawBody) : env.rawBody;
+    if (bytes.byteLength > limit) throw tooLarge(limit);
+    return bytes;
+  }
+  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && env.incoming) return readIncoming(env.incoming, limit);
+  const stream = c.req.raw.body;
+  if (!stream) return new Uint8Array();
+  return readStream(stream, limit);
+}
+
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Uint8Array> {
+  if (incoming.readableEnded) return Promise.resolve(new Uint8Array());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onAbort);
+      incoming.off('close', onAbort);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        incoming.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    const onAbort = () => {
+      cleanup();
+      reject(new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body was not fully received'));
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onAbort);
+    incoming.on('close', onAbort);
+  });
+}
+
+async function readStream(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof EmulatorHttpError) throw error;
+    throw new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body was not fully received', { cause: error });
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function depthOf(value: unknown): number {
+  // Iterative so that measuring a hostile document cannot itself overflow the stack.
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > max) max = depth + 1;
+    if (max > MAX_JSON_DEPTH) return max;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+/** Decodes strict UTF-8 and parses JSON; the result must be a plain object. */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body is empty; a JSON object is required');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body must be a JSON object');
+  }
+  if (depthOf(value) > MAX_JSON_DEPTH) {
+    throw new EmulatorHttpError(EmulatorErrorCode.invalidField, `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Content type, size limit, UTF-8, JSON, object: the whole way from request to object. */
+export async function readJsonObject(c: Context<EmulatorEnv>, limit: number): Promise<Record<string, unknown>> {
+  assertJsonContentType(c);
+  return parseJsonObject(await readBodyBytes(c, limit));
+}

@@ -1,0 +1,89 @@
+import { ENVIRONMENTS, type Environment, type FaultSettings } from '@embedded-dashboard/protocol';
+import { parseFaultSettings } from './faults/settings.js';
+
+/**
+ * How an emulator behaves. Every field is optional.
+ *
+ * @example
+ * ```ts
+ * const emulator = createEmulator({ tokenTtlSeconds: 60, admin: true });
+ * ```
+ */
+export interface EmulatorOptions {
+  /** Accepted API keys and the environment each is bound to. Default: {@link DEFAULT_API_KEYS}. */
+  apiKeys?: { token: string; environment: Environment }[];
+  /** User group tokens stop working this many seconds after issue; `0` (default) never. */
+  tokenTtlSeconds?: number;
+  /** A rotated-out token keeps working for dashboards this many seconds; default `0`. */
+  rotationGraceSeconds?: number;
+  /** Origins allowed to frame dashboards (`*` may stand for the port). Default: {@link DEFAULT_EMBED_ORIGINS}. */
+  embedOrigins?: string[];
+  /** Mount the `/__emulator/*` admin routes. Default `false` (they answer 404). */
+  admin?: boolean;
+  /** Persist groups and tokens to this JSON file (atomic writes). Default: memory only. */
+  dataFile?: string;
+  /** The clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+  /** Initial fault settings. Default: none. */
+  faults?: FaultSettings;
+  /** Largest accepted request body in bytes. Default {@link DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+}
+
+/** The dev keys used when none are configured; printed by the CLI at start. */
+export const DEFAULT_API_KEYS: readonly { token: string; environment: Environment }[] = [
+  { token: 'dev-customer-key', environment: 'Customer' },
+  { token: 'dev-testing-key', environment: 'Testing' },
+];
+export const DEFAULT_EMBED_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*'];
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+export interface ResolvedOptions {
+  apiKeys: Map<string, Environment>;
+  tokenTtlMs: number;
+  rotationGraceMs: number;
+  embedOrigins: string[];
+  admin: boolean;
+  dataFile: string | undefined;
+  now: () => number;
+  faults: FaultSettings;
+  maxBodyBytes: number;
+}
+
+function seconds(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a non-negative number of seconds`);
+  return value * 1000;
+}
+
+/** Merges defaults and validates; throws a `TypeError` naming the bad option. */
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const apiKeys = new Map<string, Environment>();
+  const keys = options.apiKeys ?? DEFAULT_API_KEYS;
+  if (!Array.isArray(keys) || keys.length === 0) throw new TypeError('apiKeys must be a non-empty array');
+  for (const key of keys) {
+    if (typeof key?.token !== 'string' || !/^[\x21-\x7e]+$/.test(key.token)) throw new TypeError('apiKeys[].token must be non-empty printable ASCII without spaces');
+    if (!ENVIRONMENTS.includes(key.environment)) throw new TypeError(`apiKeys[].environment must be one of ${ENVIRONMENTS.join(', ')}`);
+    if (apiKeys.has(key.token)) throw new TypeError('apiKeys must not repeat a token');
+    apiKeys.set(key.token, key.environment);
+  }
+  const embedOrigins = options.embedOrigins ?? [...DEFAULT_EMBED_ORIGINS];
+  if (!Array.isArray(embedOrigins) || !embedOrigins.every((origin) => typeof origin === 'string' && origin !== '')) {
+    throw new TypeError('embedOrigins must be an array of origins');
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new TypeError('maxBodyBytes must be a positive integer');
+  if (options.dataFile !== undefined && (typeof options.dataFile !== 'string' || options.dataFile === '')) throw new TypeError('dataFile must be a path');
+  if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function');
+  return {
+    apiKeys,
+    tokenTtlMs: seconds('tokenTtlSeconds', options.tokenTtlSeconds),
+    rotationGraceMs: seconds('rotationGraceSeconds', options.rotationGraceSeconds),
+    embedOrigins: [...embedOrigins],
+    admin: options.admin === true,
+    dataFile: options.dataFile,
+    now: options.now ?? Date.now,
+    faults: parseFaultSettings(options.faults ?? {}),
+    maxBodyBytes,
+  };
+}

@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createEmulator, type Emulator } from './emulator.js';
+import type { EmulatorOptions } from './options.js';
+
+export interface StartEmulatorOptions extends EmulatorOptions {
+  /** Default `8790`; `0` picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+export interface RunningEmulator {
+  /** `http://HOST:PORT` with the real port. */
+  url: string;
+  port: number;
+  emulator: Emulator;
+  /** Stops accepting, ends idle keep-alive connections, waits for in-flight requests and writes. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 8790;
+export const DEFAULT_HOST = '127.0.0.1';
+
+/** `http://HOST:PORT`, with IPv6 hosts in brackets. */
+export const formatUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/**
+ * Serves an emulator on a real socket with `@hono/node-server`, which hands the app the raw
+ * Node request as `env.incoming`: that is where the GET body is read from.
+ *
+ * @example
+ * ```ts
+ * const { url, close } = await startEmulator({ port: 0, admin: true });
+ * // … point a client at `${url}/api/user` …
+ * await close();
+ * ```
+ */
+export function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...emulatorOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) return Promise.reject(new TypeError('port must be an integer from 0 to 65535'));
+  let emulator: Emulator;
+  try {
+    emulator = createEmulator(emulatorOptions);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: emulator.app.fetch, port, hostname: host }, (info: AddressInfo) => {
+      server.off('error', reject);
+      const close = async () => {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        });
+        await emulator.close();
+      };
+      resolve({ url: formatUrl(host, info.port), port: info.port, emulator, close });
+    });
+    server.once('error', reject);
+  });
+}

@@ -23,5 +23,8 @@ export function createBrowserEnvironment(win: Window & typeof globalThis): PageE
     observeResize: (target, onResize) => {
       if (typeof win.ResizeObserver === 'function') new win.ResizeObserver(() => onResize()).observe(target);
     },
+    every: (ms, tick) => {
+      win.setInterval(tick, ms);
+    },
   };
 }

@@ -29,6 +29,8 @@ export interface PageEnvironment {
   now(): number;
   measureHeight(): number;
   observeResize(target: Element, onResize: () => void): void;
+  /** Calls `tick` every `ms` milliseconds for the page's lifetime. */
+  every(ms: number, tick: () => void): void;
 }
 
 /** The self-contained helpers the page script is assembled from. */
@@ -180,10 +182,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   });
 
   env.observeResize(doc.getElementById('app') ?? body, reportHeight);
-  env.window.setInterval(() => {
+  env.every(config.dataRefreshMs, () => {
     // A token the server refused is not asked again; a new token restarts the refresh.
     if (token && expiredReportedFor !== generation) void load();
-  }, config.dataRefreshMs);
+  });
 
   setState('loading', env.parent ? 'Waiting for the host page…' : 'Open this page inside an embedding page, or pass ?token=.');
   post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId } });

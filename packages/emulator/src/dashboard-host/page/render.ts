@@ -32,7 +32,7 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     return node;
   };
   const formatValue = (value: number): string =>
-    value >= 1_000_000 ? `${(value / 1_000_000).toFixed(1)}M` : value >= 10_000 ? `${Math.round(value / 1000)}k` : String(Math.round(value * 10) / 10);
+    value >= 1_000_000 ? `${(value / 1_000_000).toFixed(1)}M` : value >= 10_000 ? `${Math.round(value / 1000)}k` : value >= 100 ? String(Math.round(value)) : String(Math.round(value * 10) / 10);
 
   const header = el('header', 'header');
   const titles = el('div', 'titles');

@@ -28,9 +28,9 @@ const money = (value: number) =>
 function salesOverview(random: () => number): SampleContent {
   const base = between(random, 40_000, 180_000);
   const revenue = MONTHS.map((label, i) => ({ label, value: Math.round(base * (0.75 + 0.5 * Math.sin((i / 11) * Math.PI) + random() * 0.25)) }));
-  const orders = MONTHS.map((label, i) => ({ label, value: Math.round(((revenue[i]?.value ?? 0) / between(random, 180, 260)) * 10) / 10 }));
+  const orders = MONTHS.map((label, i) => ({ label, value: Math.round((revenue[i]?.value ?? 0) / between(random, 180, 260)) }));
   const totalRevenue = revenue.reduce((sum, p) => sum + p.value, 0);
-  const totalOrders = Math.round(orders.reduce((sum, p) => sum + p.value, 0));
+  const totalOrders = orders.reduce((sum, p) => sum + p.value, 0);
   const rows = Array.from({ length: MAX_DETAIL_ROWS }, (_, i) => {
     const units = between(random, 5, 900);
     return [`${pick(random, PRODUCTS)} #${i + 1}`, units, money(units * between(random, 40, 400))];

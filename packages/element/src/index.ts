@@ -1,1 +1,29 @@
-export {};
+import { EmbeddedDashboard } from './embedded-dashboard.js';
+
+export { EmbeddedDashboard } from './embedded-dashboard.js';
+export { DashboardState } from './state.js';
+export { TokenRequestError } from './token/request-token.js';
+export type { TokenReason } from './token/request-token.js';
+export type { FetchToken } from './token/token-controller.js';
+export type {
+  DashboardLoadEvent,
+  DashboardTokenEvent,
+  DashboardErrorEvent,
+  DashboardResizeEvent,
+  DashboardVariableChangeEvent,
+  EmbeddedDashboardEventMap,
+} from './events.js';
+
+/** The element's tag name. */
+export const TAG_NAME = 'embedded-dashboard';
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'embedded-dashboard': EmbeddedDashboard;
+  }
+}
+
+// The only side effect of importing this package; guarded so SSR and double loads do not throw.
+if (typeof customElements !== 'undefined' && !customElements.get(TAG_NAME)) {
+  customElements.define('embedded-dashboard', EmbeddedDashboard);
+}

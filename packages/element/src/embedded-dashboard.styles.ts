@@ -1,0 +1,73 @@
+import { css } from 'lit';
+
+export const styles = css`
+  :host {
+    display: block;
+    border: var(--embedded-dashboard-border, none);
+    border-radius: var(--embedded-dashboard-radius, 0);
+    background: var(--embedded-dashboard-background, transparent);
+    overflow: hidden;
+  }
+  [part='base'] {
+    position: relative;
+  }
+  /* Reserve the space until the dashboard reports its height, so nothing below jumps. */
+  .reserve {
+    min-height: var(--embedded-dashboard-min-height, 400px);
+  }
+  iframe {
+    display: block;
+    width: 100%;
+    height: var(--embedded-dashboard-height, var(--embedded-dashboard-min-height, 400px));
+    border: 0;
+  }
+  iframe[hidden] {
+    display: none;
+  }
+  .pending {
+    visibility: hidden;
+  }
+  .overlay {
+    position: absolute;
+    inset: 0;
+    display: flex;
+    flex-direction: column;
+    align-items: center;
+    justify-content: center;
+    gap: 12px;
+    padding: 16px;
+    color: var(--embedded-dashboard-color, inherit);
+    font: var(--embedded-dashboard-font, inherit);
+    text-align: center;
+  }
+  .skeleton {
+    background: var(--embedded-dashboard-skeleton-color, #e8e8ec);
+    animation: pulse 1.5s ease-in-out infinite;
+  }
+  @keyframes pulse {
+    50% {
+      opacity: 0.5;
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    .skeleton {
+      animation: none;
+    }
+  }
+  [part='status'] {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip-path: inset(50%);
+  }
+  button {
+    font: inherit;
+    padding: 6px 16px;
+    cursor: pointer;
+    color: var(--embedded-dashboard-button-color, #fff);
+    background: var(--embedded-dashboard-accent, #2563eb);
+    border: 0;
+    border-radius: 4px;
+  }
+`;

@@ -1,0 +1,266 @@
+import { html, LitElement, nothing, type PropertyValues } from 'lit';
+import {
+  DashboardEvent,
+  HostEvent,
+  MAX_DASHBOARD_HEIGHT,
+  MIN_DASHBOARD_HEIGHT,
+  parseDashboardMessage,
+  type DashboardVariables,
+  type HostMessage,
+  type TokenResponse,
+} from '@embedded-dashboard/protocol';
+import { styles } from './embedded-dashboard.styles.js';
+import type { EmbeddedDashboardEventMap } from './events.js';
+import { parseVariables } from './frame/parse-variables.js';
+import { resolveSrc } from './frame/resolve-src.js';
+import { DashboardState } from './state.js';
+import type { TokenReason, TokenRequestError } from './token/request-token.js';
+import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
+
+const STATUS_TEXT: Record<DashboardState, string> = {
+  loading: 'Loading dashboard…',
+  ready: 'Dashboard ready',
+  refreshing: 'Dashboard ready',
+  error: 'The dashboard could not be loaded.',
+  unauthenticated: 'Your session has ended. Sign in again to see the dashboard.',
+};
+
+const emit = <K extends keyof EmbeddedDashboardEventMap>(
+  target: EventTarget,
+  type: K,
+  detail: EmbeddedDashboardEventMap[K]['detail'],
+): boolean => target.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+
+/**
+ * Shows a vendor dashboard in an iframe and keeps its user group token fresh through the BFF.
+ *
+ * @tagname embedded-dashboard
+ * @summary A vendor dashboard, embedded safely, with its token kept fresh.
+ *
+ * @slot loading - Replaces the default loading skeleton.
+ * @slot error - Replaces the default error message and retry button (shown in `error` and `unauthenticated`).
+ *
+ * @event {DashboardLoadEvent} dashboard-load - The dashboard loaded: `{ dashboardId, height, loadTime }`.
+ * @event {DashboardTokenEvent} dashboard-token - A token was obtained: `{ reason: 'initial' | 'refresh' | 'rotate', expiresAt }`. Never the token.
+ * @event {DashboardErrorEvent} dashboard-error - Invalid attributes or a failed token request: `{ code, message, retryable }`.
+ * @event {DashboardResizeEvent} dashboard-resize - The dashboard reported a new height: `{ height }`.
+ * @event {DashboardVariableChangeEvent} dashboard-variable-change - The viewer changed a variable: `{ name, value }`.
+ *
+ * @csspart base - The wrapper around the frame and the overlays.
+ * @csspart frame - The dashboard `<iframe>`.
+ * @csspart status - The live region announcing the state (visually hidden).
+ *
+ * @cssproperty [--embedded-dashboard-min-height=400px] - Height reserved while loading or failed, so the layout does not shift.
+ * @cssproperty [--embedded-dashboard-height=var(--embedded-dashboard-min-height)] - Frame height when it is not auto-resized.
+ * @cssproperty [--embedded-dashboard-border=none] - Border of the element.
+ * @cssproperty [--embedded-dashboard-radius=0] - Corner radius of the element.
+ * @cssproperty [--embedded-dashboard-background=transparent] - Background of the element.
+ * @cssproperty [--embedded-dashboard-color=inherit] - Text color of the loading and error UI.
+ * @cssproperty [--embedded-dashboard-font=inherit] - Font of the loading and error UI.
+ * @cssproperty [--embedded-dashboard-skeleton-color=#e8e8ec] - Color of the loading skeleton.
+ * @cssproperty [--embedded-dashboard-accent=#2563eb] - Background of the retry button.
+ * @cssproperty [--embedded-dashboard-button-color=#fff] - Text color of the retry button.
+ *
+ * @example
+ * <embedded-dashboard dashboard="sales-overview"
+ *   src-template="https://dashboards.example.com/iframe/{dashboard}"></embedded-dashboard>
+ */
+export class EmbeddedDashboard extends LitElement implements TokenHost {
+  static override properties = {
+    dashboard: {},
+    srcTemplate: { attribute: 'src-template' },
+    tokenUrl: { attribute: 'token-url' },
+    environment: {},
+    variables: {},
+    refreshMargin: { attribute: 'refresh-margin', type: Number },
+    label: {},
+    noAutoResize: { attribute: 'no-auto-resize', type: Boolean },
+    withCredentials: { attribute: 'with-credentials', type: Boolean },
+    state: { reflect: true },
+    fetchToken: { attribute: false },
+  };
+  static override styles = styles;
+
+  /** Id of the dashboard to show (required). Attribute `dashboard`. */
+  declare dashboard?: string;
+  /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. Attribute `src-template`. */
+  declare srcTemplate?: string;
+  /** The BFF's token route; rotation goes to `${tokenUrl}/rotate`. Attribute `token-url`. */
+  declare tokenUrl: string;
+  /** Substituted for `{environment}`. */
+  declare environment?: string;
+  /** Dashboard variables: a JSON object (attribute) or an object (property). */
+  declare variables?: string | DashboardVariables;
+  /** Seconds before `expiresAt` at which the token is refreshed. Attribute `refresh-margin`. */
+  declare refreshMargin: number;
+  /** Accessible name of the iframe; defaults to the dashboard id. */
+  declare label?: string;
+  /** Keep the frame's CSS height instead of following the dashboard's height. Attribute `no-auto-resize`. */
+  declare noAutoResize: boolean;
+  /** Send cookies to a cross-origin `token-url` (`credentials: 'include'`). Attribute `with-credentials`. */
+  declare withCredentials: boolean;
+  /** The current state, reflected as the `state` attribute. Read it; setting it has no effect. */
+  declare state: DashboardState;
+  /** Gets tokens another way than POSTing `token-url`. Must resolve to a `TokenResponse`. */
+  declare fetchToken?: FetchToken;
+
+  /** @internal Why the attributes are unusable, when they are. */
+  problem?: string;
+  private readonly tokens = new TokenController(this);
+  private src?: string;
+  private origin = '';
+  private srcKey?: string;
+  private vars: DashboardVariables = {};
+  private frameReady = false;
+  private loaded = false;
+  private height?: number;
+
+  constructor() {
+    super();
+    this.tokenUrl = '/embed/token';
+    this.refreshMargin = 60;
+    this.noAutoResize = this.withCredentials = false;
+    this.state = DashboardState.loading;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    addEventListener('message', this.onMessage);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    removeEventListener('message', this.onMessage);
+  }
+
+  private get frame(): HTMLIFrameElement | null {
+    return this.renderRoot.querySelector('iframe');
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('tokenUrl') && changed.get('tokenUrl') !== undefined) this.tokens.reset();
+    let problem: string | undefined;
+    try {
+      this.vars = parseVariables(this.variables);
+      if (!this.dashboard) throw new Error('dashboard is required');
+      const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}`;
+      // The src only changes with the dashboard, template or environment: never with a new token.
+      if (key !== this.srcKey || !this.src) {
+        const url = resolveSrc(this.srcTemplate, { dashboard: this.dashboard, environment: this.environment, token: this.tokens.token });
+        this.srcKey = key;
+        this.src = url?.href;
+        this.origin = url?.origin ?? '';
+        this.frameReady = this.loaded = false;
+      }
+    } catch (error) {
+      problem = (error as Error).message;
+      this.src = undefined;
+    }
+    if (problem !== this.problem && (this.problem = problem)) {
+      emit(this, 'dashboard-error', { code: 'invalid_attribute', message: problem, retryable: false });
+    }
+    const status = this.tokens.status;
+    this.state = problem
+      ? DashboardState.error
+      : !this.loaded && (status === DashboardState.ready || status === DashboardState.refreshing)
+        ? DashboardState.loading
+        : status;
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('variables') && this.loaded) this.sendVariables();
+  }
+
+  protected override render() {
+    const state = this.state;
+    const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
+    const message = this.problem || (state === DashboardState.error && this.tokens.error?.message) || STATUS_TEXT[state];
+    const height = !this.noAutoResize && this.height;
+    return html`<div part="base" class=${this.loaded ? '' : 'reserve'}>
+      <iframe
+        part="frame"
+        title=${this.label || this.dashboard || 'Dashboard'}
+        src=${this.src ?? nothing}
+        ?hidden=${!this.src}
+        class=${this.loaded ? '' : 'pending'}
+        style=${height ? `height:${height}px` : ''}
+        allow="fullscreen"
+      ></iframe>
+      ${state === DashboardState.loading
+        ? html`<slot name="loading" class="overlay skeleton"></slot>`
+        : failed
+          ? html`<slot name="error" class="overlay"
+              ><p>${message}</p>
+              <button type="button" @click=${() => this.tokens.retry()}>Retry</button></slot
+            >`
+          : nothing}
+      <div part="status" role="status" aria-live="polite">${message}</div>
+    </div>`;
+  }
+
+  /** @internal Called by the token controller with every token obtained. */
+  tokenChanged(response: TokenResponse, reason: TokenReason): void {
+    this.sendToken();
+    emit(this, 'dashboard-token', { reason, expiresAt: response.expiresAt });
+  }
+
+  /** @internal Called by the token controller with every failed request. */
+  tokenFailed({ code, message, retryable }: TokenRequestError): void {
+    emit(this, 'dashboard-error', { code, message, retryable });
+  }
+
+  private post(message: HostMessage): void {
+    // Only the origin of our own src may read it: never '*'.
+    this.frame?.contentWindow?.postMessage(message, this.origin);
+  }
+
+  private sendToken(): void {
+    const token = this.tokens.token;
+    if (this.frameReady && token) this.post({ event: HostEvent.updateToken, detail: { token } });
+  }
+
+  private sendVariables(): void {
+    this.post({ event: HostEvent.updateVariables, detail: { variables: this.vars } });
+  }
+
+  private resize(height: number): void {
+    if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
+    height = Math.ceil(height);
+    if (height !== this.height) {
+      this.height = height;
+      this.requestUpdate();
+      emit(this, 'dashboard-resize', { height });
+    }
+  }
+
+  private onMessage = (event: MessageEvent): void => {
+    const source = this.frame?.contentWindow;
+    if (!source || event.source !== source || event.origin !== this.origin) return;
+    const message = parseDashboardMessage(event.data);
+    switch (message?.event) {
+      case DashboardEvent.readyToLoad:
+        this.frameReady = true;
+        this.sendToken();
+        break;
+      case DashboardEvent.loaded:
+        this.frameReady = this.loaded = true;
+        this.resize(message.detail.dashboardHeight);
+        this.requestUpdate();
+        emit(this, 'dashboard-load', {
+          dashboardId: message.detail.dashboardId,
+          height: this.height ?? 0,
+          loadTime: message.detail.loadTime,
+        });
+        if (this.variables) this.sendVariables();
+        break;
+      case DashboardEvent.resized:
+        this.resize(message.detail.dashboardHeight);
+        break;
+      case DashboardEvent.tokenExpired:
+        this.tokens.rotate();
+        break;
+      case DashboardEvent.variableUpdated:
+        emit(this, 'dashboard-variable-change', { name: message.detail.varName, value: message.detail.newValue });
+    }
+  };
+}

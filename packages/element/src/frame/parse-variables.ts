@@ -1,0 +1,31 @@
+import type { DashboardVariables } from '@embedded-dashboard/protocol';
+
+/**
+ * Reads the `variables` attribute (a JSON object of strings, finite numbers, booleans or null) or
+ * an object set as the property. Empty means none. Throws an `Error` for anything else.
+ *
+ * @example
+ * parseVariables('{"region":"EU"}') // { region: 'EU' }
+ */
+export function parseVariables(value: string | DashboardVariables | undefined | null): DashboardVariables {
+  if (!value) return {};
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      parsed = 0;
+    }
+  }
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every(
+      (v) => v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && isFinite(v)),
+    )
+  ) {
+    throw new Error('variables must be a JSON object of strings, numbers, booleans or null');
+  }
+  return parsed as DashboardVariables;
+}

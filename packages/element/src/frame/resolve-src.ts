@@ -1,0 +1,31 @@
+/** Values substituted into `src-template`; each is URL-encoded. */
+export interface SrcValues {
+  dashboard: string;
+  environment?: string | undefined;
+  token?: string | undefined;
+}
+
+/**
+ * Builds the iframe URL from `src-template` (`{dashboard}`, `{environment}`, `{token}`).
+ * Returns `undefined` while the template needs a token that has not arrived yet. Throws an
+ * `Error` with a readable message when the result is not an absolute http(s) URL.
+ *
+ * @example
+ * resolveSrc('https://dash.example.com/iframe/{dashboard}', { dashboard: 'sales' })!.href
+ * // 'https://dash.example.com/iframe/sales'
+ */
+export function resolveSrc(template: string | undefined, values: SrcValues): URL | undefined {
+  if (!template) throw new Error('src-template is required');
+  if (template.includes('{token}') && !values.token) return undefined;
+  const filled = template.replace(/\{(dashboard|environment|token)\}/g, (_, name: keyof SrcValues) =>
+    encodeURIComponent(values[name] ?? ''),
+  );
+  let url: URL;
+  try {
+    url = new URL(filled);
+  } catch {
+    throw new Error('src-template must give an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('src-template must give an http(s) URL');
+  return url;
+}

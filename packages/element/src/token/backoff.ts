@@ -1,0 +1,11 @@
+/** First retry waits up to this long; each failure doubles the ceiling. */
+export const BACKOFF_BASE_MS = 1_000;
+/** The ceiling stops growing here, so a long outage is retried every minute at most. */
+export const BACKOFF_CAP_MS = 60_000;
+
+/**
+ * Exponential backoff with full jitter: a uniform delay in `[0, min(cap, base·2^attempt))`, or the
+ * server's `Retry-After` when that is longer. `random` is injectable for tests.
+ */
+export const backoffDelay = (attempt: number, retryAfter: number, random: () => number): number =>
+  Math.max(retryAfter, random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));

@@ -1,0 +1,101 @@
+import { isBffErrorBody, isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+
+/** Why a token was requested: the first one, a scheduled refresh, or a rotation the dashboard asked for. */
+export type TokenReason = 'initial' | 'refresh' | 'rotate';
+
+/**
+ * A failed token request. `code` is a BFF error code (`unauthenticated`, `upstream_error`, …) or
+ * one of the element's own: `network`, `timeout`, `invalid_response`, `http_<status>`.
+ * Its message never contains a token.
+ */
+export class TokenRequestError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean,
+    readonly status = 0,
+    /** Milliseconds the server asked to wait (`Retry-After`). */
+    readonly retryAfter = 0,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs `work` with an AbortSignal that fires after `ms`; rejects with a `timeout` error then. */
+export function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new TokenRequestError('timeout', 'Token request timed out', true));
+    }, ms);
+  });
+  return Promise.race([work(abort.signal), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; 0 when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number {
+  if (!header) return 0;
+  const seconds = Number(header);
+  if (seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return date > now ? date - now : 0;
+}
+
+export interface RequestTokenOptions {
+  timeout: number;
+  credentials: RequestCredentials;
+}
+
+async function post(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
+  let response: Response;
+  let body: unknown;
+  try {
+    [response, body] = await withTimeout(async (signal) => {
+      const r = await fetch(held ? `${url}/rotate` : url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(held ? { token: held } : {}),
+        credentials: options.credentials,
+        signal,
+      });
+      return [r, await r.json().catch(() => undefined)] as const;
+    }, options.timeout);
+  } catch (error) {
+    if (error instanceof TokenRequestError) throw error;
+    throw new TokenRequestError('network', 'Network error while fetching the dashboard token', true);
+  }
+  const status = response.status;
+  if (response.ok) {
+    if (isTokenResponse(body)) return { token: body.token, expiresAt: body.expiresAt, serverTime: body.serverTime };
+    throw new TokenRequestError('invalid_response', 'The token endpoint answered with an unexpected body', false, status);
+  }
+  const error = isBffErrorBody(body) ? body.error : undefined;
+  throw new TokenRequestError(
+    error?.code ?? `http_${status}`,
+    error?.message ?? `Token request failed with HTTP ${status}`,
+    // The status decides, not the body: 429 and 5xx are transient, every other refusal is final.
+    status === 429 || status >= 500,
+    status,
+    retryAfterMs(response.headers.get('Retry-After')),
+  );
+}
+
+/** One request in flight per resolved token URL, shared by every element of the page. */
+const inFlight = new Map<string, Promise<TokenResponse>>();
+
+/**
+ * POSTs `url` for a token, or `${url}/rotate` with `held` for a fresh one. While another caller's
+ * request to the same URL is in flight, waits for it instead of sending a second one, and only asks
+ * again when that answer is the very token `held` (a token this caller already knows is stale).
+ */
+export async function requestToken(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
+  for (let pending = inFlight.get(url); pending; pending = inFlight.get(url)) {
+    const shared = await pending;
+    if (shared.token !== held) return shared;
+  }
+  const request = post(url, held, options).finally(() => inFlight.delete(url));
+  inFlight.set(url, request);
+  return request;
+}

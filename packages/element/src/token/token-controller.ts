@@ -1,0 +1,210 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import { DashboardState } from '../state.js';
+import { backoffDelay } from './backoff.js';
+import { requestToken, TokenRequestError, withTimeout, type TokenReason } from './request-token.js';
+
+/** An integrator-supplied way to get a token instead of POSTing `token-url`. */
+export type FetchToken = (reason: TokenReason, signal: AbortSignal) => Promise<TokenResponse>;
+
+/** What the controller reads from, and reports to, the element that owns it. */
+export interface TokenHost extends ReactiveControllerHost {
+  readonly tokenUrl: string;
+  readonly refreshMargin: number;
+  readonly withCredentials: boolean;
+  readonly fetchToken?: FetchToken | undefined;
+  /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
+  readonly problem?: string | undefined;
+  tokenChanged(response: TokenResponse, reason: TokenReason): void;
+  tokenFailed(error: TokenRequestError): void;
+}
+
+/** Every token request gives up after this long (and is retried with backoff). */
+export const TOKEN_TIMEOUT_MS = 10_000;
+/** A refresh is never scheduled sooner than this, so a short TTL or a big margin cannot spin. */
+export const MIN_REFRESH_DELAY_MS = 5_000;
+// setTimeout fires at once for delays past 2^31-1 ms.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Message posted to the other tabs (and elements) after a rotation. Same origin only. */
+interface RotatedMessage {
+  type: 'rotated';
+  tokenUrl: string;
+  response: TokenResponse;
+}
+
+/**
+ * The token lifecycle of one element, as a reactive controller: fetch, schedule the refresh at
+ * `expiresAt - margin` (clock corrected by `serverTime`), retry transient failures with backoff
+ * and full jitter, stop on 401/400/403, wake on `online` and `visibilitychange`, share rotations
+ * with other tabs. Everything it starts is stopped in `hostDisconnected`.
+ */
+export class TokenController implements ReactiveController {
+  status: DashboardState = DashboardState.loading;
+  error?: TokenRequestError | undefined;
+  token?: string | undefined;
+  private last?: TokenResponse;
+  /** Local epoch ms at which a refresh is due. */
+  private due = Infinity;
+  private attempt = 0;
+  private reason: TokenReason = 'initial';
+  private timer?: ReturnType<typeof setTimeout> | undefined;
+  private run?: AbortController | undefined;
+  private channel?: BroadcastChannel | undefined;
+  private url = '';
+  private on = false;
+
+  constructor(private readonly host: TokenHost) {
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    // The element's attributes are validated in its first update; start after it.
+    this.host.requestUpdate();
+  }
+
+  hostUpdated(): void {
+    if (!this.on && !this.host.problem) this.start();
+  }
+
+  hostDisconnected(): void {
+    this.stop();
+  }
+
+  /** Fetches now, forgetting past failures (the retry button). */
+  retry(): void {
+    this.attempt = 0;
+    if (this.on) this.fetch(this.token ? 'refresh' : 'initial');
+  }
+
+  /** The dashboard says its token is dead: rotate it, unless a request is already on its way. */
+  rotate(): void {
+    if (this.on && !this.run) this.fetch('rotate');
+  }
+
+  /** Forgets the token and starts over, e.g. after `token-url` changed. */
+  reset(): void {
+    this.stop();
+    this.token = this.last = undefined;
+    this.due = Infinity;
+    this.host.requestUpdate();
+  }
+
+  private start(): void {
+    this.on = true;
+    this.url = new URL(this.host.tokenUrl, document.baseURI).href;
+    addEventListener('online', this.wake);
+    document.addEventListener('visibilitychange', this.wake);
+    if (typeof BroadcastChannel === 'function') {
+      this.channel = new BroadcastChannel(`embedded-dashboard:${this.url}`);
+      this.channel.onmessage = this.adopt;
+    }
+    if (!this.token) this.fetch('initial');
+    else if (this.error) this.fetch(this.reason);
+    else this.schedule(this.due - Date.now(), 'refresh');
+  }
+
+  private stop(): void {
+    this.on = false;
+    clearTimeout(this.timer);
+    this.run?.abort();
+    this.run = undefined;
+    removeEventListener('online', this.wake);
+    document.removeEventListener('visibilitychange', this.wake);
+    this.channel?.close();
+    this.channel = undefined;
+  }
+
+  private schedule(delay: number, reason: TokenReason): void {
+    clearTimeout(this.timer);
+    if (delay < Infinity) this.timer = setTimeout(() => this.fetch(reason), Math.min(delay, MAX_TIMER_MS));
+  }
+
+  private set(status: DashboardState): void {
+    this.status = status;
+    this.host.requestUpdate();
+  }
+
+  private async fetch(reason: TokenReason): Promise<void> {
+    clearTimeout(this.timer);
+    this.run?.abort();
+    const run = (this.run = new AbortController());
+    this.reason = reason;
+    this.set(this.token ? DashboardState.refreshing : DashboardState.loading);
+    const { fetchToken, withCredentials } = this.host;
+    // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
+    const held = reason === 'initial' ? undefined : this.token;
+    try {
+      const response = fetchToken
+        ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS)
+        : await requestToken(this.url, held, {
+            timeout: TOKEN_TIMEOUT_MS,
+            credentials: withCredentials ? 'include' : 'same-origin',
+          });
+      if (run.signal.aborted) return;
+      this.run = undefined;
+      if (!isTokenResponse(response)) throw new TokenRequestError('invalid_response', 'fetchToken returned no token', false);
+      this.accept(response, reason, true);
+    } catch (error) {
+      if (run.signal.aborted) return;
+      this.run = undefined;
+      this.fail(
+        error instanceof TokenRequestError ? error : new TokenRequestError('network', 'Could not get a dashboard token', true),
+      );
+    }
+  }
+
+  private accept(response: TokenResponse, reason: TokenReason, own: boolean): void {
+    const now = Date.now();
+    const rotated = this.token !== undefined && this.token !== response.token;
+    this.token = response.token;
+    this.last = response;
+    this.error = undefined;
+    this.attempt = 0;
+    // serverTime - now is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
+    this.due =
+      response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - now);
+    this.schedule(Math.max(this.due - now, MIN_REFRESH_DELAY_MS), 'refresh');
+    this.set(DashboardState.ready);
+    if (own && rotated && this.channel) {
+      const message: RotatedMessage = { type: 'rotated', tokenUrl: this.url, response };
+      this.channel.postMessage(message);
+    }
+    this.host.tokenChanged(response, reason);
+  }
+
+  private fail(error: TokenRequestError): void {
+    this.error = error;
+    if (error.retryable) {
+      this.schedule(backoffDelay(this.attempt++, error.retryAfter, Math.random), this.reason);
+      this.set(this.token ? DashboardState.refreshing : DashboardState.error);
+    } else {
+      this.set(error.status === 401 ? DashboardState.unauthenticated : DashboardState.error);
+    }
+    this.host.tokenFailed(error);
+  }
+
+  /** `online` or the page became visible: catch up on a refresh that is due or that failed. */
+  private wake = (): void => {
+    if (document.visibilityState === 'hidden' || this.run) return;
+    if (this.error ? this.error.retryable : Date.now() >= this.due) this.fetch(this.error ? this.reason : 'refresh');
+  };
+
+  /**
+   * Another tab (or element) rotated the token of this token URL. Adopting its token, instead of
+   * fetching `/token`, hands the dashboard a live token at once and costs no request; the BFF would
+   * answer with the same token anyway. Older answers (by `serverTime`) are ignored.
+   */
+  private adopt = ({ data }: MessageEvent<Partial<RotatedMessage> | null>): void => {
+    const response = data?.response;
+    if (
+      data?.type === 'rotated' &&
+      data.tokenUrl === this.url &&
+      isTokenResponse(response) &&
+      response.token !== this.token &&
+      response.serverTime >= (this.last?.serverTime ?? 0)
+    ) {
+      this.accept(response, 'rotate', false);
+    }
+  };
+}

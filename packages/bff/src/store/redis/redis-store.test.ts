@@ -1,0 +1,342 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startRedisServer, type RedisServer } from '../../../../../test/support/redis-server.js';
+import { redisServerTool } from '../../../../../test/support/tools.js';
+import type { GroupEntry } from '../types.js';
+import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
+import { encodeEntry } from './entry-codec.js';
+import { redisKeys } from './keys.js';
+
+const tool = redisServerTool();
+
+const entry = (token: string, overrides: Partial<GroupEntry> = {}): GroupEntry => ({
+  token,
+  firstSeenAt: 1_790_000_000_000,
+  fingerprint: `fp-${token}`,
+  previousToken: null,
+  environment: 'Customer',
+  syncedAt: 1_790_000_000_000,
+  lastRotatedAt: null,
+  ...overrides,
+});
+
+describe.skipIf(!tool.available)('createRedisStore against a real redis-server', () => {
+  let server: RedisServer;
+  let raw: Redis;
+  const stores: RedisStore[] = [];
+  const open = (options: Partial<Parameters<typeof createRedisStore>[0]> = {}) => {
+    const store = createRedisStore({ url: server.url, ...options });
+    stores.push(store);
+    return store;
+  };
+  const keys = redisKeys('embed:');
+
+  beforeAll(async () => {
+    server = await startRedisServer(tool.path);
+    raw = new Redis(server.url);
+  });
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    await raw.flushall();
+  });
+  afterAll(async () => {
+    raw?.disconnect();
+    await server?.dispose();
+  });
+
+  describe('entries', () => {
+    it('misses an unknown group, then returns what was set', async () => {
+      const store = open();
+      expect(await store.get('acme')).toBeUndefined();
+      await store.set('acme', entry('tok_1'), 60_000);
+      expect(await store.get('acme')).toEqual(entry('tok_1'));
+      await store.set('acme', entry('tok_2', { previousToken: 'tok_1', lastRotatedAt: 5 }), 60_000);
+      expect(await store.get('acme')).toEqual(entry('tok_2', { previousToken: 'tok_1', lastRotatedAt: 5 }));
+    });
+
+    it('is shared by every store on the same Redis and prefix, and separated by prefix', async () => {
+      const a = open();
+      const b = open();
+      const other = open({ keyPrefix: 'tenant2:' });
+      await a.set('acme', entry('tok_1'), 60_000);
+      expect(await b.get('acme')).toEqual(entry('tok_1'));
+      expect(await other.get('acme')).toBeUndefined();
+      expect(await raw.exists('embed:group:=acme', 'tenant2:group:=acme')).toBe(1);
+    });
+
+    it('stores the entry with the given expiry, and it disappears after it', async () => {
+      const store = open();
+      await store.set('acme', entry('tok_1'), 60_000);
+      const pttl = await raw.pttl(keys.group('acme'));
+      expect(pttl).toBeGreaterThan(0);
+      expect(pttl).toBeLessThanOrEqual(60_000);
+      await store.set('globex', entry('tok_2'), 30);
+      await vi.waitFor(async () => expect(await store.get('globex')).toBeUndefined(), { timeout: 5_000, interval: 20 });
+      expect(await store.get('acme')).toEqual(entry('tok_1'));
+    });
+
+    it('deletes an entry, and deleting a missing one is fine', async () => {
+      const store = open();
+      await store.set('acme', entry('tok_1'), 60_000);
+      await store.delete('acme');
+      expect(await store.get('acme')).toBeUndefined();
+      await expect(store.delete('never-was')).resolves.toBeUndefined();
+    });
+
+    it('keeps hostile group ids apart (colons, unicode, lone surrogates, very long)', async () => {
+      const store = open();
+      const ids = ['a', 'a:b', 'a:b:', ':a', 'group:a', '=a', '%003a', 'Zürich', 'Zu\u0308rich', '🦄', '\uD800', '\uDBFF', 'x'.repeat(100_000), `${'x'.repeat(100_000)}y`, ''];
+      await Promise.all(ids.map((id, index) => store.set(id, entry(`tok_${index}`), 60_000)));
+      const read = await Promise.all(ids.map((id) => store.get(id)));
+      expect(read.map((e) => e?.token)).toEqual(ids.map((_id, index) => `tok_${index}`));
+      expect(await raw.dbsize()).toBe(ids.length);
+      for (const key of await raw.keys('*')) {
+        expect(key.startsWith('embed:group:')).toBe(true);
+        expect(key.length).toBeLessThanOrEqual(200);
+      }
+    });
+
+    it.each([
+      ['plain text', 'tok_evil'],
+      ['invalid JSON', '{"v":1,"e":{"token":'],
+      ['a bare entry from another program', JSON.stringify(entry('tok_evil'))],
+      ['a wrong field type', JSON.stringify({ v: 1, e: { ...entry('tok_evil'), firstSeenAt: 'soon' } })],
+      ['a future format', JSON.stringify({ v: 2, e: entry('tok_evil') })],
+    ])('treats %s under the key as a miss', async (_name, value) => {
+      const store = open();
+      await raw.set(keys.group('acme'), value);
+      expect(await store.get('acme')).toBeUndefined();
+      await store.set('acme', entry('tok_good'), 60_000);
+      expect(await store.get('acme')).toEqual(entry('tok_good'));
+    });
+
+    it('treats a key of another type (a hash) as a miss and replaces it on set', async () => {
+      const store = open();
+      await raw.hset(keys.group('acme'), 'token', 'tok_evil');
+      expect(await store.get('acme')).toBeUndefined();
+      await store.set('acme', entry('tok_good'), 60_000);
+      expect(await store.get('acme')).toEqual(entry('tok_good'));
+    });
+
+    it('reads what another process wrote in the same format', async () => {
+      const store = open();
+      await raw.set(keys.group('acme'), encodeEntry(entry('tok_1')), 'PX', 60_000);
+      expect(await store.get('acme')).toEqual(entry('tok_1'));
+    });
+
+    it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100' as unknown as number])('refuses ttlMs %s', async (ttl) => {
+      const store = open();
+      await expect(store.set('acme', entry('tok_1'), ttl)).rejects.toThrow(TypeError);
+      await expect(store.tryLock('acme', ttl)).rejects.toThrow(TypeError);
+      await expect(store.hit('acme', ttl)).rejects.toThrow(TypeError);
+      expect(await raw.dbsize()).toBe(0);
+    });
+  });
+
+  describe('locks', () => {
+    it('is exclusive until released, across stores', async () => {
+      const a = open();
+      const b = open();
+      const lock = await a.tryLock('rotate:acme', 60_000);
+      expect(lock).toBeDefined();
+      expect(await a.tryLock('rotate:acme', 60_000)).toBeUndefined();
+      expect(await b.tryLock('rotate:acme', 60_000)).toBeUndefined();
+      expect(await b.tryLock('rotate:globex', 60_000)).toBeDefined();
+      await lock!.release();
+      expect(await b.tryLock('rotate:acme', 60_000)).toBeDefined();
+    });
+
+    it('gives a contended lock to exactly one of many concurrent callers in two stores', async () => {
+      const a = open();
+      const b = open();
+      const attempts = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).tryLock('fill:acme', 60_000)));
+      expect(attempts.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('expires on its own, so a crashed holder cannot block forever', async () => {
+      const a = open();
+      const b = open();
+      expect(await a.tryLock('rotate:acme', 30)).toBeDefined();
+      expect(await b.tryLock('rotate:acme', 60_000)).toBeUndefined();
+      await vi.waitFor(async () => expect(await b.tryLock('rotate:acme', 60_000)).toBeDefined(), { timeout: 5_000, interval: 20 });
+    });
+
+    it('does not delete the next owner’s lock when released after its own expired', async () => {
+      const a = open();
+      const b = open();
+      const stale = await a.tryLock('rotate:acme', 30);
+      expect(stale).toBeDefined();
+      let current: Awaited<ReturnType<RedisStore['tryLock']>>;
+      await vi.waitFor(
+        async () => {
+          current = await b.tryLock('rotate:acme', 60_000);
+          expect(current).toBeDefined();
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+      await stale!.release();
+      expect(await a.tryLock('rotate:acme', 60_000)).toBeUndefined();
+      await current!.release();
+      expect(await a.tryLock('rotate:acme', 60_000)).toBeDefined();
+    });
+
+    it('releases once: a second release does not free a lock someone else took since', async () => {
+      const a = open();
+      const lock = await a.tryLock('rotate:acme', 60_000);
+      await lock!.release();
+      const next = await a.tryLock('rotate:acme', 60_000);
+      await lock!.release();
+      expect(await a.tryLock('rotate:acme', 60_000)).toBeUndefined();
+      await next!.release();
+    });
+
+    it('keeps lock names apart from group entries with the same name', async () => {
+      const store = open();
+      await store.set('acme', entry('tok_1'), 60_000);
+      const lock = await store.tryLock('acme', 60_000);
+      expect(lock).toBeDefined();
+      expect(await store.get('acme')).toEqual(entry('tok_1'));
+      await lock!.release();
+      expect(await store.get('acme')).toEqual(entry('tok_1'));
+    });
+  });
+
+  describe('hit windows', () => {
+    it('counts hits in a fixed window shared across stores', async () => {
+      const a = open();
+      const b = open();
+      const counts = [];
+      for (let i = 0; i < 5; i += 1) counts.push(await (i % 2 ? a : b).hit('rl:acme', 60_000));
+      expect(counts.map((c) => c.count)).toEqual([1, 2, 3, 4, 5]);
+      for (const c of counts) {
+        expect(c.resetInMs).toBeGreaterThan(0);
+        expect(c.resetInMs).toBeLessThanOrEqual(60_000);
+      }
+      // A fixed window: later hits do not push the reset out.
+      expect(counts[4]!.resetInMs).toBeLessThanOrEqual(counts[0]!.resetInMs);
+      expect((await a.hit('rl:globex', 60_000)).count).toBe(1);
+    });
+
+    it('counts every one of many concurrent hits exactly once', async () => {
+      const a = open();
+      const b = open();
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).hit('rl:burst', 60_000)));
+      expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    });
+
+    it('starts a new window after the old one ends', async () => {
+      const store = open();
+      expect((await store.hit('rl:acme', 50)).count).toBe(1);
+      expect((await store.hit('rl:acme', 50)).count).toBe(2);
+      await vi.waitFor(async () => expect(await raw.exists(keys.hit('rl:acme'))).toBe(0), { timeout: 5_000, interval: 20 });
+      expect((await store.hit('rl:acme', 50)).count).toBe(1);
+    });
+
+    it('gives a counter left without an expiry one, so it cannot count forever', async () => {
+      const store = open();
+      await raw.set(keys.hit('rl:acme'), '7');
+      const result = await store.hit('rl:acme', 60_000);
+      expect(result.count).toBe(8);
+      expect(await raw.pttl(keys.hit('rl:acme'))).toBeGreaterThan(0);
+    });
+
+    it('starts afresh over a value that is not a counter', async () => {
+      const store = open();
+      await raw.set(keys.hit('rl:acme'), 'not a number');
+      expect(await store.hit('rl:acme', 60_000)).toEqual({ count: 1, resetInMs: 60_000 });
+      await raw.del(keys.hit('rl:acme'));
+      await raw.rpush(keys.hit('rl:acme'), 'x');
+      expect((await store.hit('rl:acme', 60_000)).count).toBe(1);
+      expect((await store.hit('rl:acme', 60_000)).count).toBe(2);
+    });
+  });
+
+  describe('connection', () => {
+    it('pings and reports ready', async () => {
+      const store = open();
+      await expect(store.ping()).resolves.toBeUndefined();
+      expect(store.status).toBe('ready');
+    });
+
+    it('lets the first commands wait for the first connection instead of failing', async () => {
+      const store = open();
+      expect(store.status).toBe('connecting');
+      await expect(store.get('acme')).resolves.toBeUndefined();
+    });
+
+    it('rejects every method after close, and closes twice without harm', async () => {
+      const store = createRedisStore({ url: server.url });
+      await store.ping();
+      await store.close();
+      await store.close();
+      expect(store.status).toBe('down');
+      const error = await store.get('acme').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedisStoreError);
+      expect((error as RedisStoreError).code).toBe('closed');
+      await expect(store.ping()).rejects.toThrow(RedisStoreError);
+    });
+
+    it('uses an injected client and leaves it open on close', async () => {
+      const client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+      try {
+        const store = createRedisStore({ url: 'redis://unused.invalid:1', client });
+        await store.set('acme', entry('tok_1'), 60_000);
+        expect(await raw.exists(keys.group('acme'))).toBe(1);
+        await store.close();
+        expect(await client.ping()).toBe('PONG');
+      } finally {
+        client.disconnect();
+      }
+    });
+
+    it('connects a lazy injected client', async () => {
+      const client = new Redis(server.url, { lazyConnect: true, enableOfflineQueue: false });
+      try {
+        const store = createRedisStore({ url: server.url, client });
+        await expect(store.ping()).resolves.toBeUndefined();
+        await store.close();
+      } finally {
+        client.disconnect();
+      }
+    });
+  });
+});
+
+describe('createRedisStore options', () => {
+  it.each([
+    ['no URL', { url: undefined as unknown as string }],
+    ['a URL of another scheme', { url: 'http://127.0.0.1:6379' }],
+    ['a URL that is not one', { url: 'not a url' }],
+    ['a zero connect timeout', { url: 'redis://127.0.0.1:1', connectTimeoutMs: 0 }],
+    ['a negative command timeout', { url: 'redis://127.0.0.1:1', commandTimeoutMs: -5 }],
+    ['a non-numeric command timeout', { url: 'redis://127.0.0.1:1', commandTimeoutMs: '100' as unknown as number }],
+    ['a non-string prefix', { url: 'redis://127.0.0.1:1', keyPrefix: 5 as unknown as string }],
+    ['a huge prefix', { url: 'redis://127.0.0.1:1', keyPrefix: 'p'.repeat(10_000) }],
+  ])('refuses %s with a TypeError', (_name, options) => {
+    expect(() => createRedisStore(options)).toThrow(TypeError);
+  });
+
+  it('never puts the URL (and its password) into the error', () => {
+    const attempt = () => createRedisStore({ url: 'http://user:hunter2@127.0.0.1:6379' });
+    expect(attempt).toThrow(TypeError);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
+  it('fails fast and says down when nothing listens', { timeout: 10_000 }, async () => {
+    // Port 1 on loopback: refused at once.
+    const store = createRedisStore({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 500, commandTimeoutMs: 200 });
+    try {
+      const error = await store.get('acme').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedisStoreError);
+      expect((error as RedisStoreError).code).toBe('unavailable');
+      expect(store.status).toBe('down');
+      await expect(store.ping()).rejects.toThrow(RedisStoreError);
+      await expect(store.tryLock('l', 1_000)).rejects.toThrow(RedisStoreError);
+      await expect(store.hit('h', 1_000)).rejects.toThrow(RedisStoreError);
+      await expect(store.set('acme', entry('t'), 1_000)).rejects.toThrow(RedisStoreError);
+      await expect(store.delete('acme')).rejects.toThrow(RedisStoreError);
+    } finally {
+      await store.close();
+    }
+  });
+});

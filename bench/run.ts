@@ -1,0 +1,70 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeMachine } from './lib/machine.js';
+import { benchDir } from './lib/paths.js';
+import type { Row } from './lib/row.js';
+import { formatTable } from './lib/table.js';
+import { runSize, SIZE_BUDGET_BYTES } from './size/index.js';
+import { runThroughput } from './throughput/index.js';
+import { runUpstream } from './upstream/index.js';
+import { runBrowser } from './browser/index.js';
+
+/*
+ * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
+ * not judged; only the size budget fails the run). `--write-results` also writes
+ * bench/RESULTS.md. `--only size,throughput,upstream,browser` runs a subset.
+ */
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const writeResults = args.includes('--write-results');
+const onlyArg = args.find((arg) => arg.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
+const wanted = (name: string) => !only || only.has(name);
+
+const machine = describeMachine();
+const startedAt = performance.now();
+const rows: Row[] = [];
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+let withinBudget: boolean | undefined = true;
+if (wanted('size')) {
+  log('1. bundle sizes');
+  const size = await runSize();
+  rows.push(...size.rows);
+  withinBudget = size.withinBudget;
+}
+if (wanted('throughput')) {
+  log('2. BFF throughput');
+  rows.push(...(await runThroughput(quick)));
+}
+if (wanted('upstream')) {
+  log('3. upstream efficiency');
+  rows.push(...(await runUpstream(quick)));
+}
+if (wanted('browser')) {
+  log('4–5. time to dashboard and rotation in Chromium');
+  rows.push(...(await runBrowser(quick)));
+}
+
+const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+const table = formatTable(rows);
+const mode = quick ? 'quick (timings not judged)' : 'full';
+console.log(`\n${table}\n\nMode: ${mode}. Ran in ${seconds} s on ${machine}.`);
+
+if (writeResults) {
+  const text = `# Benchmark results\n\nThe last full run of \`npm run bench\` (mode: ${mode}), explained row by row in [README.md](README.md).\n\n${table}\n\nMachine: ${machine}. The whole bench took ${seconds} s.\n`;
+  writeFileSync(join(benchDir, 'RESULTS.md'), text);
+  log('wrote bench/RESULTS.md');
+}
+
+// In CI every piece and tool is installed, so a row that could not run is a broken bench.
+const strict = process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';
+const failures = rows.filter((row) => row.result === 'error' || (strict && row.result === 'n/a'));
+if (withinBudget === false) {
+  console.error(`bench: FAILED: our element with Lit inside is over the ${SIZE_BUDGET_BYTES}-byte gzip budget (row 1a).`);
+  process.exitCode = 1;
+}
+if (failures.length > 0) {
+  console.error(`bench: FAILED: row(s) ${failures.map((row) => row.id).join(', ')} ${strict ? 'did not run' : 'errored'}.`);
+  process.exitCode = 1;
+}

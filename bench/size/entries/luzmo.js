@@ -1,0 +1,2 @@
+// Luzmo's dashboard web component (Lit inside, like our standalone build).
+export { LuzmoEmbedDashboard } from '@luzmo/embed';

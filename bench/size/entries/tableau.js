@@ -1,0 +1,2 @@
+// Tableau's <tableau-viz> web component.
+export { TableauViz } from '@tableau/embedding-api';

@@ -1,0 +1,121 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { formatBytes, formatRatio } from '../lib/format.js';
+import { benchDir, repoDir } from '../lib/paths.js';
+import { NotAvailable, unavailableRows, type Row } from '../lib/row.js';
+import { ratio } from '../lib/stats.js';
+import { bundleSize } from './bundle.js';
+
+/** Ours with Lit inside must stay within this many gzipped bytes; enforced in quick mode too. */
+export const SIZE_BUDGET_BYTES = 10_240;
+
+interface Peer {
+  packageName: string;
+  entry: string;
+  /** A bare function with no component or API object: ours is not expected to undercut it. */
+  functionOnly: boolean;
+}
+
+const PEERS: readonly Peer[] = [
+  { packageName: '@superset-ui/embedded-sdk', entry: 'superset.js', functionOnly: true },
+  { packageName: '@looker/embed-sdk', entry: 'looker.js', functionOnly: false },
+  { packageName: '@luzmo/embed', entry: 'luzmo.js', functionOnly: false },
+  { packageName: '@tableau/embedding-api', entry: 'tableau.js', functionOnly: false },
+];
+
+const entryPath = (file: string) => join(benchDir, 'size', 'entries', file);
+
+const packageVersion = (name: string): string => {
+  const require = createRequire(join(repoDir, 'package.json'));
+  try {
+    return (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+  } catch {
+    return '?';
+  }
+};
+
+export interface SizeResult {
+  rows: Row[];
+  /** Whether ours with Lit inside is within budget; `undefined` when it could not be measured. */
+  withinBudget: boolean | undefined;
+}
+
+/** Row 1: minified + gzipped size of our element against the peer SDKs, one bundler for all. */
+export async function runSize(): Promise<SizeResult> {
+  const rows: Row[] = [];
+  let ours: { withLit: number; withoutLit: number } | undefined;
+  try {
+    const withLit = await bundleSize(entryPath('element.js'));
+    // A placeholder package would measure as a few bytes and pass every target.
+    if (!withLit.code.includes('customElements')) throw new NotAvailable('@embedded-dashboard/element is not built yet: its entry defines no custom element');
+    const withoutLit = await bundleSize(entryPath('element.js'), { externalLit: true });
+    ours = { withLit: withLit.gzip, withoutLit: withoutLit.gzip };
+    const within = withLit.gzip <= SIZE_BUDGET_BYTES;
+    rows.push({
+      id: '1a',
+      metric: 'bundle size gz: our element, Lit inside',
+      ours: formatBytes(withLit.gzip),
+      baseline: `budget ${formatBytes(SIZE_BUDGET_BYTES)}`,
+      ratio: formatRatio(ratio(withLit.gzip, SIZE_BUDGET_BYTES)),
+      target: '≤ 1.00× (enforced)',
+      result: within ? 'pass' : 'miss',
+    });
+    rows.push({
+      id: '1b',
+      metric: 'bundle size gz: our element, Lit external',
+      ours: formatBytes(withoutLit.gzip),
+      baseline: `Lit inside ${formatBytes(withLit.gzip)}`,
+      ratio: formatRatio(ratio(withoutLit.gzip, withLit.gzip)),
+      target: '',
+      result: 'info',
+    });
+    const shipped = shippedStandalone();
+    if (shipped) {
+      rows.push({
+        id: '1c',
+        metric: `shipped standalone file gz (${shipped.file})`,
+        ours: formatBytes(shipped.gzip),
+        baseline: `bench build ${formatBytes(withLit.gzip)}`,
+        ratio: formatRatio(ratio(shipped.gzip, withLit.gzip)),
+        target: '',
+        result: 'info',
+      });
+    }
+  } catch (error) {
+    rows.push(...unavailableRows([['1a', 'bundle size gz: our element, Lit inside'], ['1b', 'bundle size gz: our element, Lit external']], error));
+  }
+
+  let index = 0;
+  for (const peer of PEERS) {
+    const id = `1${String.fromCharCode('d'.charCodeAt(0) + index++)}`;
+    const metric = `bundle size gz: ours (Lit inside) vs ${peer.packageName} ${packageVersion(peer.packageName)}`;
+    try {
+      const size = await bundleSize(entryPath(peer.entry));
+      const r = ours ? ratio(ours.withLit, size.gzip) : Number.NaN;
+      rows.push({
+        id,
+        metric,
+        ours: ours ? formatBytes(ours.withLit) : 'n/a (element not measured)',
+        baseline: formatBytes(size.gzip),
+        ratio: formatRatio(r),
+        target: peer.functionOnly ? 'none (function only)' : '< 1.00×',
+        result: peer.functionOnly || !ours ? 'info' : r < 1 ? 'pass' : 'miss',
+      });
+    } catch (error) {
+      rows.push(...unavailableRows([[id, metric]], error));
+    }
+  }
+  return { rows, withinBudget: ours ? ours.withLit <= SIZE_BUDGET_BYTES : undefined };
+}
+
+/** The element package's own prebuilt standalone bundle (Lit inside), when its build made one. */
+function shippedStandalone(): { file: string; gzip: number } | undefined {
+  const dir = join(repoDir, 'packages', 'element', 'dist', 'standalone');
+  if (!existsSync(dir)) return undefined;
+  const scripts = readdirSync(dir).filter((name) => name.endsWith('.js')).sort((a, b) => Number(b.includes('.min.')) - Number(a.includes('.min.')));
+  const file = scripts[0];
+  if (!file) return undefined;
+  return { file: `standalone/${file}`, gzip: gzipSync(readFileSync(join(dir, file)), { level: 9 }).length };
+}

@@ -1,0 +1,6 @@
+import type { Row } from '../lib/row.js';
+
+export async function runUpstream(quick: boolean): Promise<Row[]> {
+  void quick;
+  return [];
+}

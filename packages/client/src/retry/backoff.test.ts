@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { backoffDelay, parseRetryAfter } from './backoff.js';
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2030-01-01T00:00:00Z');
+  it.each([
+    ['0', 0],
+    ['5', 5000],
+    [' 12 ', 12_000],
+    ['Tue, 01 Jan 2030 00:00:30 GMT', 30_000],
+    ['Mon, 31 Dec 2029 23:59:00 GMT', 0],
+  ])('reads %j as %i ms', (value, ms) => {
+    expect(parseRetryAfter(value, now)).toBe(ms);
+  });
+
+  it.each([undefined, '', '-1', '1.5', 'soon', '1e3', '2030-01-01', 'Tue, 01 Jan 2030 00:00:30 PST', '999999999', 'Tue, 01 Jan 2031 00:00:00 GMT'])(
+    'ignores %j',
+    (value) => {
+      expect(parseRetryAfter(value, now)).toBeUndefined();
+    },
+  );
+});
+
+describe('backoffDelay', () => {
+  it('doubles the ceiling per retry up to maxMs', () => {
+    const top = () => 0.999_999;
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelay(n, 100, 1000, top))).toEqual([99, 199, 399, 799, 999]);
+  });
+
+  it('is full jitter: random 0 waits nothing', () => {
+    expect(backoffDelay(3, 100, 1000, () => 0)).toBe(0);
+  });
+
+  it.each([Number.NaN, -1, 2, Number.POSITIVE_INFINITY])('survives a broken random returning %s', (r) => {
+    const delay = backoffDelay(2, 100, 1000, () => r);
+    expect(delay).toBeGreaterThanOrEqual(0);
+    expect(delay).toBeLessThanOrEqual(200);
+  });
+
+  it('does not overflow for huge retry counts', () => {
+    expect(backoffDelay(10_000, 100, 5000, () => 0.5)).toBe(2500);
+  });
+});

@@ -1,0 +1,290 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DashboardMessage } from '@embedded-dashboard/protocol';
+import { buildDashboardData } from '../sample-data/build-data.js';
+import type { DashboardGroupView } from '../options.js';
+import { runDashboardPage, type PageConfig, type PageEnvironment, type PageLibrary } from './controller.js';
+import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
+import { pageParseHostMessage } from './parse-host-message.js';
+import { renderDashboard } from './render.js';
+
+const HOST = 'http://localhost:5174';
+const acme: DashboardGroupView = { name: 'Acme Corp', providedId: 'acme', environment: 'Customer', properties: { region: 'EU', seats: 42, rows: 3 } };
+const lib: PageLibrary = { parseHostMessage: pageParseHostMessage, matchesOrigin, resolveParentOrigin, renderDashboard };
+const config: PageConfig = {
+  dashboardId: 'sales-overview',
+  dataUrl: '../iframe-data/sales-overview',
+  embedOrigins: ['http://localhost:*'],
+  dataRefreshMs: 1000,
+  minHeight: 1,
+  maxHeight: 20_000,
+  defaultDetailRows: 8,
+  maxDetailRows: 50,
+};
+
+interface Harness {
+  posted: Array<{ message: DashboardMessage; targetOrigin: string }>;
+  parent: { postMessage(message: unknown, targetOrigin: string): void };
+  requests: string[];
+  /** Token -> group; a token missing here answers 401. */
+  groups: Map<string, DashboardGroupView | 'network-error'>;
+  height: number;
+  resize(): void;
+  tick(): void;
+  send(data: unknown, origin?: string, source?: unknown): void;
+  events(): string[];
+}
+
+function boot(overrides: Partial<PageEnvironment> = {}, search = ''): Harness {
+  document.body.innerHTML = '<main id="app"><div id="dashboard"></div><span id="status"></span></main>';
+  document.body.dataset.state = 'loading';
+  let onResize = () => {};
+  let onTick = () => {};
+  const harness: Harness = {
+    posted: [],
+    parent: { postMessage: (message, targetOrigin) => harness.posted.push({ message: message as DashboardMessage, targetOrigin }) },
+    requests: [],
+    groups: new Map([['tok-1', acme]]),
+    height: 500,
+    resize: () => onResize(),
+    tick: () => onTick(),
+    send: (data, origin = HOST, source = harness.parent) => {
+      window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as never }));
+    },
+    events: () => harness.posted.map((p) => p.message.event),
+  };
+  const env: PageEnvironment = {
+    window: window as unknown as Window,
+    parent: harness.parent,
+    originClues: { ancestorOrigin: HOST, queryOrigin: null, referrer: '' },
+    search,
+    fetch: async (url, init) => {
+      const token = new Headers(init.headers).get('Authorization')?.replace('Bearer ', '') ?? '';
+      harness.requests.push(token);
+      const group = harness.groups.get(token);
+      if (group === 'network-error') throw new TypeError('network down');
+      if (!group) return new Response('{}', { status: 401 });
+      return new Response(JSON.stringify(buildDashboardData('sales-overview', group)), { status: 200 });
+    },
+    now: () => 123.4,
+    measureHeight: () => harness.height,
+    observeResize: (_, callback) => {
+      onResize = callback;
+    },
+    every: (ms, tick) => {
+      expect(ms).toBe(config.dataRefreshMs);
+      onTick = tick;
+    },
+    ...overrides,
+  };
+  runDashboardPage(config, env, lib);
+  return harness;
+}
+
+const state = () => document.body.dataset.state;
+const groupName = () => document.querySelector('[data-testid="group-name"]')?.textContent;
+const whenState = (expected: string) => vi.waitFor(() => expect(state()).toBe(expected));
+
+async function loaded(h: Harness) {
+  h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
+  await whenState('ready');
+  await vi.waitFor(() => expect(h.events()).toContain('dashboardLoaded'));
+}
+
+beforeEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('dashboard page', () => {
+  it('asks for a token, with the exact parent origin, as soon as it starts', () => {
+    const h = boot();
+    expect(h.posted).toEqual([{ message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview' } }, targetOrigin: HOST }]);
+    expect(state()).toBe('loading');
+  });
+
+  it('stays silent and blocked when the embedding origin is not allowed', () => {
+    const h = boot({ originClues: { ancestorOrigin: 'https://evil.com', queryOrigin: HOST, referrer: '' } });
+    expect(h.posted).toEqual([]);
+    expect(state()).toBe('blocked');
+  });
+
+  it('loads on the first updateToken and reports dashboardLoaded with its height', async () => {
+    const h = boot();
+    await loaded(h);
+    expect(h.requests).toEqual(['tok-1']);
+    expect(groupName()).toBe('Acme Corp');
+    expect(document.body.dataset.tokenGeneration).toBe('1');
+    expect(h.posted.at(-1)).toEqual({
+      message: { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 500, loadTime: 123 } },
+      targetOrigin: HOST,
+    });
+    expect(document.querySelector('[data-testid="environment"]')?.textContent).toBe('Customer');
+    expect(document.body.innerHTML).not.toContain('tok-1');
+  });
+
+  it.each([
+    ['another origin', 'https://evil.com', undefined],
+    ['another window', HOST, {}],
+  ])('ignores a token from %s', async (_, origin, source) => {
+    const h = boot();
+    h.send({ event: 'updateToken', detail: { token: 'tok-1' } }, origin, source ?? h.parent);
+    h.send({ event: 'updateToken', detail: { token: '' } });
+    h.send('updateToken');
+    await Promise.resolve();
+    expect(h.requests).toEqual([]);
+    expect(document.body.dataset.tokenGeneration).toBe('0');
+  });
+
+  it('takes a token from ?token= without waiting for a message', async () => {
+    const h = boot({}, '?token=tok-1');
+    await whenState('ready');
+    expect(h.requests).toEqual(['tok-1']);
+  });
+
+  it('swaps the token in place: no blank content while the new token loads', async () => {
+    const h = boot();
+    await loaded(h);
+    const heading = document.querySelector('[data-testid="group-name"]');
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateToken', detail: { token: 'tok-2' } });
+    expect(document.body.dataset.tokenGeneration).toBe('2');
+    expect(groupName()).toBe('Acme Corp');
+    expect(heading?.isConnected).toBe(true);
+    await vi.waitFor(() => expect(h.requests).toEqual(['tok-1', 'tok-2']));
+    await whenState('ready');
+    expect(h.events().filter((e) => e === 'dashboardLoaded')).toHaveLength(1);
+  });
+
+  it('says tokenExpired once per token, keeps the content, and recovers on a new token', async () => {
+    const h = boot();
+    await loaded(h);
+    h.groups.delete('tok-1');
+    h.tick();
+    await whenState('expired');
+    h.tick();
+    h.tick();
+    await Promise.resolve();
+    expect(h.events().filter((e) => e === 'tokenExpired')).toHaveLength(1);
+    expect(h.requests).toEqual(['tok-1', 'tok-1']);
+    expect(groupName()).toBe('Acme Corp');
+    h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
+    expect(h.requests).toHaveLength(2);
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateToken', detail: { token: 'tok-2' } });
+    await whenState('ready');
+    h.tick();
+    await vi.waitFor(() => expect(h.requests).toEqual(['tok-1', 'tok-1', 'tok-2', 'tok-2']));
+  });
+
+  it('reports an expired first token too', async () => {
+    const h = boot();
+    h.send({ event: 'updateToken', detail: { token: 'tok-dead' } });
+    // A refresh while the first request is still out: two refusals, still one message.
+    h.tick();
+    await whenState('expired');
+    await vi.waitFor(() => expect(h.requests).toEqual(['tok-dead', 'tok-dead']));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(h.events().filter((e) => e === 'tokenExpired')).toHaveLength(1);
+    expect(h.posted.at(-1)).toEqual({ message: { event: 'tokenExpired', detail: { dashboardId: 'sales-overview' } }, targetOrigin: HOST });
+  });
+
+  it('ignores the answer for a token that was swapped out while it was in flight', async () => {
+    let release: (r: Response) => void = () => {};
+    const calls: string[] = [];
+    const h = boot({
+      fetch: (_, init) => {
+        const token = new Headers(init.headers).get('Authorization') ?? '';
+        calls.push(token);
+        if (token === 'Bearer tok-old') return new Promise<Response>((resolve) => (release = resolve));
+        return Promise.resolve(new Response(JSON.stringify(buildDashboardData('sales-overview', acme)), { status: 200 }));
+      },
+    });
+    h.send({ event: 'updateToken', detail: { token: 'tok-old' } });
+    h.send({ event: 'updateToken', detail: { token: 'tok-new' } });
+    await whenState('ready');
+    release(new Response('{}', { status: 401 }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(state()).toBe('ready');
+    expect(h.events()).not.toContain('tokenExpired');
+  });
+
+  it('keeps the content when a refresh fails on the network, and shows an error before any content', async () => {
+    const h = boot();
+    h.groups.set('tok-1', 'network-error');
+    h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
+    await whenState('error');
+    h.groups.set('tok-1', acme);
+    h.tick();
+    await whenState('ready');
+    h.groups.set('tok-1', 'network-error');
+    h.tick();
+    await vi.waitFor(() => expect(h.requests).toHaveLength(3));
+    await Promise.resolve();
+    expect(state()).toBe('ready');
+    expect(groupName()).toBe('Acme Corp');
+  });
+
+  it('merges updateVariables and shows them', async () => {
+    const h = boot();
+    h.send({ event: 'updateVariables', detail: { variables: { region: 'US', tier: 'gold' } } });
+    await loaded(h);
+    const value = (name: string) => document.querySelector<HTMLInputElement>(`[data-var="${name}"] input`)?.value;
+    expect(value('region')).toBe('US');
+    expect(value('tier')).toBe('gold');
+    expect(value('seats')).toBe('42');
+    h.send({ event: 'updateVariables', detail: { variables: { seats: 7 } } });
+    expect(value('seats')).toBe('7');
+    expect(value('region')).toBe('US');
+  });
+
+  it('posts variableUpdated with a value of the variable’s type when the user edits one', async () => {
+    const h = boot();
+    await loaded(h);
+    const input = document.querySelector<HTMLInputElement>('[data-var="seats"] input');
+    if (!input) throw new Error('no seats input');
+    input.value = '50';
+    input.dispatchEvent(new Event('change'));
+    expect(h.posted.at(-1)).toEqual({ message: { event: 'variableUpdated', detail: { varName: 'seats', newValue: 50 } }, targetOrigin: HOST });
+    const region = document.querySelector<HTMLInputElement>('[data-var="region"] input');
+    if (!region) throw new Error('no region input');
+    region.value = 'APAC';
+    region.dispatchEvent(new Event('change'));
+    expect(h.posted.at(-1)?.message).toEqual({ event: 'variableUpdated', detail: { varName: 'region', newValue: 'APAC' } });
+  });
+
+  it('reports growing and shrinking heights once each, clamped, after the toggle', async () => {
+    const h = boot();
+    await loaded(h);
+    const toggle = document.querySelector<HTMLButtonElement>('[data-testid="toggle-details"]');
+    if (!toggle) throw new Error('no toggle');
+    h.height = 820.2;
+    toggle.click();
+    expect(document.querySelector('[data-testid="details-panel"]')?.hasAttribute('hidden')).toBe(false);
+    expect(document.querySelectorAll('[data-testid="details-panel"] tbody tr')).toHaveLength(3);
+    h.resize();
+    h.height = 500;
+    document.querySelector<HTMLButtonElement>('[data-testid="toggle-details"]')?.click();
+    h.height = 99_999;
+    h.resize();
+    h.resize();
+    const heights = h.posted.filter((p) => p.message.event === 'dashboardResized').map((p) => p.message.detail);
+    expect(heights).toEqual([{ dashboardHeight: 821 }, { dashboardHeight: 500 }, { dashboardHeight: 20_000 }]);
+  });
+
+  it('renders hostile names, property names and values as text', async () => {
+    const h = boot();
+    h.groups.set('tok-evil', {
+      name: '<script>alert(1)</script>',
+      providedId: 'evil',
+      environment: 'Testing',
+      properties: { '<img src=x onerror=alert(2)>': '"><script>alert(3)</script>' },
+    });
+    h.send({ event: 'updateToken', detail: { token: 'tok-evil' } });
+    await whenState('ready');
+    expect(groupName()).toBe('<script>alert(1)</script>');
+    const root = document.getElementById('dashboard');
+    expect(root?.querySelectorAll('script, img')).toHaveLength(0);
+    expect(root?.querySelector('.chip-name')?.textContent).toBe('<img src=x onerror=alert(2)>');
+    expect(root?.querySelector<HTMLInputElement>('.chip-input')?.value).toBe('"><script>alert(3)</script>');
+  });
+});

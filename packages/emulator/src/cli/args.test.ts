@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs } from './args.js';
+
+describe('parseArgs', () => {
+  it('defaults to starting with admin off', () => {
+    expect(parseArgs([])).toEqual({ command: { kind: 'start', options: { admin: false } }, problems: [] });
+  });
+
+  it('reads every flag, in both --flag value and --flag=value forms', () => {
+    const { command, problems } = parseArgs([
+      '--port', '0', '--host=0.0.0.0', '--api-key', 'k1:Customer', '--api-key=k:2:Testing', '--data', 'x.json',
+      '--token-ttl', '60', '--rotation-grace=5', '--embed-origin', 'http://localhost:*', '--embed-origin', 'https://app.example.com', '--admin',
+    ]);
+    expect(problems).toEqual([]);
+    expect(command).toEqual({
+      kind: 'start',
+      options: {
+        admin: true,
+        port: 0,
+        host: '0.0.0.0',
+        apiKeys: [{ token: 'k1', environment: 'Customer' }, { token: 'k:2', environment: 'Testing' }],
+        dataFile: 'x.json',
+        tokenTtlSeconds: 60,
+        rotationGraceSeconds: 5,
+        embedOrigins: ['http://localhost:*', 'https://app.example.com'],
+      },
+    });
+  });
+
+  it('answers help before anything else', () => {
+    expect(parseArgs(['--port', 'x', '--help']).command).toEqual({ kind: 'help' });
+  });
+
+  it('collects one line per problem', () => {
+    const { command, problems } = parseArgs([
+      '--port', '99999', '--token-ttl', '-1', '--rotation-grace', '1.5', '--api-key', 'nokind', '--api-key', 'k:Prod', '--api-key', ':Customer',
+      '--embed-origin', 'localhost', '--bogus', '--data', '--admin=yes', '--host',
+    ]);
+    expect(command).toBeUndefined();
+    expect(problems).toEqual([
+      expect.stringContaining('unknown argument "--bogus"'),
+      '--data needs a value',
+      '--admin takes no value',
+      '--host needs a value',
+      expect.stringContaining('--port must be an integer from 0 to 65535'),
+      expect.stringContaining('--token-ttl must be an integer'),
+      expect.stringContaining('--rotation-grace must be an integer'),
+      expect.stringContaining('--api-key must be TOKEN:ENV'),
+      expect.stringContaining('--api-key must be TOKEN:ENV'),
+      expect.stringContaining('--api-key must be TOKEN:ENV'),
+      expect.stringContaining('--embed-origin must be an origin'),
+    ]);
+  });
+
+  it('refuses repeated single flags and repeated keys', () => {
+    expect(parseArgs(['--port', '1', '--port', '2']).problems).toEqual(['--port given more than once']);
+    expect(parseArgs(['--api-key', 'k:Customer', '--api-key', 'k:Testing']).problems).toEqual(['--api-key repeats a TOKEN']);
+  });
+});

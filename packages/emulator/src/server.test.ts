@@ -1,0 +1,117 @@
+import { request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from './server.js';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** node:http, because fetch refuses to send a GET with a body. */
+function send(url: string, method: string, body: string | Buffer | undefined, options: { chunked?: boolean; agent?: Agent; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { Authorization: 'Token dev-customer-key', 'Content-Type': 'application/json', ...options.headers };
+    if (body !== undefined && !options.chunked) headers['Content-Length'] = String(Buffer.byteLength(body));
+    // Node does not chunk a GET by default; without this the body would be sent unframed.
+    if (options.chunked) headers['Transfer-Encoding'] = 'chunked';
+    const req = httpRequest(`${url}/api/user`, { method, headers, agent: options.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined && options.chunked) {
+      const text = Buffer.from(body);
+      const half = Math.floor(text.length / 2);
+      req.write(text.subarray(0, half));
+      setTimeout(() => req.end(text.subarray(half)), 5);
+    } else req.end(body);
+  });
+}
+
+const acme = JSON.stringify({ name: 'Acme', user_group_id: 'acme', mapping: { sales: 'ds' }, properties: { region: 'EU' } });
+
+let running: RunningEmulator | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+describe('startEmulator on a real socket', () => {
+  it('reads the GET body from the raw Node request', async () => {
+    running = await startEmulator({ port: 0 });
+    expect(running.url).toBe(`http://127.0.0.1:${running.port}`);
+    const first = await send(running.url, 'GET', acme);
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.body)).toMatchObject({ success: 1, new_user_group: true, user_group: { name: 'Acme', provided_id: 'acme', properties: { region: 'EU' } } });
+    const second = await send(running.url, 'GET', acme);
+    expect(JSON.parse(second.body).new_user_group).toBe(false);
+  });
+
+  it('reads a chunked GET body, and PUT and POST bodies, over one keep-alive connection', async () => {
+    running = await startEmulator({ port: 0 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const created = JSON.parse((await send(running.url, 'GET', acme, { chunked: true, agent })).body);
+      expect(created.new_user_group).toBe(true);
+      const updated = await send(running.url, 'PUT', JSON.stringify({ name: 'Acme 2', user_group_id: 'acme' }), { agent });
+      expect(JSON.parse(updated.body).user_group.name).toBe('Acme 2');
+      const rotated = await send(running.url, 'POST', JSON.stringify({ current_token: created.user_group.token }), { agent });
+      expect(JSON.parse(rotated.body).user_group.token).not.toBe(created.user_group.token);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('answers a GET without a body with 400 bad_json', async () => {
+    running = await startEmulator({ port: 0 });
+    const response = await send(running.url, 'GET', undefined);
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).error.code).toBe('bad_json');
+  });
+
+  it('answers 413 to an oversized GET body, declared or chunked, and closes the connection', async () => {
+    running = await startEmulator({ port: 0, maxBodyBytes: 1024 });
+    const big = JSON.stringify({ name: 'A', user_group_id: 'a', properties: { blob: 'x'.repeat(5000) } });
+    const declared = await send(running.url, 'GET', big);
+    expect(declared.status).toBe(413);
+    expect(declared.headers.connection).toBe('close');
+    const chunked = await send(running.url, 'GET', big, { chunked: true });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body).error.code).toBe('payload_too_large');
+    expect(running.emulator.stats().groups).toBe(0);
+  });
+
+  it('answers non-UTF-8 GET bytes with 400', async () => {
+    running = await startEmulator({ port: 0 });
+    const response = await send(running.url, 'GET', Buffer.from([0x7b, 0xc3, 0x28, 0x7d]));
+    expect(response.status).toBe(400);
+  });
+
+  it('drops the connection without an answer when the drop fault fires', async () => {
+    running = await startEmulator({ port: 0, faults: { dropRate: 1 } });
+    await expect(send(running.url, 'GET', acme)).rejects.toThrow(/socket hang up|ECONNRESET/);
+    // The operation happened before the answer was lost.
+    expect(running.emulator.stats().groups).toBe(1);
+  });
+
+  it('survives a client that disconnects in the middle of a GET body', async () => {
+    running = await startEmulator({ port: 0 });
+    const socket = connect(running.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('GET /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.destroy();
+    const after = await send(running.url, 'GET', acme);
+    expect(after.status).toBe(200);
+  });
+
+  it('rejects a bad port and a port already in use', async () => {
+    await expect(startEmulator({ port: 70_000 })).rejects.toThrow(TypeError);
+    running = await startEmulator({ port: 0 });
+    await expect(startEmulator({ port: running.port })).rejects.toThrow(/EADDRINUSE/);
+  });
+});

@@ -8,6 +8,10 @@ const MAX_RETRY_AFTER_MS = 86_400_000;
 /**
  * Parses `Retry-After` (delay-seconds or an HTTP date) into milliseconds from `now`;
  * `undefined` when absent or unparseable. A date in the past means "now" (0).
+ *
+ * @example
+ * parseRetryAfter('3', Date.now()); // 3000
+ * parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('2015-10-21T07:27:58Z')); // 2000
  */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
@@ -27,6 +31,9 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 /**
  * Full jitter: a uniformly random delay in [0, min(maxMs, baseMs · 2^(retry-1))).
  * `retry` counts from 1 (the wait before the second attempt).
+ *
+ * @example
+ * backoffDelay(3, 200, 5_000, Math.random); // somewhere in [0, 800)
  */
 export function backoffDelay(retry: number, baseMs: number, maxMs: number, random: () => number): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(retry - 1, 30));

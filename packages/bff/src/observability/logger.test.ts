@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createJsonLogger, describeError, redactLine } from './logger.js';
+
+describe('createJsonLogger', () => {
+  it('writes one JSON line with time, level, message and fields', () => {
+    const lines: string[] = [];
+    const logger = createJsonLogger({ write: (l) => lines.push(l), now: () => 0 });
+    logger.info('hello', { status: 200 });
+    expect(JSON.parse(lines[0]!)).toEqual({ time: '1970-01-01T00:00:00.000Z', level: 'info', msg: 'hello', status: 200 });
+  });
+
+  it('drops lines below its level', () => {
+    const lines: string[] = [];
+    const logger = createJsonLogger({ write: (l) => lines.push(l), level: 'warn' });
+    logger.info('no');
+    logger.warn('yes');
+    logger.error('yes');
+    expect(lines).toHaveLength(2);
+  });
+
+  it('replaces every known secret wherever it appears', () => {
+    const lines: string[] = [];
+    const logger = createJsonLogger({ write: (l) => lines.push(l), secrets: ['sekrit-api-token-123'] });
+    logger.error('failed with sekrit-api-token-123', { header: 'Token sekrit-api-token-123', nested: { x: 'sekrit-api-token-123' } });
+    expect(lines[0]).not.toContain('sekrit-api-token-123');
+    expect(lines[0]).toContain('[redacted]');
+  });
+
+  it('survives fields that cannot be serialised', () => {
+    const lines: string[] = [];
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    createJsonLogger({ write: (l) => lines.push(l) }).error('x', { cyclic });
+    expect(JSON.parse(lines[0]!).logError).toBe('unserialisable fields');
+  });
+});
+
+describe('redactLine', () => {
+  it('redacts anything shaped like a JWT', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    expect(redactLine(`bearer ${jwt} end`, [])).toBe('bearer [redacted-jwt] end');
+  });
+});
+
+describe('describeError', () => {
+  it('keeps name, code, status and causes', () => {
+    const cause = Object.assign(new Error('inner'), { code: 'timeout', status: 504 });
+    expect(describeError(new Error('outer', { cause }))).toEqual({
+      name: 'Error',
+      message: 'outer',
+      cause: { name: 'Error', message: 'inner', code: 'timeout', status: 504 },
+    });
+  });
+});

@@ -1,0 +1,85 @@
+/** Fields of one structured log line. Values must be JSON-serialisable. */
+export type LogFields = Record<string, unknown>;
+
+/** The BFF's logger: one JSON object per line. */
+export interface BffLogger {
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
+
+export interface JsonLoggerOptions {
+  /** Receives each finished line (no trailing newline). Default `console.log`. */
+  write?: (line: string) => void;
+  /** Lines below this level are dropped. Default `info`. */
+  level?: LogLevel;
+  /** Known secrets: every occurrence in a line is replaced, whatever field carried it. */
+  secrets?: readonly string[];
+  /** Clock, epoch ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+const LEVELS: Record<LogLevel, number> = { info: 10, warn: 20, error: 30, silent: 100 };
+
+// Compact JWS/JWT shape: three base64url parts, the first a JSON header ("eyJ…").
+const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * Removes secrets from a finished log line: every known secret, and anything shaped like a
+ * JWT. It is a safety net under code that already never logs tokens, so a mistake upstream
+ * (an error message quoting a header, say) still cannot leak them.
+ */
+export function redactLine(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const secret of secrets) {
+    if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+  }
+  return out.replace(JWT_PATTERN, '[redacted-jwt]');
+}
+
+/**
+ * A logger that writes one JSON line per call with `time`, `level` and `msg`, redacted.
+ *
+ * @example
+ * ```ts
+ * const lines: string[] = [];
+ * const logger = createJsonLogger({ write: (line) => lines.push(line), secrets: [apiToken] });
+ * ```
+ */
+export function createJsonLogger(options: JsonLoggerOptions = {}): BffLogger {
+  const write = options.write ?? ((line: string) => console.log(line));
+  const threshold = LEVELS[options.level ?? 'info'];
+  // Secrets shorter than a few characters would redact ordinary words; config validation refuses them.
+  const secrets = (options.secrets ?? []).filter((s) => s.length >= MIN_SECRET_LENGTH);
+  const now = options.now ?? Date.now;
+  const emit = (level: Exclude<LogLevel, 'silent'>, message: string, fields?: LogFields) => {
+    if (LEVELS[level] < threshold) return;
+    let line: string;
+    try {
+      line = JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields });
+    } catch {
+      line = JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, logError: 'unserialisable fields' });
+    }
+    write(redactLine(line, secrets));
+  };
+  return {
+    info: (message, fields) => emit('info', message, fields),
+    warn: (message, fields) => emit('warn', message, fields),
+    error: (message, fields) => emit('error', message, fields),
+  };
+}
+
+/** Describes an error for a log line: name, code, message, and the chain of causes (bounded). */
+export function describeError(error: unknown, depth = 0): LogFields {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const described: LogFields = { name: error.name, message: error.message };
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') described.code = code;
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number') described.status = status;
+  if (error.cause !== undefined && depth < 3) described.cause = describeError(error.cause, depth + 1);
+  return described;
+}

@@ -1,0 +1,59 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The BFF's Prometheus metrics, on a registry of their own (never prom-client's global one). */
+export interface BffMetrics {
+  registry: Registry;
+  /** Token route requests by `route` (`token` | `rotate`) and `outcome` (`ok` or an error code). */
+  tokenRequests: Counter<'route' | 'outcome'>;
+  /** Group entry lookups by `result` (`hit` | `miss`). */
+  cacheLookups: Counter<'result'>;
+  /** Vendor calls by `op` (`getOrCreate` | `update` | `rotate`) and `outcome` (`ok` or the client's error code). */
+  upstreamCalls: Counter<'op' | 'outcome'>;
+  upstreamDuration: Histogram<'op'>;
+  /** Rotation requests by `result` (`rotated` | `current` | `throttled` | `recovered`). */
+  rotations: Counter<'result'>;
+  /** Store operations that failed, by `op`; the BFF went straight to the vendor. */
+  storeFailures: Counter<'op'>;
+  /** 1 while the store is failing, else 0. */
+  storeDegraded: Gauge;
+}
+
+export interface BffMetricsOptions {
+  /** Registry to register on. Default: a new `Registry`. */
+  registry?: Registry;
+  /** Metric name prefix. Default `embed_bff_`. */
+  prefix?: string;
+}
+
+/**
+ * Creates the BFF's metrics. Pass the same object to `createEmbedRoutes` and expose
+ * `metrics.registry` yourself when you do not use `createBffApp`'s `/metrics`.
+ *
+ * @example
+ * ```ts
+ * const metrics = createBffMetrics();
+ * app.route('/embed', createEmbedRoutes({ ...options, metrics }));
+ * app.get('/metrics', async (c) => c.text(await metrics.registry.metrics()));
+ * ```
+ */
+export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
+  const registry = options.registry ?? new Registry();
+  const p = options.prefix ?? 'embed_bff_';
+  const registers = [registry];
+  return {
+    registry,
+    tokenRequests: new Counter({ name: `${p}token_requests_total`, help: 'Token route requests by route and outcome', labelNames: ['route', 'outcome'], registers }),
+    cacheLookups: new Counter({ name: `${p}cache_lookups_total`, help: 'Group entry lookups by result', labelNames: ['result'], registers }),
+    upstreamCalls: new Counter({ name: `${p}upstream_calls_total`, help: 'Vendor API calls by operation and outcome', labelNames: ['op', 'outcome'], registers }),
+    upstreamDuration: new Histogram({
+      name: `${p}upstream_duration_seconds`,
+      help: 'Vendor API call latency by operation',
+      labelNames: ['op'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    rotations: new Counter({ name: `${p}rotations_total`, help: 'Rotation requests by result', labelNames: ['result'], registers }),
+    storeFailures: new Counter({ name: `${p}store_failures_total`, help: 'Store operations that failed (degraded mode)', labelNames: ['op'], registers }),
+    storeDegraded: new Gauge({ name: `${p}store_degraded`, help: '1 while the store is failing', registers }),
+  };
+}

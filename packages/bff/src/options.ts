@@ -1,0 +1,68 @@
+import type { Environment } from '@embedded-dashboard/protocol';
+import type { BffLogger } from './observability/logger.js';
+import type { BffMetrics } from './observability/metrics.js';
+import type { IdentifyFunction } from './session/identity.js';
+import type { SessionOptions } from './session/session-verifier.js';
+import type { TokenStore } from './store/types.js';
+import type { UserGroupUpstream } from './tokens/upstream.js';
+
+/** At most `limit` requests per session in each fixed window of `windowSeconds`. */
+export interface RateLimitRule {
+  limit: number;
+  windowSeconds: number;
+}
+
+/**
+ * Options of `createEmbedRoutes` and `createBffApp`. Only `upstream` and one of `session` or
+ * `identify` are required.
+ */
+export interface BffOptions {
+  /** The vendor API: a `UserGroupClient` from `@embedded-dashboard/client`, or any object of that shape. */
+  upstream: UserGroupUpstream;
+  /** Session-JWT verification. Required unless `identify` is given. */
+  session?: SessionOptions;
+  /** Your own way to find the caller's group; replaces `session`. */
+  identify?: IdentifyFunction;
+  /** Where entries, locks and rate-limit counters live. Default: a new in-memory store. */
+  store?: TokenStore;
+  /** Seconds from a token's first sighting until the browser should rotate it; 0 = never (`expiresAt: null`). Default 3600. */
+  tokenTtlSeconds?: number;
+  /** A cached group is re-read from the vendor (get-or-create) once its entry is this old. Default 300. */
+  revalidateAfterSeconds?: number;
+  /** At most one upstream rotation per group in this many seconds; inside it the current token is answered. Default 10. */
+  minRotationIntervalSeconds?: number;
+  /** Browser origins allowed besides the BFF's own (exact `scheme://host[:port]`). Default none: same origin only. */
+  allowedOrigins?: string[];
+  /** Refuse to serve when the vendor says the groups belong to the other environment. Default: either. */
+  expectEnvironment?: Environment;
+  /** Per-session limits; `false` disables them. Default token 60/min, rotate 12/min. */
+  rateLimit?: false | { token?: RateLimitRule | false; rotate?: RateLimitRule | false };
+  /** Largest accepted request body in bytes (larger: 413). Default 4096. */
+  bodyLimitBytes?: number;
+  /** Default: JSON lines on stdout via `createJsonLogger`, redacting `secrets` and the session secret. */
+  logger?: BffLogger;
+  /** Extra secrets the default logger redacts from every line; pass your vendor API token here. */
+  secrets?: string[];
+  /** Default: new metrics on their own registry. */
+  metrics?: BffMetrics;
+  /** Prefix of every store key, so deployments sharing a store stay apart. Default `${expectEnvironment ?? 'any'}:`. */
+  keyPrefix?: string;
+  /** How long a store call may take before the BFF treats the store as down. Default 1000 ms. */
+  storeTimeoutMs?: number;
+  /** Lifetime of the cross-process sync/rotation locks; should exceed the client's deadline. Default 30 000 ms. */
+  lockTtlMs?: number;
+  /** How long a request waits for another process's sync or rotation before acting itself. Default 5000 ms. */
+  lockWaitMs?: number;
+  /** Clock (epoch ms), for tests. Default `Date.now`. */
+  now?: () => number;
+  /** Sleep used while polling for another process's result, for tests. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** `createBffApp` options: the routes' options plus where they are mounted. */
+export interface BffAppOptions extends BffOptions {
+  /** Base path of the token routes. Default `/embed`. */
+  basePath?: string;
+  /** Serve `GET /metrics` (Prometheus text). Default true; keep it off the public internet. */
+  exposeMetrics?: boolean;
+}

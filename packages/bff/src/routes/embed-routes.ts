@@ -1,0 +1,96 @@
+import { Hono, type Context } from 'hono';
+import { BFF_ROUTES, type TokenResponse } from '@embedded-dashboard/protocol';
+import { BffError } from '../errors/bff-error.js';
+import type { BffOptions } from '../options.js';
+import { createBffRuntime, type BffRuntime, type TokenRoute } from '../runtime.js';
+import { bffErrorHandler } from './error-handler.js';
+import { originGuard } from './origin-guard.js';
+import { readJsonObject } from './request-body.js';
+import { requestContext } from './request-context.js';
+
+const MAX_PRESENTED_TOKEN_LENGTH = 2048;
+
+/** `{}` or nothing: the browser never names a group, so any field is a client bug. */
+function checkTokenBody(body: Record<string, unknown> | undefined): void {
+  if (body !== undefined && Object.keys(body).length > 0) {
+    throw new BffError('bad_request', 'the token request takes no fields: the group comes from the session');
+  }
+}
+
+function presentedToken(body: Record<string, unknown> | undefined): string {
+  if (body === undefined) throw new BffError('bad_request', 'body must be {"token": "<the token you hold>"}');
+  for (const field in body) {
+    if (field !== 'token') throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…"}`);
+  }
+  const token = body.token;
+  if (typeof token !== 'string' || token === '') throw new BffError('bad_request', '"token" must be a non-empty string');
+  if (token.length > MAX_PRESENTED_TOKEN_LENGTH) throw new BffError('bad_request', `"token" is longer than ${MAX_PRESENTED_TOKEN_LENGTH} characters`);
+  return token;
+}
+
+/** Builds the two token routes on an existing runtime. */
+export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono {
+  const routes = new Hono();
+  routes.onError(bffErrorHandler(runtime.logger));
+  if (standalone) routes.use('*', requestContext(runtime.logger));
+  routes.use('*', originGuard(runtime.allowedOrigins));
+
+  const outcomes = (route: TokenRoute) => ({ ok: runtime.metrics.tokenRequests.labels(route, 'ok'), metric: runtime.metrics.tokenRequests });
+  const count = (route: TokenRoute, handler: (c: Context) => Promise<TokenResponse>) => {
+    const { ok, metric } = outcomes(route);
+    return async function countedTokenRoute(c: Context) {
+      try {
+        const body = await handler(c);
+        ok.inc();
+        return c.json(body);
+      } catch (error) {
+        metric.labels(route, error instanceof BffError ? error.code : 'internal').inc();
+        throw error;
+      }
+    };
+  };
+
+  routes.post(
+    BFF_ROUTES.token,
+    count('token', async (c) => {
+      checkTokenBody(await readJsonObject(c, runtime.bodyLimitBytes));
+      const caller = await runtime.identify(c);
+      await runtime.limit(caller, 'token');
+      return runtime.service.getToken(caller.group);
+    }),
+  );
+
+  routes.post(
+    BFF_ROUTES.rotate,
+    count('rotate', async (c) => {
+      const presented = presentedToken(await readJsonObject(c, runtime.bodyLimitBytes));
+      const caller = await runtime.identify(c);
+      await runtime.limit(caller, 'rotate');
+      return runtime.service.rotate(caller.group, presented);
+    }),
+  );
+  return routes;
+}
+
+/**
+ * The token routes (`POST /token`, `POST /token/rotate`) as a Hono sub-app to mount in your
+ * own app, under `/embed` by convention. Carries its own error handler, request ids, logging and
+ * `Cache-Control: no-store`. For health and metrics routes use `createBffApp`.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono';
+ * import { UserGroupClient } from '@embedded-dashboard/client';
+ * import { createEmbedRoutes } from '@embedded-dashboard/bff';
+ *
+ * const app = new Hono();
+ * app.route('/embed', createEmbedRoutes({
+ *   upstream: new UserGroupClient({ baseUrl: process.env.VENDOR_URL!, apiToken: process.env.VENDOR_TOKEN! }),
+ *   session: { secret: process.env.SESSION_SECRET!, cookie: 'session' },
+ *   secrets: [process.env.VENDOR_TOKEN!],
+ * }));
+ * ```
+ */
+export function createEmbedRoutes(options: BffOptions): Hono {
+  return buildEmbedRoutes(createBffRuntime(options), true);
+}

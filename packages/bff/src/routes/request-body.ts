@@ -1,0 +1,66 @@
+import type { Context } from 'hono';
+import { BffError } from '../errors/bff-error.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+const isJsonContentType = (value: string | undefined): boolean =>
+  value !== undefined && (value === 'application/json' || value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json');
+
+const tooLarge = (limit: number) => new BffError('bad_request', `request body is larger than ${limit} bytes`, { status: 413 });
+
+async function readLimited(c: Context, limit: number): Promise<Uint8Array | undefined> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined) {
+    const length = Number(declared);
+    if (!Number.isInteger(length) || length < 0) throw new BffError('bad_request', 'invalid Content-Length');
+    if (length > limit) throw tooLarge(limit);
+    if (length === 0) return undefined;
+    // The HTTP layer frames the body by Content-Length, so reading it whole is bounded.
+    return new Uint8Array(await c.req.raw.arrayBuffer());
+  }
+  const stream = c.req.raw.body;
+  if (stream === null) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
+ * Reads a token route's body: `Content-Type: application/json` only (a CSRF defence: a
+ * cross-site form cannot send it without a preflight), at most `limit` bytes, and a JSON object
+ * or nothing. Returns `undefined` for an empty body.
+ */
+export async function readJsonObject(c: Context, limit: number): Promise<Record<string, unknown> | undefined> {
+  if (!isJsonContentType(c.req.header('content-type'))) {
+    throw new BffError('bad_request', 'Content-Type must be application/json', { status: 415 });
+  }
+  const bytes = await readLimited(c, limit);
+  if (bytes === undefined || bytes.byteLength === 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    throw new BffError('bad_request', 'request body is not valid UTF-8 JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new BffError('bad_request', 'request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}

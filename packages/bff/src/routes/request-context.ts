@@ -1,0 +1,37 @@
+import type { MiddlewareHandler } from 'hono';
+import type { BffLogger } from '../observability/logger.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The request id of the BFF's log lines and `X-Request-Id` response header. */
+    embedRequestId: string;
+    /** The BFF error code a failed request was answered with. */
+    embedErrorCode: string;
+  }
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * Per request: a request id (the caller's `X-Request-Id` when it is short and plain, else a new
+ * UUID), `Cache-Control: no-store` on every response including errors, and one log line.
+ */
+export function requestContext(logger: BffLogger): MiddlewareHandler {
+  return async function requestContext(c, next) {
+    const started = performance.now();
+    const given = c.req.header('x-request-id');
+    const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set('embedRequestId', requestId);
+    await next();
+    c.res.headers.set('cache-control', 'no-store');
+    c.res.headers.set('x-request-id', requestId);
+    logger.info('request', {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      code: c.get('embedErrorCode'),
+    });
+  };
+}

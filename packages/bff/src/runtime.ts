@@ -1,0 +1,132 @@
+import type { Context } from 'hono';
+import type { UserGroupInput } from '@embedded-dashboard/protocol';
+import { BffError } from './errors/bff-error.js';
+import { createJsonLogger, type BffLogger } from './observability/logger.js';
+import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
+import type { BffOptions, RateLimitRule } from './options.js';
+import { assertGroupInput } from './session/claims.js';
+import { createSessionVerifier } from './session/session-verifier.js';
+import { createMemoryStore } from './store/memory.js';
+import { groupFingerprint } from './tokens/fingerprint.js';
+import { GuardedStore } from './tokens/guarded-store.js';
+import { TokenService, type ResolvedGroup } from './tokens/token-service.js';
+
+/** The caller of a token route, as the routes use it. */
+export interface Caller {
+  group: ResolvedGroup;
+  sessionKey: string;
+}
+
+export type TokenRoute = 'token' | 'rotate';
+
+/** Everything the routes share, built once from the options. */
+export interface BffRuntime {
+  service: TokenService;
+  store: GuardedStore;
+  logger: BffLogger;
+  metrics: BffMetrics;
+  bodyLimitBytes: number;
+  allowedOrigins: readonly string[];
+  identify(c: Context): Promise<Caller>;
+  limit(caller: Caller, route: TokenRoute): Promise<void>;
+}
+
+const DEFAULT_RATE_LIMITS: Record<TokenRoute, RateLimitRule> = {
+  token: { limit: 60, windowSeconds: 60 },
+  rotate: { limit: 12, windowSeconds: 60 },
+};
+
+const nonNegative = (name: string, value: number | undefined, fallback: number): number => {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number`);
+  return v;
+};
+
+function checkOrigins(origins: readonly string[]): void {
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin) {
+      throw new TypeError(`allowedOrigins: "${origin}" is not an origin like https://app.example.com`);
+    }
+  }
+}
+
+/** Validates the options (caller mistakes throw `TypeError` naming the option) and wires the parts. */
+export function createBffRuntime(options: BffOptions): BffRuntime {
+  if (options.upstream === undefined) throw new TypeError('upstream is required');
+  if (options.identify === undefined && options.session === undefined) throw new TypeError('set session or identify');
+  const now = options.now ?? Date.now;
+  const allowedOrigins = options.allowedOrigins ?? [];
+  checkOrigins(allowedOrigins);
+  const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
+  const logger = options.logger ?? createJsonLogger({ secrets: [...(options.secrets ?? []), ...sessionSecret] });
+  const metrics = options.metrics ?? createBffMetrics();
+  const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, options.storeTimeoutMs ?? 1000, now);
+  const keyPrefix = options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:`;
+  const service = new TokenService(options.upstream, store, logger, metrics, {
+    tokenTtlSeconds: nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600),
+    revalidateAfterMs: nonNegative('revalidateAfterSeconds', options.revalidateAfterSeconds, 300) * 1000,
+    entryTtlMs: Math.max(86_400_000, 2 * nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600) * 1000),
+    minRotationIntervalMs: nonNegative('minRotationIntervalSeconds', options.minRotationIntervalSeconds, 10) * 1000,
+    lockTtlMs: nonNegative('lockTtlMs', options.lockTtlMs, 30_000),
+    lockWaitMs: nonNegative('lockWaitMs', options.lockWaitMs, 5_000),
+    pollIntervalMs: 25,
+    expectEnvironment: options.expectEnvironment,
+    now,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  });
+
+  // Keyed by the group object: a cached session (or an identify hook returning the same object)
+  // is validated and fingerprinted once, not on every request.
+  const resolved = new WeakMap<UserGroupInput, ResolvedGroup>();
+  const resolve = (group: UserGroupInput, validate: boolean): ResolvedGroup => {
+    let r = resolved.get(group);
+    if (r === undefined) {
+      if (validate) assertGroupInput(group);
+      r = { group, key: keyPrefix + group.user_group_id, fingerprint: groupFingerprint(group) };
+      resolved.set(group, r);
+    }
+    return r;
+  };
+
+  const hook = options.identify;
+  const verifier = hook === undefined ? createSessionVerifier(options.session!, now) : undefined;
+  const identify = async (c: Context): Promise<Caller> => {
+    const identity = hook !== undefined ? await hook(c) : await verifier!.identify(c);
+    if (identity === null) throw new BffError('unauthenticated', 'not signed in');
+    const group = resolve(identity.group, hook !== undefined);
+    return { group, sessionKey: identity.sessionKey ?? identity.group.user_group_id };
+  };
+
+  const configured = options.rateLimit;
+  const rules: Record<TokenRoute, RateLimitRule | undefined> = {
+    token: configured === false ? undefined : configured?.token === false ? undefined : (configured?.token ?? DEFAULT_RATE_LIMITS.token),
+    rotate: configured === false ? undefined : configured?.rotate === false ? undefined : (configured?.rotate ?? DEFAULT_RATE_LIMITS.rotate),
+  };
+  const limit = async (caller: Caller, route: TokenRoute): Promise<void> => {
+    const rule = rules[route];
+    if (rule === undefined) return;
+    const { count, resetInMs } = await store.hit(`rl:${route}:${keyPrefix}${caller.sessionKey}`, rule.windowSeconds * 1000);
+    if (count > rule.limit) {
+      throw new BffError('rate_limited', 'too many token requests for this session; retry later', {
+        retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
+      });
+    }
+  };
+
+  return {
+    service,
+    store,
+    logger,
+    metrics,
+    bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
+    allowedOrigins,
+    identify,
+    limit,
+  };
+}

@@ -1,0 +1,25 @@
+import type { Context } from 'hono';
+import type { UserGroupInput } from '@embedded-dashboard/protocol';
+
+/** Who is asking: the user group the caller's session belongs to. */
+export interface EmbedIdentity {
+  /** The group input sent to the vendor. Comes only from the verified session, never the request body. */
+  group: UserGroupInput;
+  /** Groups callers for per-session rate limits; defaults to the group id. Must not be a secret. */
+  sessionKey?: string;
+}
+
+/**
+ * Replaces session-JWT verification: return the caller's identity, or `null` for "not signed
+ * in" (401). Called on every token request, so cache anything expensive yourself; returning
+ * the same `group` object for the same group lets the BFF skip re-fingerprinting it.
+ *
+ * @example
+ * ```ts
+ * const identify: IdentifyFunction = async (c) => {
+ *   const user = await sessions.fromCookie(c.req.header('cookie'));
+ *   return user && { group: { user_group_id: user.orgId, name: user.orgName, properties: { region: user.region }, mapping: {} } };
+ * };
+ * ```
+ */
+export type IdentifyFunction = (c: Context) => EmbedIdentity | null | Promise<EmbedIdentity | null>;

@@ -1,0 +1,157 @@
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
+import type { DataSourceMapping } from '@embedded-dashboard/protocol';
+import { BffError } from '../errors/bff-error.js';
+import { LruMap } from '../util/lru-map.js';
+import { claimsToGroupInput, DEFAULT_CLAIM_NAMES, type ClaimNames } from './claims.js';
+import type { EmbedIdentity } from './identity.js';
+
+/** How sessions are read and verified. Exactly one of `secret`, `jwksUrl`, `getKey`. */
+export interface SessionOptions {
+  /** HS256 shared secret (at least 32 bytes). */
+  secret?: string | Uint8Array;
+  /** URL of a JSON Web Key Set; keys are cached and refetched at most every 30 s on an unknown `kid`. */
+  jwksUrl?: string | URL;
+  /** A key or key resolver of your own, e.g. `createLocalJWKSet(jwks)`. */
+  getKey?: CryptoKey | JWTVerifyGetKey;
+  /** Accepted `alg` values. Default `['HS256']` with `secret`, else `['RS256', 'PS256', 'ES256', 'EdDSA']`. */
+  algorithms?: string[];
+  /** Required `iss`. Unset: not checked. */
+  issuer?: string | string[];
+  /** Required `aud`. Unset: not checked. */
+  audience?: string | string[];
+  /** Cookie that holds the session JWT. Unset: `Authorization: Bearer <jwt>`. */
+  cookie?: string;
+  /** Allowed clock skew for `exp`/`nbf`, in seconds. Default 5. */
+  clockToleranceSeconds?: number;
+  /** Claim names of the group input. */
+  claims?: ClaimNames;
+  /** Mapping used when the session has no mapping claim. Default `{}`. */
+  staticMapping?: DataSourceMapping;
+  /** Verified sessions remembered (by exact token) until their `exp`. Default 10 000. */
+  cacheSize?: number;
+  /** Longer session tokens are refused unread. Default 8192 characters. */
+  maxTokenLength?: number;
+}
+
+interface CachedSession {
+  identity: EmbedIdentity;
+  expiresAtMs: number;
+}
+
+const HMAC_ALGORITHMS = ['HS256'];
+const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+const unauthenticated = (message: string, cause?: unknown) => new BffError('unauthenticated', message, { cause });
+
+function mapJoseError(error: unknown): BffError {
+  if (error instanceof BffError) return error;
+  if (error instanceof errors.JWTExpired) return unauthenticated('session expired', error);
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return unauthenticated('session is not valid yet', error);
+    if (error.reason === 'missing') return unauthenticated(`session has no "${error.claim}" claim`, error);
+    return unauthenticated(`session claim "${error.claim}" is not accepted`, error);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return unauthenticated('session is signed with an algorithm this service does not accept', error);
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return unauthenticated('session signature is invalid', error);
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+    return unauthenticated('session is signed with an unknown key', error);
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
+    return new BffError('upstream_unavailable', 'session keys could not be fetched', { cause: error });
+  }
+  return unauthenticated('session is malformed', error);
+}
+
+export interface SessionVerifier {
+  /** The caller's identity from its session, or a 401/403 `BffError`. */
+  identify(c: Context): Promise<EmbedIdentity>;
+}
+
+/**
+ * Verifies session JWTs with jose and maps their claims to a group input. Verified sessions
+ * are cached by their exact token string until `exp`, so a returning caller costs one map
+ * lookup; failures are never cached.
+ */
+export function createSessionVerifier(options: SessionOptions, now: () => number = Date.now): SessionVerifier {
+  const sources = [options.secret, options.jwksUrl, options.getKey].filter((s) => s !== undefined);
+  if (sources.length !== 1) throw new TypeError('session: set exactly one of secret, jwksUrl, getKey');
+  let key: Uint8Array | CryptoKey | JWTVerifyGetKey;
+  if (options.secret !== undefined) {
+    key = typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret;
+    if (key.length < 32) throw new TypeError('session.secret must be at least 32 bytes');
+  } else if (options.jwksUrl !== undefined) {
+    key = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000, timeoutDuration: 5_000 });
+  } else {
+    key = options.getKey!;
+  }
+  const algorithms = options.algorithms ?? (options.secret !== undefined ? HMAC_ALGORITHMS : ASYMMETRIC_ALGORITHMS);
+  if (algorithms.length === 0 || algorithms.some((a) => a.toLowerCase() === 'none')) {
+    throw new TypeError('session.algorithms must list real signature algorithms');
+  }
+  if (options.secret === undefined && algorithms.some((a) => a.startsWith('HS'))) {
+    // An HMAC algorithm next to public keys lets a public key be used as an HMAC secret.
+    throw new TypeError('session.algorithms may list HS* only with session.secret');
+  }
+  const names = { ...DEFAULT_CLAIM_NAMES, ...options.claims };
+  const staticMapping = options.staticMapping ?? {};
+  const clockTolerance = options.clockToleranceSeconds ?? 5;
+  const maxLength = options.maxTokenLength ?? 8192;
+  const cookie = options.cookie;
+  const cache = new LruMap<string, CachedSession>(options.cacheSize ?? 10_000);
+
+  const readToken = (c: Context): string => {
+    let token: string | undefined;
+    if (cookie !== undefined) {
+      token = getCookie(c, cookie);
+    } else {
+      const header = c.req.header('authorization');
+      token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    }
+    if (token === undefined || token === '') throw unauthenticated(cookie !== undefined ? `no session cookie "${cookie}"` : 'no Bearer session token');
+    if (token.length > maxLength) throw unauthenticated('session token is too long');
+    return token;
+  };
+
+  const verify = async (token: string): Promise<CachedSession> => {
+    let payload: Record<string, unknown>;
+    try {
+      // The overloads of jwtVerify differ by key kind; all three are handled at runtime.
+      const result = await jwtVerify(token, key as Uint8Array, {
+        algorithms,
+        issuer: options.issuer,
+        audience: options.audience,
+        clockTolerance,
+        requiredClaims: ['exp'],
+        currentDate: new Date(now()),
+      });
+      payload = result.payload;
+    } catch (error) {
+      throw mapJoseError(error);
+    }
+    const group = claimsToGroupInput(payload, names, staticMapping);
+    const subject = typeof payload.sub === 'string' ? payload.sub : '';
+    return {
+      identity: { group, sessionKey: `${group.user_group_id}\u0000${subject}` },
+      expiresAtMs: (payload.exp as number) * 1000,
+    };
+  };
+
+  return {
+    async identify(c) {
+      const token = readToken(c);
+      const cached = cache.get(token);
+      if (cached !== undefined) {
+        if (cached.expiresAtMs > now()) return cached.identity;
+        cache.delete(token);
+      }
+      const session = await verify(token);
+      cache.set(token, session);
+      return session.identity;
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { Environment } from '@embedded-dashboard/protocol';
+
+/**
+ * What the BFF remembers about one user group. Keyed by the group's key (environment-scoped
+ * `user_group_id`), never by anything the browser sends.
+ */
+export interface GroupEntry {
+  /** The group's current user group token. */
+  token: string;
+  /** Epoch ms when this BFF fleet first saw `token`; `expiresAt` = firstSeenAt + token TTL. */
+  firstSeenAt: number;
+  /** Fingerprint of the group input (name, properties, mapping) last synced to the vendor. */
+  fingerprint: string;
+  /** The token before the last rotation, so a stale holder is answered with the current one. */
+  previousToken: string | null;
+  /** The vendor's environment tag for the group, when the vendor said. */
+  environment: Environment | null;
+  /** Epoch ms of the last get-or-create/update that confirmed this entry (revalidation clock). */
+  syncedAt: number;
+  /** Epoch ms of the last upstream rotation, for the per-group minimum interval. */
+  lastRotatedAt: number | null;
+}
+
+/** An exclusive lock a caller holds until it releases it or its time-to-live runs out. */
+export interface LockHandle {
+  /** Releases the lock if this holder still owns it (a lock that expired and was re-taken is not touched). */
+  release(): Promise<void>;
+}
+
+/** A fixed-window counter's state after one hit. */
+export interface WindowCount {
+  count: number;
+  resetInMs: number;
+}
+
+/**
+ * Where the BFF keeps group entries, locks and rate-limit counters. Every method is
+ * asynchronous so a store can be shared by several processes (Redis); single-flight and the
+ * rotation lock are built on `tryLock`, so they hold across every process sharing the store.
+ * A method that cannot reach its backend rejects; the BFF then degrades (straight to the vendor).
+ */
+export interface TokenStore {
+  get(groupKey: string): Promise<GroupEntry | undefined>;
+  /** Stores the entry; it disappears after `ttlMs`. */
+  set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void>;
+  delete(groupKey: string): Promise<void>;
+  /** Takes the lock `name` for `ttlMs`, or resolves `undefined` at once if another holder has it. */
+  tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined>;
+  /** Counts one hit on `key` in a fixed window of `windowMs` and returns the window's count. */
+  hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** Resolves when the backend answers; rejects when it does not (used by `/readyz`). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import type { UserGroupInput } from '@embedded-dashboard/protocol';
+
+// Sorted keys at every depth: the same input always gives the same text, whatever the claim order.
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(record[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * SHA-256 of the parts of a group the vendor stores (name, properties, mapping), key-order
+ * independent. When it differs from the one last synced, the group must be updated.
+ */
+export function groupFingerprint(group: UserGroupInput): string {
+  const text = stableStringify({ name: group.name, properties: group.properties, mapping: group.mapping });
+  return createHash('sha256').update(text).digest('base64url');
+}

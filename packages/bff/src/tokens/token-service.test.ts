@@ -1,0 +1,315 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { UserGroupApiFailureError, UserGroupNetworkError, UserGroupTimeoutError } from '@embedded-dashboard/client';
+import { createBffApp } from '../app.js';
+import type { BffAppOptions } from '../options.js';
+import { createMemoryStore } from '../store/memory.js';
+import type { TokenStore } from '../store/types.js';
+import { acme, API_TOKEN, call, captureLogs, deferred, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+
+function setup(overrides: Partial<BffAppOptions> = {}) {
+  const upstream = new FakeUpstream();
+  const logs = captureLogs();
+  let t = 1_700_000_000_000;
+  const clock = { now: () => t, advance: (ms: number) => (t += ms) };
+  const app = createBffApp({
+    upstream,
+    session: { secret: SESSION_SECRET },
+    logger: logs.logger,
+    secrets: [API_TOKEN],
+    rateLimit: false,
+    now: clock.now,
+    sleep: () => Promise.resolve(),
+    ...overrides,
+  });
+  return { app, upstream, logs, clock };
+}
+
+const getToken = (app: ReturnType<typeof setup>['app'], jwt: string) => call(app, '/embed/token', tokenRequest(jwt));
+const rotate = (app: ReturnType<typeof setup>['app'], jwt: string, token: string) => call(app, '/embed/token/rotate', tokenRequest(jwt, { token }));
+
+afterAll(() => expect(findLeaks()).toEqual([]));
+
+describe('POST /embed/token', () => {
+  it('answers exactly { token, expiresAt, serverTime } with expiresAt = first seen + TTL', async () => {
+    const { app, upstream, clock } = setup({ tokenTtlSeconds: 600 });
+    const jwt = await session();
+    const res = await getToken(app, jwt);
+    expect(res.status).toBe(200);
+    const token = upstream.groups.get('acme')!.token;
+    expect(res.body).toEqual({ token, expiresAt: clock.now() + 600_000, serverTime: clock.now() });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    clock.advance(5_000);
+    const again = await getToken(app, jwt);
+    expect(again.body).toEqual({ token, expiresAt: clock.now() - 5_000 + 600_000, serverTime: clock.now() });
+  });
+
+  it('answers expiresAt null when the TTL is 0', async () => {
+    const { app } = setup({ tokenTtlSeconds: 0 });
+    const res = await getToken(app, await session());
+    expect((res.body as { expiresAt: unknown }).expiresAt).toBeNull();
+  });
+
+  it('creates a new group with one get-or-create and no update, then serves it from the cache', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    for (let i = 0; i < 5; i++) expect((await getToken(app, jwt)).status).toBe(200);
+    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 0, rotate: 0 });
+  });
+
+  it('makes one upstream call for a burst of concurrent first requests of one group', async () => {
+    const { app, upstream } = setup();
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const jwts = await Promise.all(Array.from({ length: 20 }, (_, i) => session({ ...acme, sub: `user-${i}` })));
+    const pending = jwts.map((jwt) => getToken(app, jwt));
+    await new Promise((r) => setTimeout(r, 10));
+    gate.resolve();
+    const results = await Promise.all(pending);
+    expect(new Set(results.map((r) => (r.body as { token: string }).token)).size).toBe(1);
+    expect(upstream.calls.getOrCreate).toBe(1);
+  });
+
+  it('makes G calls for N requests over G new groups', async () => {
+    const { app, upstream } = setup();
+    const groups = ['a', 'b', 'c', 'd'];
+    const jwts = await Promise.all(groups.map((g) => session({ org_id: g, org_name: g.toUpperCase(), embed_properties: {} })));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => getToken(app, jwts[i % groups.length]!)));
+    expect(upstream.calls).toEqual({ getOrCreate: 4, update: 0, rotate: 0 });
+  });
+
+  it('updates the vendor before handing out the token when the session changed name, properties or mapping', async () => {
+    const { app, upstream } = setup();
+    await getToken(app, await session());
+    await getToken(app, await session({ ...acme, embed_properties: { region: 'US', plan: 'pro' } }));
+    expect(upstream.calls.update).toBe(1);
+    expect(upstream.groups.get('acme')!.group.properties).toEqual({ region: 'US', plan: 'pro' });
+    await getToken(app, await session({ ...acme, org_name: 'Acme Inc' }));
+    await getToken(app, await session({ ...acme, embed_properties: { region: 'US', plan: 'pro' }, org_name: 'Acme Inc', embed_mapping: { s: 'd2' } }));
+    expect(upstream.calls.update).toBe(3);
+    expect(upstream.groups.get('acme')!.group).toMatchObject({ name: 'Acme Inc', mapping: { s: 'd2' } });
+  });
+
+  it('does not update when only the claim order differs', async () => {
+    const { app, upstream } = setup();
+    await getToken(app, await session({ org_id: 'acme', org_name: 'Acme', embed_properties: { a: 1, b: 2 } }));
+    await getToken(app, await session({ embed_properties: { b: 2, a: 1 }, org_name: 'Acme', org_id: 'acme' }));
+    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 0, rotate: 0 });
+  });
+
+  it('updates a group the vendor already had but this BFF never synced (drift unknown)', async () => {
+    const { app, upstream } = setup();
+    upstream.groups.set('acme', { group: { user_group_id: 'acme', name: 'Old', properties: { region: 'OLD' }, mapping: {} }, token: 'existing-token' });
+    const res = await getToken(app, await session());
+    expect((res.body as { token: string }).token).toBe('existing-token');
+    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 1, rotate: 0 });
+    expect(upstream.groups.get('acme')!.group.properties).toEqual(acme.embed_properties);
+  });
+
+  it('revalidates with get-or-create after the configured time, keeping first-seen when the token is unchanged', async () => {
+    const { app, upstream, clock } = setup({ revalidateAfterSeconds: 60, tokenTtlSeconds: 3600 });
+    const jwt = await session();
+    const first = (await getToken(app, jwt)).body as { expiresAt: number };
+    clock.advance(59_000);
+    await getToken(app, jwt);
+    expect(upstream.calls.getOrCreate).toBe(1);
+    clock.advance(1_000);
+    const later = (await getToken(app, jwt)).body as { expiresAt: number };
+    expect(upstream.calls).toEqual({ getOrCreate: 2, update: 0, rotate: 0 });
+    expect(later.expiresAt).toBe(first.expiresAt);
+  });
+
+  it('refuses loudly when the vendor says the group is in the other environment', async () => {
+    const { app, upstream, logs } = setup({ expectEnvironment: 'Customer' });
+    upstream.environment = 'Testing';
+    const res = await getToken(app, await session());
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ error: { code: 'upstream_error', retryable: false } });
+    expect((res.body as { error: { message: string } }).error.message).toMatch(/Testing.*Customer/);
+    expect(logs.lines.some((l) => l.includes('"level":"error"') && l.includes('environment mismatch'))).toBe(true);
+  });
+
+  it('learns the environment with one update when expectEnvironment is set, then serves from the cache', async () => {
+    const { app, upstream } = setup({ expectEnvironment: 'Customer' });
+    const jwt = await session();
+    expect((await getToken(app, jwt)).status).toBe(200);
+    expect((await getToken(app, jwt)).status).toBe(200);
+    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 1, rotate: 0 });
+  });
+});
+
+describe('POST /embed/token/rotate', () => {
+  it('rotates when the holder presents the current token, and answers the new one', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    const res = await rotate(app, jwt, token);
+    expect(res.status).toBe(200);
+    const next = (res.body as { token: string }).token;
+    expect(next).not.toBe(token);
+    expect(next).toBe(upstream.groups.get('acme')!.token);
+    expect(upstream.calls.rotate).toBe(1);
+    expect((await getToken(app, jwt)).body).toMatchObject({ token: next });
+  });
+
+  it('answers a stale holder (previous token) with the current token and no second rotation', async () => {
+    const { app, upstream, clock } = setup();
+    const jwt = await session();
+    const { token: old } = (await getToken(app, jwt)).body as { token: string };
+    const { token: current } = (await rotate(app, jwt, old)).body as { token: string };
+    clock.advance(3_600_000);
+    const stale = await rotate(app, jwt, old);
+    expect(stale.body).toMatchObject({ token: current });
+    expect(upstream.calls.rotate).toBe(1);
+  });
+
+  it("never touches another group when a caller presents that group's token", async () => {
+    const { app, upstream } = setup();
+    const acmeJwt = await session();
+    const globexJwt = await session({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } });
+    const { token: acmeToken } = (await getToken(app, acmeJwt)).body as { token: string };
+    const { token: globexToken } = (await getToken(app, globexJwt)).body as { token: string };
+    const res = await rotate(app, globexJwt, acmeToken);
+    expect(res.body).toMatchObject({ token: globexToken });
+    expect(upstream.calls.rotate).toBe(0);
+    expect(upstream.groups.get('acme')!.token).toBe(acmeToken);
+  });
+
+  it('rotates once for concurrent rotations of one group', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const pending = Array.from({ length: 10 }, () => rotate(app, jwt, token));
+    await new Promise((r) => setTimeout(r, 10));
+    gate.resolve();
+    const results = await Promise.all(pending);
+    expect(new Set(results.map((r) => (r.body as { token: string }).token)).size).toBe(1);
+    expect(upstream.calls.rotate).toBe(1);
+  });
+
+  it('answers the current token within the minimum interval, and rotates again after it', async () => {
+    const { app, upstream, clock } = setup({ minRotationIntervalSeconds: 30 });
+    const jwt = await session();
+    const { token: t0 } = (await getToken(app, jwt)).body as { token: string };
+    const { token: t1 } = (await rotate(app, jwt, t0)).body as { token: string };
+    clock.advance(29_000);
+    expect((await rotate(app, jwt, t1)).body).toMatchObject({ token: t1 });
+    expect(upstream.calls.rotate).toBe(1);
+    clock.advance(1_000);
+    const t2 = ((await rotate(app, jwt, t1)).body as { token: string }).token;
+    expect(t2).not.toBe(t1);
+    expect(upstream.calls.rotate).toBe(2);
+  });
+
+  it('recovers from an ambiguous rotate failure with get-or-create when the rotation happened', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    upstream.rotateHappenedBeforeFailure = true;
+    upstream.failNext.rotate = [new UserGroupTimeoutError('rotate timed out')];
+    const res = await rotate(app, jwt, token);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token: upstream.groups.get('acme')!.token });
+    expect((res.body as { token: string }).token).not.toBe(token);
+    expect(upstream.calls).toMatchObject({ rotate: 1, getOrCreate: 2 });
+  });
+
+  it('reports the failure when the ambiguous rotation did not happen', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    upstream.failNext.rotate = [new UserGroupNetworkError('socket hang up')];
+    const res = await rotate(app, jwt, token);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ error: { code: 'upstream_unavailable', retryable: true } });
+    expect(upstream.calls.rotate).toBe(1);
+  });
+
+  it('does not retry or re-read after an unambiguous rotate failure', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    upstream.failNext.rotate = [new UserGroupApiFailureError('success: 0')];
+    const res = await rotate(app, jwt, token);
+    expect(res.status).toBe(502);
+    expect(upstream.calls).toMatchObject({ rotate: 1, getOrCreate: 1 });
+  });
+
+  it('refuses a rotation whose answer shows the other environment', async () => {
+    const { app, upstream } = setup({ expectEnvironment: 'Customer' });
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    upstream.environment = 'Testing';
+    expect((await rotate(app, jwt, token)).status).toBe(502);
+  });
+});
+
+describe('store shared by several BFF processes', () => {
+  it('single-flights across apps sharing a store: the lock holder calls upstream, the other waits and reads', async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const };
+    const a = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const b = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const jwt = await session();
+    const first = getToken(a, jwt);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = getToken(b, jwt);
+    await new Promise((r) => setTimeout(r, 30));
+    gate.resolve();
+    const [ra, rb] = await Promise.all([first, second]);
+    expect((ra.body as { token: string }).token).toBe((rb.body as { token: string }).token);
+    expect(upstream.calls.getOrCreate).toBe(1);
+  });
+});
+
+describe('degraded store', () => {
+  const broken = (): TokenStore => {
+    const fail = () => Promise.reject(new Error('ECONNREFUSED redis'));
+    return { get: fail, set: fail, delete: fail, tryLock: fail, hit: fail, ping: fail, close: () => Promise.resolve() };
+  };
+
+  it('keeps answering from the vendor, logs a warning, counts it, and /readyz says 503', async () => {
+    const { app, upstream, logs } = setup({ store: broken(), rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
+    const jwt = await session();
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const pending = Promise.all([getToken(app, jwt), getToken(app, jwt)]);
+    await new Promise((r) => setTimeout(r, 10));
+    gate.resolve();
+    const results = await pending;
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(upstream.calls.getOrCreate).toBe(1);
+    expect(logs.lines.some((l) => l.includes('"level":"warn"') && l.includes('store failing'))).toBe(true);
+    const ready = await call(app, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'unavailable', store: 'down' });
+    const metrics = await call(app, '/metrics');
+    expect(metrics.text).toMatch(/embed_bff_store_degraded 1/);
+    expect(metrics.text).toMatch(/embed_bff_store_failures_total\{op="get"\} [1-9]/);
+  });
+
+  it('says ready but degraded when the store answers again after failing', async () => {
+    const store = createMemoryStore();
+    let down = true;
+    const flaky: TokenStore = {
+      get: (k) => (down ? Promise.reject(new Error('down')) : store.get(k)),
+      set: (k, e, t) => store.set(k, e, t),
+      delete: (k) => store.delete(k),
+      tryLock: (n, t) => store.tryLock(n, t),
+      hit: (k, w) => store.hit(k, w),
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
+    const { app, clock } = setup({ store: flaky });
+    await getToken(app, await session());
+    expect((await call(app, '/readyz')).body).toEqual({ status: 'ready', store: 'degraded' });
+    down = false;
+    clock.advance(30_000);
+    await getToken(app, await session());
+    expect((await call(app, '/readyz')).body).toEqual({ status: 'ready', store: 'ok' });
+  });
+});

@@ -1,0 +1,245 @@
+import type { Environment, TokenResponse, UserGroupInput } from '@embedded-dashboard/protocol';
+import { BffError } from '../errors/bff-error.js';
+import { isAmbiguousFailure, toBffError } from '../errors/upstream-error.js';
+import { describeError, type BffLogger } from '../observability/logger.js';
+import type { BffMetrics } from '../observability/metrics.js';
+import type { GroupEntry } from '../store/types.js';
+import type { GuardedStore } from './guarded-store.js';
+import type { UserGroupUpstream } from './upstream.js';
+
+/** A caller's group with what the service derives from it once: its store key and fingerprint. */
+export interface ResolvedGroup {
+  group: UserGroupInput;
+  key: string;
+  fingerprint: string;
+}
+
+export interface TokenServiceSettings {
+  tokenTtlSeconds: number;
+  revalidateAfterMs: number;
+  entryTtlMs: number;
+  minRotationIntervalMs: number;
+  lockTtlMs: number;
+  lockWaitMs: number;
+  pollIntervalMs: number;
+  expectEnvironment: Environment | undefined;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+type Op = 'getOrCreate' | 'update' | 'rotate';
+const OP_NAMES: Record<Op, string> = { getOrCreate: 'get-or-create', update: 'update', rotate: 'token rotation' };
+
+/**
+ * Gets each group's current token with as few vendor calls as possible, keeps the vendor's
+ * copy of the group in sync with the session (drift sync), and rotates safely.
+ *
+ * Single-flight has two layers: a promise per group in this process, and a store lock per group
+ * so processes sharing a store (Redis) do not call the vendor for the same group at once.
+ */
+export class TokenService {
+  readonly #upstream: UserGroupUpstream;
+  readonly #store: GuardedStore;
+  readonly #logger: BffLogger;
+  readonly #metrics: BffMetrics;
+  readonly #s: TokenServiceSettings;
+  readonly #syncs = new Map<string, Promise<GroupEntry>>();
+  readonly #rotations = new Map<string, Promise<GroupEntry>>();
+  readonly #hit;
+  readonly #miss;
+
+  constructor(upstream: UserGroupUpstream, store: GuardedStore, logger: BffLogger, metrics: BffMetrics, settings: TokenServiceSettings) {
+    this.#upstream = upstream;
+    this.#store = store;
+    this.#logger = logger;
+    this.#metrics = metrics;
+    this.#s = settings;
+    this.#hit = metrics.cacheLookups.labels('hit');
+    this.#miss = metrics.cacheLookups.labels('miss');
+  }
+
+  /** The group's current token (`POST /embed/token`). */
+  async getToken(group: ResolvedGroup): Promise<TokenResponse> {
+    return this.#respond(await this.#current(group));
+  }
+
+  /**
+   * `POST /embed/token/rotate`: `presented` is compared only with the caller's own group's
+   * token. The current token is rotated upstream (once per group at a time, at most once per
+   * minimum interval); any other token is answered with the current one.
+   */
+  async rotate(group: ResolvedGroup, presented: string): Promise<TokenResponse> {
+    const entry = await this.#current(group);
+    if (presented !== entry.token) {
+      this.#metrics.rotations.labels('current').inc();
+      return this.#respond(entry);
+    }
+    if (this.#rotatedRecently(entry)) {
+      this.#metrics.rotations.labels('throttled').inc();
+      return this.#respond(entry);
+    }
+    let pending = this.#rotations.get(group.key);
+    if (pending === undefined) {
+      pending = this.#rotateLocked(group, entry).finally(() => this.#rotations.delete(group.key));
+      this.#rotations.set(group.key, pending);
+    }
+    return this.#respond(await pending);
+  }
+
+  #respond(entry: GroupEntry): TokenResponse {
+    const ttl = this.#s.tokenTtlSeconds;
+    return { token: entry.token, expiresAt: ttl === 0 ? null : entry.firstSeenAt + ttl * 1000, serverTime: this.#s.now() };
+  }
+
+  #isFresh(entry: GroupEntry, fingerprint: string): boolean {
+    return entry.fingerprint === fingerprint && this.#s.now() - entry.syncedAt < this.#s.revalidateAfterMs;
+  }
+
+  #rotatedRecently(entry: GroupEntry): boolean {
+    return entry.lastRotatedAt !== null && this.#s.now() - entry.lastRotatedAt < this.#s.minRotationIntervalMs;
+  }
+
+  async #current(group: ResolvedGroup): Promise<GroupEntry> {
+    const entry = await this.#store.get(group.key);
+    if (entry !== undefined && this.#isFresh(entry, group.fingerprint)) {
+      this.#hit.inc();
+      return entry;
+    }
+    this.#miss.inc();
+    const synced = await this.#sharedSync(group);
+    // A sync started for another version of this group's input (a session changed meanwhile): run ours.
+    return synced.fingerprint === group.fingerprint ? synced : this.#sharedSync(group);
+  }
+
+  #sharedSync(group: ResolvedGroup): Promise<GroupEntry> {
+    let pending = this.#syncs.get(group.key);
+    if (pending === undefined) {
+      pending = this.#syncLocked(group).finally(() => this.#syncs.delete(group.key));
+      this.#syncs.set(group.key, pending);
+    }
+    return pending;
+  }
+
+  async #syncLocked(group: ResolvedGroup): Promise<GroupEntry> {
+    const lock = await this.#store.tryLock(`sync:${group.key}`, this.#s.lockTtlMs);
+    if (lock === undefined) {
+      const done = await this.#waitFor(group.key, (e) => this.#isFresh(e, group.fingerprint));
+      if (done !== undefined) return done;
+      // The holder is slow or gone; get-or-create and update are idempotent, so go ahead.
+    }
+    try {
+      const latest = await this.#store.get(group.key);
+      if (latest !== undefined && this.#isFresh(latest, group.fingerprint)) return latest;
+      return await this.#refresh(group, latest);
+    } finally {
+      await lock?.release();
+    }
+  }
+
+  /** get-or-create, then update when the vendor's copy may differ from the session's (drift). */
+  async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined): Promise<GroupEntry> {
+    const got = await this.#call('getOrCreate', () => this.#upstream.getOrCreateUserGroup(group.group));
+    let token = got.user_group.token;
+    let environment = previous?.environment ?? null;
+    // get-or-create never changes an existing group, so anything not just created with this very
+    // input, and not known to be synced with it, is updated. It is also the only way to learn the
+    // environment tag, which get-or-create does not return.
+    const inSync = got.new_user_group || previous?.fingerprint === group.fingerprint;
+    const mustLearnEnvironment = this.#s.expectEnvironment !== undefined && environment === null;
+    if (!inSync || mustLearnEnvironment) {
+      const updated = await this.#call('update', () => this.#upstream.updateUserGroup(group.group));
+      token = updated.user_group.token;
+      environment = updated.user_group.api_environment_tag ?? environment;
+    }
+    this.#checkEnvironment(environment);
+    const now = this.#s.now();
+    const sameToken = previous?.token === token;
+    const entry: GroupEntry = {
+      token,
+      firstSeenAt: sameToken ? previous.firstSeenAt : now,
+      fingerprint: group.fingerprint,
+      previousToken: sameToken ? previous.previousToken : (previous?.token ?? null),
+      environment,
+      syncedAt: now,
+      lastRotatedAt: previous?.lastRotatedAt ?? null,
+    };
+    await this.#store.set(group.key, entry, this.#s.entryTtlMs);
+    return entry;
+  }
+
+  async #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<GroupEntry> {
+    const presented = seen.token;
+    const lock = await this.#store.tryLock(`rotate:${group.key}`, this.#s.lockTtlMs);
+    if (lock === undefined) {
+      // Another process is rotating this group: hand out whatever it produces.
+      this.#metrics.rotations.labels('current').inc();
+      return (await this.#waitFor(group.key, (e) => e.token !== presented)) ?? seen;
+    }
+    try {
+      const current = (await this.#store.get(group.key)) ?? seen;
+      if (current.token !== presented || this.#rotatedRecently(current)) {
+        this.#metrics.rotations.labels('current').inc();
+        return current;
+      }
+      let token: string;
+      let environment = current.environment;
+      let result = 'rotated';
+      try {
+        const rotated = await this.#call('rotate', () => this.#upstream.rotateUserGroupToken(presented));
+        token = rotated.user_group.token;
+        environment = rotated.user_group.api_environment_tag ?? environment;
+      } catch (error) {
+        if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
+        // The rotation may or may not have happened; get-or-create tells which token is current.
+        this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
+        const got = await this.#call('getOrCreate', () => this.#upstream.getOrCreateUserGroup(group.group));
+        if (got.user_group.token === presented) throw error;
+        token = got.user_group.token;
+        result = 'recovered';
+      }
+      this.#checkEnvironment(environment);
+      const now = this.#s.now();
+      const next: GroupEntry = { ...current, token, environment, firstSeenAt: now, previousToken: presented, lastRotatedAt: now };
+      await this.#store.set(group.key, next, this.#s.entryTtlMs);
+      this.#metrics.rotations.labels(result).inc();
+      return next;
+    } finally {
+      await lock.release();
+    }
+  }
+
+  #checkEnvironment(environment: Environment | null): void {
+    const expected = this.#s.expectEnvironment;
+    if (expected === undefined || environment === null || environment === expected) return;
+    this.#logger.error('environment mismatch: the vendor API token serves another environment', { expected, actual: environment });
+    throw new BffError('upstream_error', `the dashboard vendor answered for the ${environment} environment, but this service must serve ${expected}`, {
+      retryable: false,
+    });
+  }
+
+  async #waitFor(key: string, done: (entry: GroupEntry) => boolean): Promise<GroupEntry | undefined> {
+    // Counted polls, not a deadline: an injected clock that stands still must not wait forever.
+    for (let polls = Math.ceil(this.#s.lockWaitMs / this.#s.pollIntervalMs); polls > 0; polls -= 1) {
+      await this.#s.sleep(this.#s.pollIntervalMs);
+      const entry = await this.#store.get(key);
+      if (entry !== undefined && done(entry)) return entry;
+    }
+    return undefined;
+  }
+
+  async #call<T>(op: Op, call: () => Promise<T>): Promise<T> {
+    const stop = this.#metrics.upstreamDuration.startTimer({ op });
+    try {
+      const result = await call();
+      this.#metrics.upstreamCalls.labels(op, 'ok').inc();
+      return result;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      this.#metrics.upstreamCalls.labels(op, typeof code === 'string' ? code : 'error').inc();
+      this.#logger.warn('vendor call failed', { op, error: describeError(error) });
+      throw toBffError(error, OP_NAMES[op]);
+    } finally {
+      stop();
+    }
+  }
+}

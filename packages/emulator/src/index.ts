@@ -3,6 +3,7 @@ export { startEmulator, DEFAULT_PORT, DEFAULT_HOST } from './server.js';
 export { DEFAULT_API_KEYS, DEFAULT_EMBED_ORIGINS, DEFAULT_MAX_BODY_BYTES } from './options.js';
 export { EMULATOR_ERROR_STATUS } from './http/errors.js';
 export { DataFileError } from './store/data-file.js';
+export { SAMPLE_DASHBOARDS } from './dashboard-host/index.js';
 export type { Emulator } from './emulator.js';
 export type { EmulatorOptions } from './options.js';
 export type { StartEmulatorOptions, RunningEmulator } from './server.js';

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The sample dashboard both pages show. */
+export const DASHBOARD_ID = 'sales-overview';
+
+export interface PageServerOptions {
+  /** The emulator's base URL (the dashboard host). */
+  emulatorUrl: string;
+  /** The element's standalone bundle (Lit inside), served as `/element.js`. */
+  elementScript: string;
+}
+
+export interface PageServer {
+  url: string;
+  /** Where `/embed/*` is forwarded; set once the BFF runs (it must know this server's origin first). */
+  setBffUrl(url: string): void;
+  close(): Promise<void>;
+}
+
+/*
+ * Both pages record `performance.now()` (ms since navigation start) when the dashboard reports
+ * itself loaded, in `window.__bench.loadAt`. They differ only in how the iframe gets its token.
+ */
+const HEAD = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench</title>
+<style>body{margin:0;font:16px sans-serif}embedded-dashboard,iframe{display:block;width:960px;border:0}iframe{height:400px}</style>`;
+
+/** The integrator's page: the element asks the BFF (same origin, session cookie) for the token. */
+function oursPage(emulatorUrl: string): string {
+  return `${HEAD}
+<script>window.__bench={};addEventListener('dashboard-load',()=>{window.__bench.loadAt??=performance.now()});</script>
+<script type="module" src="/element.js"></script></head><body>
+<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${emulatorUrl}/iframe/{dashboard}" token-url="/embed/token"></embedded-dashboard>
+</body></html>`;
+}
+
+/** The baseline: the server already put the token in the iframe URL, so no BFF round trip. */
+function baselinePage(emulatorUrl: string, token: string): string {
+  const origin = new URL(emulatorUrl).origin;
+  return `${HEAD}
+<script>window.__bench={};addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(origin)}&&e.data&&e.data.event==='dashboardLoaded')window.__bench.loadAt??=performance.now()});</script>
+</head><body>
+<iframe title="dashboard" src="${emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(token)}"></iframe>
+</body></html>`;
+}
+
+/**
+ * The host app of the browser benchmarks: `/ours`, `/baseline?token=…`, `/element.js`, and
+ * `/embed/*` forwarded to the BFF as an integrator's reverse proxy would, so the element's
+ * token requests are same-origin and carry the session cookie.
+ */
+export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
+  const element = readFileSync(options.elementScript);
+  let bff: URL | undefined;
+  const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+    res.end(body);
+  };
+  const proxy = (req: IncomingMessage, res: ServerResponse) => {
+    if (!bff) return send(res, 503, 'text/plain', 'no BFF yet');
+    const headers = { ...req.headers, host: bff.host };
+    const upstream = request({ hostname: bff.hostname, port: bff.port, path: req.url, method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => send(res, 502, 'text/plain', 'BFF unreachable'));
+    req.pipe(upstream);
+  };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/embed/')) return proxy(req, res);
+    if (url.pathname === '/element.js') return send(res, 200, 'text/javascript', element);
+    if (url.pathname === '/ours') return send(res, 200, 'text/html', oursPage(options.emulatorUrl));
+    if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));
+    return send(res, 404, 'text/plain', 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setBffUrl: (next) => {
+      bff = new URL(next);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -101,7 +101,7 @@ export async function mount(attributes: Record<string, string> = {}): Promise<Mo
     events,
     fromFrame(data, init = {}) {
       window.dispatchEvent(
-        new MessageEvent('message', { data, origin: init.origin ?? ORIGIN, source: (init.source ?? win) as Window }),
+        new MessageEvent('message', { data, origin: init.origin ?? ORIGIN, source: ('source' in init ? init.source : win) as Window }),
       );
     },
   };

@@ -15,6 +15,7 @@ export interface TokenHost extends ReactiveControllerHost {
   readonly fetchToken?: FetchToken | undefined;
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
+  readonly isConnected: boolean;
   tokenChanged(response: TokenResponse, reason: TokenReason): void;
   tokenFailed(error: TokenRequestError): void;
 }
@@ -64,7 +65,8 @@ export class TokenController implements ReactiveController {
   }
 
   hostUpdated(): void {
-    if (!this.on && !this.host.problem) this.start();
+    // Lit still runs an update that was pending when the element was removed: do not restart then.
+    if (!this.on && !this.host.problem && this.host.isConnected) this.start();
   }
 
   hostDisconnected(): void {

@@ -337,6 +337,19 @@ describe('token lifecycle', () => {
     expect(vi.getTimerCount()).toBe(1);
   });
 
+  it('stays stopped when removed with an update still pending', async () => {
+    const fetch = stubFetch(json(tokenBody(60)));
+    const { el } = await mount();
+    await settle(el);
+    el.label = 'changed';
+    el.remove();
+    await settle(el);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(FakeBroadcastChannel.open).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(3600_000);
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
   it('aborts a pending request on disconnect: its late answer is ignored', async () => {
     let answer!: (r: Response) => void;
     stubFetch(() => new Promise<Response>((resolve) => (answer = resolve)));

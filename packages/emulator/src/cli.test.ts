@@ -12,6 +12,7 @@ import { startNodeProcess, type RunningProcess } from '../../../test/support/pro
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/embedded-dashboard-emulator.js', import.meta.url));
 
+/** `body` is `any`: the tests assert on whichever shape comes back. */
 function call(url: string, method: string, body: unknown, key = 'dev-customer-key'): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);

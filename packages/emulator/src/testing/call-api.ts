@@ -14,7 +14,10 @@ export interface CallOptions {
   authorization?: string;
 }
 
-/** Calls `/api/user` in-process; GET bodies travel through `env.rawBody`. */
+/**
+ * Calls `/api/user` in-process; GET bodies travel through `env.rawBody`. `body` is `any`
+ * because tests assert on every shape the emulator answers, error bodies included.
+ */
 export async function callApi(app: Hono<EmulatorEnv>, method: string, options: CallOptions = {}): Promise<{ status: number; body: any; response: Response }> {
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? CUSTOMER_KEY : options.key;
@@ -34,7 +37,6 @@ export async function callApi(app: Hono<EmulatorEnv>, method: string, options: C
   } catch {
     // Malformed-body faults are asserted on as text.
   }
-  // The tests assert on arbitrary response shapes, including error bodies.
   return { status: response.status, body: body as any, response };
 }
 

@@ -1,12 +1,32 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 /**
  * The standalone bundle: the element with Lit inside, for a plain `<script type="module">`.
  * `npm run build` writes dist/standalone/embedded-dashboard.js; its gzip budget is tested.
  */
+/** Lit leaves `css` template text as written; squeeze its whitespace and comments for the bundle. */
+const minifyCssTemplates = (): Plugin => ({
+  name: 'minify-css-templates',
+  transform(code, id) {
+    if (!id.endsWith('.styles.ts')) return null;
+    return code.replace(/css`([^`]*)`/g, (_, text: string) => {
+      const squeezed = text
+        .replace(/\/\*[^]*?\*\//g, '')
+        .replace(/\s+/g, ' ')
+        .replace(/ ?([{}:;,>]) ?/g, '$1')
+        .replace(/;}/g, '}');
+      return `css\`${squeezed.trim()}\``;
+    });
+  },
+});
+
 export default defineConfig({
+  plugins: [minifyCssTemplates()],
+  mode: 'production',
   resolve: {
+    // Lit's minified production build, whatever NODE_ENV the caller (e.g. vitest) runs under.
+    conditions: ['module', 'browser', 'production'],
     alias: [
       {
         find: '@embedded-dashboard/protocol',

@@ -2,7 +2,7 @@ export { createBffApp } from './app.js';
 export { createEmbedRoutes } from './routes/embed-routes.js';
 export { BffError } from './errors/bff-error.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
-export { createJsonLogger, redactLine } from './observability/logger.js';
+export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';
 export { createBffMetrics } from './observability/metrics.js';
 export { DEFAULT_CLAIM_NAMES } from './session/claims.js';
 export { groupFingerprint } from './tokens/fingerprint.js';

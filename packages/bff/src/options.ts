@@ -39,9 +39,9 @@ export interface BffOptions {
   rateLimit?: false | { token?: RateLimitRule | false; rotate?: RateLimitRule | false };
   /** Largest accepted request body in bytes (larger: 413). Default 4096. */
   bodyLimitBytes?: number;
-  /** Default: JSON lines on stdout via `createJsonLogger`, redacting `secrets` and the session secret. */
+  /** Default: JSON lines on stdout via `createJsonLogger`. Whatever logger, lines reach it redacted. */
   logger?: BffLogger;
-  /** Extra secrets the default logger redacts from every line; pass your vendor API token here. */
+  /** Secrets redacted from every log line besides the session secret (and anything JWT-shaped); pass your vendor API token here. */
   secrets?: string[];
   /** Default: new metrics on their own registry. */
   metrics?: BffMetrics;

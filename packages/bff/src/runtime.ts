@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
 import { BffError } from './errors/bff-error.js';
-import { createJsonLogger, type BffLogger } from './observability/logger.js';
+import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
 import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
 import type { BffOptions, RateLimitRule } from './options.js';
 import { assertGroupInput } from './session/claims.js';
@@ -64,7 +64,8 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   const allowedOrigins = options.allowedOrigins ?? [];
   checkOrigins(allowedOrigins);
   const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
-  const logger = options.logger ?? createJsonLogger({ secrets: [...(options.secrets ?? []), ...sessionSecret] });
+  const secrets = [...(options.secrets ?? []), ...sessionSecret];
+  const logger = withRedaction(options.logger ?? createJsonLogger({ secrets }), secrets);
   const metrics = options.metrics ?? createBffMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, options.storeTimeoutMs ?? 1000, now);
   const keyPrefix = options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger, describeError, redactLine } from './logger.js';
+import { createJsonLogger, describeError, redactLine, withRedaction } from './logger.js';
 
 describe('createJsonLogger', () => {
   it('writes one JSON line with time, level, message and fields', () => {
@@ -50,5 +50,15 @@ describe('describeError', () => {
       message: 'outer',
       cause: { name: 'Error', message: 'inner', code: 'timeout', status: 504 },
     });
+  });
+});
+
+describe('withRedaction', () => {
+  it('redacts known secrets and JWTs in the message and nested fields before any logger sees them', () => {
+    const seen: unknown[] = [];
+    const sink = { info: (m: string, f?: object) => seen.push(m, f), warn: () => undefined, error: () => undefined };
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+    withRedaction(sink, ['top-secret-token']).info('top-secret-token here', { a: [{ b: `x ${jwt}` }], n: 5 });
+    expect(seen).toEqual(['[redacted] here', { a: [{ b: 'x [redacted-jwt]' }], n: 5 }]);
   });
 });

@@ -40,6 +40,26 @@ export function redactLine(line: string, secrets: readonly string[]): string {
   return out.replace(JWT_PATTERN, '[redacted-jwt]');
 }
 
+function redactValue(value: unknown, secrets: readonly string[], depth: number): unknown {
+  if (typeof value === 'string') return redactLine(value, secrets);
+  if (typeof value !== 'object' || value === null || depth > 5) return value;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, depth + 1));
+  const out: LogFields = {};
+  for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, secrets, depth + 1);
+  return out;
+}
+
+/**
+ * Wraps any logger (yours included) so the message and every string in its fields are
+ * redacted before they reach it: known secrets and anything shaped like a JWT.
+ */
+export function withRedaction(logger: BffLogger, secrets: readonly string[]): BffLogger {
+  const known = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
+  const wrap = (level: 'info' | 'warn' | 'error') => (message: string, fields?: LogFields) =>
+    logger[level](redactLine(message, known), fields === undefined ? undefined : (redactValue(fields, known, 0) as LogFields));
+  return { info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+}
+
 /**
  * A logger that writes one JSON line per call with `time`, `level` and `msg`, redacted.
  *

@@ -13,8 +13,23 @@ const alias = [
   { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element)$/, replacement: packageSource('$1') },
 ];
 
+const demoFile = (path: string) => fileURLToPath(new URL(`./demo/${path}`, import.meta.url));
+
 export default defineConfig({
   resolve: { alias },
+  // The demo's pages. `npm run build` runs `vite build demo`, so the root (and the dev
+  // server's, in demo/server/dev.ts) is demo/ while vitest keeps the repository root.
+  build: {
+    outDir: demoFile('dist/public'),
+    emptyOutDir: true,
+    rolldownOptions: {
+      input: {
+        index: demoFile('index.html'),
+        app: demoFile('app.html'),
+        integrate: demoFile('integrate.html'),
+      },
+    },
+  },
   test: {
     // Real sockets, child processes and a real browser: give slow shared machines room.
     testTimeout: 20_000,

@@ -1,0 +1,37 @@
+import { Hono, type Context } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { findCustomer } from '../shared/customers.js';
+import { SESSION_COOKIE, signSession, type SessionKeys } from './session.js';
+
+/**
+ * `GET /login?customer=acme` signs in as a sample customer (an HttpOnly, SameSite=Lax cookie
+ * holding a short-lived JWT) and redirects to `/app`; `/logout` clears the cookie.
+ */
+export function authRoutes(keys: SessionKeys): Hono {
+  const app = new Hono();
+
+  app.get('/login', async (c) => {
+    const customer = findCustomer(c.req.query('customer'));
+    if (!customer) return c.text('Unknown customer. Pick one on the sign-in page.', 400);
+    const jwt = await signSession(customer, keys);
+    setCookie(c, SESSION_COOKIE, jwt, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+      maxAge: keys.ttlSeconds,
+      secure: new URL(c.req.url).protocol === 'https:',
+    });
+    c.header('Cache-Control', 'no-store');
+    return c.redirect('/app', 302);
+  });
+
+  const logout = (c: Context) => {
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    c.header('Cache-Control', 'no-store');
+    return c.redirect('/', 302);
+  };
+  app.get('/logout', logout);
+  app.post('/logout', logout);
+
+  return app;
+}

@@ -1,0 +1,45 @@
+import type { Hono } from 'hono';
+import { createEmbedRoutes, createJsonLogger } from '@embedded-dashboard/bff';
+import { UserGroupClient } from '@embedded-dashboard/client';
+import { SESSION_AUDIENCE, SESSION_COOKIE, SESSION_ISSUER } from './session.js';
+
+export interface EmbedBffOptions {
+  upstreamUrl: string;
+  apiToken: string;
+  sessionSecret: string;
+  tokenTtlSeconds: number;
+  allowedOrigins: string[];
+  /** Receives the BFF's JSON log lines; default: none. */
+  log?: ((line: string) => void) | undefined;
+}
+
+export interface EmbedBff {
+  /** `POST /token` and `POST /token/rotate`, to mount at `/embed`. */
+  routes: Hono;
+  close(): Promise<void>;
+}
+
+/**
+ * The BFF as an integrator mounts it: token routes that trust only the session cookie the
+ * demo's `/login` sets, and call the vendor (the emulator) with the secret API key.
+ */
+export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
+  const upstream = new UserGroupClient({ baseUrl: options.upstreamUrl, apiToken: options.apiToken });
+  const routes = createEmbedRoutes({
+    upstream,
+    session: { secret: options.sessionSecret, cookie: SESSION_COOKIE, issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE },
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    allowedOrigins: options.allowedOrigins,
+    // The demo's "expire the token now" button may be pressed twice in a row; the default
+    // (10 s) would answer the second rotation with the token the vendor just refused.
+    minRotationIntervalSeconds: 1,
+    secrets: [options.apiToken],
+    logger: createJsonLogger({ write: options.log ?? (() => undefined), level: options.log ? 'info' : 'silent', secrets: [options.apiToken] }),
+  });
+  return {
+    routes,
+    async close() {
+      upstream.close();
+    },
+  };
+}

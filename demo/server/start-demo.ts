@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createAdaptorServer } from '@hono/node-server';
+import { startEmulator, type Emulator } from '@embedded-dashboard/emulator';
+import { DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
+import type { DemoControls } from './controls.js';
+import { createEmbedBff } from './embed-bff.js';
+import { createHostApp } from './host-app.js';
+import { dashboardSrcTemplate, isLoopback, originsOf } from './origins.js';
+import { TokenLedger } from './token-ledger.js';
+
+/** The API key the demo's BFF uses with the emulator (one of its default dev keys). */
+const DEMO_API_KEY = 'dev-customer-key';
+/** The faults "simulate a vendor outage" switches on: the vendor API answers 503. */
+const OUTAGE = { serverErrorRate: 1 } as const;
+
+export interface StartDemoOptions {
+  /** Default `5174`; `0` picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** The emulator's port; default `0` (a free one). */
+  emulatorPort?: number;
+  /** HS256 secret of the session JWTs (at least 32 characters). Default: random per start. */
+  sessionSecret?: string;
+  /** Lifetime of a sign-in. Default 1800 s. */
+  sessionTtlSeconds?: number;
+  /** The BFF's token TTL (`expiresAt`); `0` disables. Default 300 s. */
+  tokenTtlSeconds?: number;
+  /** The element's `refresh-margin` on `/app`; default: the element's own. */
+  refreshMarginSeconds?: number;
+  /**
+   * The built pages (Vite's output). Default: `demo/dist/public`. `false` serves no pages
+   * (`npm run dev`, where Vite serves them and proxies the rest here).
+   */
+  publicDir?: string | false;
+  /** More origins the host app is reached under (Vite's dev server), allowed to embed and call the BFF. */
+  extraOrigins?: string[];
+  /** Where the BFF logs; default: nowhere. */
+  log?: (line: string) => void;
+}
+
+export interface RunningDemo {
+  /** `http://HOST:PORT` of the host app (no trailing slash). */
+  url: string;
+  /** `http://HOST:PORT` the emulator listens on. */
+  emulatorUrl: string;
+  /** The in-process emulator: faults, stats, expiry. */
+  emulator: Emulator;
+  /** Stops the host app, the BFF and the emulator. */
+  close(): Promise<void>;
+}
+
+// Compiled, this module sits in demo/dist/server/; run from source (tests), in demo/server/.
+const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL(import.meta.url.includes('/dist/server/') ? '../public' : '../dist/public', import.meta.url));
+const MIN_SECRET_LENGTH = 32;
+
+const checkSeconds = (name: string, value: number | undefined, fallback: number, min = 0) => {
+  const result = value ?? fallback;
+  if (!Number.isFinite(result) || result < min) throw new TypeError(`${name} must be a number of seconds ≥ ${min}`);
+  return result;
+};
+
+/**
+ * Starts the whole demo in this process: the emulator (the vendor) on its own port, and the
+ * host app with its sign-in, the demo API and the BFF mounted at `/embed`.
+ *
+ * @example
+ * ```ts
+ * const demo = await startDemo({ port: 0, tokenTtlSeconds: 3, refreshMarginSeconds: 1 });
+ * // open `${demo.url}/login?customer=acme` in a browser …
+ * await demo.close();
+ * ```
+ */
+export async function startDemo(options: StartDemoOptions = {}): Promise<RunningDemo> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 5174;
+  const sessionSecret = options.sessionSecret ?? randomBytes(32).toString('base64url');
+  if (sessionSecret.length < MIN_SECRET_LENGTH) throw new TypeError(`sessionSecret must be at least ${MIN_SECRET_LENGTH} characters`);
+  const sessionTtlSeconds = checkSeconds('sessionTtlSeconds', options.sessionTtlSeconds, 1800, 1);
+  const tokenTtlSeconds = checkSeconds('tokenTtlSeconds', options.tokenTtlSeconds, 300);
+  const refreshMarginSeconds = options.refreshMarginSeconds === undefined ? null : checkSeconds('refreshMarginSeconds', options.refreshMarginSeconds, 0);
+  const publicDir = options.publicDir === false ? undefined : (options.publicDir ?? DEFAULT_PUBLIC_DIR);
+
+  // The host app listens first: the emulator and the BFF must know its origin.
+  let handle: (request: Request) => Response | Promise<Response> = () => new Response('Starting', { status: 503 });
+  const server = createAdaptorServer({ fetch: (request) => handle(request) });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const hostPort = (server.address() as AddressInfo).port;
+  const origins = [...originsOf(host, hostPort), ...(options.extraOrigins ?? [])];
+
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      if ('closeAllConnections' in server) server.closeAllConnections();
+    });
+
+  let running: Awaited<ReturnType<typeof startEmulator>> | undefined;
+  try {
+    running = await startEmulator({
+      port: options.emulatorPort ?? 0,
+      host: isLoopback(host) ? '127.0.0.1' : host,
+      embedOrigins: origins,
+    });
+    const emulator = running.emulator;
+    const bff = createEmbedBff({
+      upstreamUrl: running.url,
+      apiToken: DEMO_API_KEY,
+      sessionSecret,
+      tokenTtlSeconds,
+      allowedOrigins: origins,
+      log: options.log,
+    });
+    const ledger = new TokenLedger();
+    let outage = false;
+    const controls: DemoControls = {
+      async expireCurrentToken(customer) {
+        const token = ledger.latest(customer.id);
+        // Only a token the vendor still maps to this very customer is expired.
+        if (!token || emulator.resolveToken(token)?.providedId !== customer.id) return false;
+        return emulator.expireToken(token);
+      },
+      setOutage(on) {
+        outage = on;
+        emulator.setFaults(on ? OUTAGE : {});
+      },
+      outage: () => outage,
+      vendorStats: () => emulator.stats(),
+    };
+    const emulatorPort = running.port;
+    const app = createHostApp({
+      session: { secret: sessionSecret, ttlSeconds: sessionTtlSeconds },
+      controls,
+      ledger,
+      allowedOrigins: () => origins,
+      srcTemplateFor: (pageUrl) => dashboardSrcTemplate(pageUrl, emulatorPort),
+      tokenUrl: `${DEFAULT_BFF_BASE_PATH}/token`,
+      tokenTtlSeconds,
+      refreshMarginSeconds,
+      embed: { basePath: DEFAULT_BFF_BASE_PATH, routes: bff.routes },
+      publicDir,
+    });
+    handle = (request) => app.fetch(request);
+
+    const emulatorRun = running;
+    let closing: Promise<void> | undefined;
+    return {
+      url: originsOf(host, hostPort)[0] as string,
+      emulatorUrl: running.url,
+      emulator,
+      close: () =>
+        (closing ??= (async () => {
+          await closeServer();
+          await bff.close();
+          await emulatorRun.close();
+        })()),
+    };
+  } catch (error) {
+    await closeServer();
+    await running?.close();
+    throw error;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The demo's own small API between the `/app` page and the demo server (not part of the
+ * toolkit: the BFF's routes live under `/embed`).
+ */
+import type { EmulatorStats } from '@embedded-dashboard/protocol';
+import type { DemoCustomer } from './customers.js';
+
+export const DEMO_API = {
+  session: '/api/session',
+  expireToken: '/api/token/expire',
+  outage: '/api/vendor/outage',
+  vendorStatus: '/api/vendor/status',
+} as const;
+
+/** `GET /api/session`: who is signed in and how the page should embed the dashboard. */
+export interface DemoSessionInfo {
+  customer: DemoCustomer;
+  /** The element's `src-template`: the emulator, on another origin than the host app. */
+  srcTemplate: string;
+  tokenUrl: string;
+  /** The element's `refresh-margin` in seconds, when the demo overrides the default. */
+  refreshMarginSeconds: number | null;
+  /** The BFF's token TTL in seconds; `0` when disabled. */
+  tokenTtlSeconds: number;
+}
+
+/** `GET /api/vendor/status` and the answer of `POST /api/vendor/outage`. */
+export interface DemoVendorStatus {
+  outage: boolean;
+  stats: EmulatorStats;
+}
+
+/** `POST /api/vendor/outage` body. */
+export interface DemoOutageRequest {
+  on: boolean;
+}
+
+/** `POST /api/token/expire` answer: whether the signed-in customer had a token to expire. */
+export interface DemoExpireResult {
+  expired: boolean;
+}

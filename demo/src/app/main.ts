@@ -1,0 +1,123 @@
+import { TAG_NAME, type EmbeddedDashboard, type EmbeddedDashboardEventMap } from '@embedded-dashboard/element';
+import { DEMO_DASHBOARDS } from '../../shared/dashboards.js';
+import { demoApi, SignedOutError } from './api.js';
+import { createEventLog } from './event-log.js';
+import { showVendorStatus, tokenCountdown, watchState } from './status-panel.js';
+import { bindVariablesForm } from './variables-form.js';
+
+const ELEMENT_EVENTS: (keyof EmbeddedDashboardEventMap)[] = [
+  'dashboard-load',
+  'dashboard-token',
+  'dashboard-error',
+  'dashboard-resize',
+  'dashboard-variable-change',
+];
+const VENDOR_STATUS_POLL_MS = 3000;
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+function dashboardPicker(element: EmbeddedDashboard, initial: string): void {
+  const picker = byId<HTMLDivElement>('dashboard-picker');
+  const buttons = DEMO_DASHBOARDS.map((dashboard) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.role = 'tab';
+    button.textContent = dashboard.title;
+    button.dataset.dashboard = dashboard.id;
+    button.dataset.testid = `pick-${dashboard.id}`;
+    button.setAttribute('aria-selected', String(dashboard.id === initial));
+    button.addEventListener('click', () => {
+      for (const other of buttons) other.setAttribute('aria-selected', String(other === button));
+      element.setAttribute('dashboard', dashboard.id);
+      const url = new URL(location.href);
+      url.searchParams.set('dashboard', dashboard.id);
+      history.replaceState(null, '', url);
+    });
+    return button;
+  });
+  picker.replaceChildren(...buttons);
+}
+
+async function main(): Promise<void> {
+  let session;
+  try {
+    session = await demoApi.session();
+  } catch (error) {
+    if (error instanceof SignedOutError) location.assign('/');
+    throw error;
+  }
+  const { customer } = session;
+  byId('customer-name').textContent = customer.name;
+  byId('user-name').textContent = customer.user.name;
+  byId('vendor-origin').textContent = new URL(session.srcTemplate.replace('{dashboard}', 'x')).origin;
+  document.title = `${customer.name} · Northwind Analytics`;
+
+  const log = createEventLog(byId<HTMLOListElement>('event-log'));
+  byId('clear-log').addEventListener('click', () => log.clear());
+  const showExpiry = tokenCountdown();
+
+  const asked = new URLSearchParams(location.search).get('dashboard');
+  const dashboard = DEMO_DASHBOARDS.find((d) => d.id === asked)?.id ?? DEMO_DASHBOARDS[0].id;
+
+  const element = document.createElement(TAG_NAME);
+  element.setAttribute('dashboard', dashboard);
+  element.setAttribute('src-template', session.srcTemplate);
+  element.setAttribute('token-url', session.tokenUrl);
+  element.setAttribute('label', `${customer.name} analytics`);
+  if (session.refreshMarginSeconds !== null) element.setAttribute('refresh-margin', String(session.refreshMarginSeconds));
+  for (const name of ELEMENT_EVENTS) {
+    element.addEventListener(name, (event) => {
+      log.add(name, name, event.detail);
+      if (name === 'dashboard-token') showExpiry((event as EmbeddedDashboardEventMap['dashboard-token']).detail.expiresAt);
+    });
+  }
+  watchState(element, (state) => log.add('demo', `state → ${state}`));
+  bindVariablesForm(element);
+  dashboardPicker(element, dashboard);
+  byId('dashboard-slot').append(element);
+
+  const refreshVendorStatus = () =>
+    demoApi.vendorStatus().then(showVendorStatus, (error: unknown) => {
+      if (error instanceof SignedOutError) byId('vendor-stats').textContent = 'signed out';
+    });
+  void refreshVendorStatus();
+  setInterval(() => {
+    if (document.visibilityState === 'visible') void refreshVendorStatus();
+  }, VENDOR_STATUS_POLL_MS);
+
+  const expire = byId<HTMLButtonElement>('expire-token');
+  const outage = byId<HTMLButtonElement>('toggle-outage');
+  const result = byId<HTMLElement>('action-result');
+  const act = async (button: HTMLButtonElement, work: () => Promise<string>) => {
+    button.disabled = true;
+    try {
+      const message = await work();
+      result.textContent = message;
+      log.add('demo', message);
+    } catch (error) {
+      result.textContent = error instanceof SignedOutError ? 'Your session has ended: sign in again.' : 'That did not work; see the console.';
+      if (!(error instanceof SignedOutError)) console.error(error);
+    } finally {
+      button.disabled = false;
+      void refreshVendorStatus();
+    }
+  };
+  expire.addEventListener('click', () =>
+    act(expire, async () =>
+      (await demoApi.expireToken()).expired
+        ? 'The vendor now refuses the token. Watch the dashboard report tokenExpired and the element rotate.'
+        : 'No token to expire yet: wait for the dashboard to load.',
+    ),
+  );
+  outage.addEventListener('click', () =>
+    act(outage, async () => {
+      const status = await demoApi.setOutage(outage.getAttribute('aria-pressed') !== 'true');
+      showVendorStatus(status);
+      return status.outage
+        ? 'Vendor outage on: its API answers 503. Expire the token to watch the element retry with backoff.'
+        : 'Vendor outage over: the element recovers on its next retry.';
+    }),
+  );
+}
+
+void main();

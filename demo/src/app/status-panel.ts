@@ -1,0 +1,49 @@
+import type { EmbeddedDashboard } from '@embedded-dashboard/element';
+import type { DemoVendorStatus } from '../../shared/api.js';
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Mirrors the element's `state` attribute into the status pill. */
+export function watchState(element: EmbeddedDashboard, onChange: (state: string) => void): void {
+  const pill = byId<HTMLSpanElement>('element-state');
+  let last = '';
+  const show = () => {
+    const state = element.getAttribute('state') ?? 'loading';
+    if (state === last) return;
+    last = state;
+    pill.textContent = state;
+    pill.dataset.state = state;
+    onChange(state);
+  };
+  new MutationObserver(show).observe(element, { attributes: true, attributeFilter: ['state'] });
+  show();
+}
+
+/** Counts down to the token's `expiresAt` (as the BFF set it), corrected by nothing: display only. */
+export function tokenCountdown(): (expiresAt: number | null) => void {
+  const target = byId<HTMLElement>('token-expiry');
+  let expiresAt: number | null | undefined;
+  const render = () => {
+    if (expiresAt === undefined) return;
+    if (expiresAt === null) {
+      target.textContent = 'issued, no expiry';
+      return;
+    }
+    const seconds = Math.max(0, Math.round((expiresAt - Date.now()) / 1000));
+    target.textContent = seconds > 0 ? `expires in ${seconds}s (the element rotates it first)` : 'expired, rotating';
+  };
+  setInterval(render, 1000);
+  return (next) => {
+    expiresAt = next;
+    render();
+  };
+}
+
+/** Shows the vendor's call counters and the outage switch's state. */
+export function showVendorStatus(status: DemoVendorStatus): void {
+  const { getOrCreate, update, rotate } = status.stats.requests;
+  byId<HTMLElement>('vendor-stats').textContent = `${getOrCreate} get-or-create · ${update} update · ${rotate} rotate${status.outage ? ' · OUTAGE' : ''}`;
+  const outage = byId<HTMLButtonElement>('toggle-outage');
+  outage.setAttribute('aria-pressed', String(status.outage));
+  outage.textContent = status.outage ? 'End the vendor outage' : 'Simulate a vendor outage';
+}

@@ -1,0 +1,38 @@
+import { DEMO_CUSTOMERS, type DemoCustomer } from '../../shared/customers.js';
+
+const AVATAR_COLOURS = ['#d9480f', '#0b7285', '#5f3dc4'];
+
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+function customerCard(customer: DemoCustomer, index: number): HTMLLIElement {
+  const card = el('li', 'customer card');
+  card.dataset.customer = customer.id;
+
+  const header = el('header');
+  const avatar = el('span', 'avatar', customer.name.charAt(0));
+  avatar.style.background = AVATAR_COLOURS[index % AVATAR_COLOURS.length] ?? '#3b4cca';
+  const titles = el('div');
+  titles.append(el('h3', undefined, customer.name), el('div', 'user muted', `${customer.user.name} · ${customer.user.email}`));
+  header.append(avatar, titles);
+
+  const props = el('ul', 'props');
+  for (const [name, value] of Object.entries(customer.properties)) {
+    const item = el('li');
+    item.append(el('span', undefined, `${name} `), document.createTextNode(String(value)));
+    props.append(item);
+  }
+
+  const signIn = el('a', 'button', `Sign in as ${customer.name} →`);
+  signIn.href = `/login?customer=${encodeURIComponent(customer.id)}`;
+  signIn.dataset.testid = `sign-in-${customer.id}`;
+
+  card.append(header, props, signIn);
+  return card;
+}
+
+document.getElementById('customers')?.replaceChildren(...DEMO_CUSTOMERS.map(customerCard));

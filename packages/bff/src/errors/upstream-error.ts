@@ -39,9 +39,25 @@ export function isUpstreamError(error: unknown): error is UpstreamErrorLike & Er
   return typeof e.code === 'string' && UPSTREAM_CODES.has(e.code) && typeof e.retryable === 'boolean';
 }
 
-/** Whether a failed rotate may still have happened upstream (so the token must be re-read). */
+/**
+ * Whether a failed rotate may still have happened upstream, so the current token must be
+ * re-read: no answer (network, timeouts), an unreadable answer, or a 5xx that a proxy may have
+ * sent after the vendor acted. An explicit refusal (`success: 0`, 4xx, 429) is not ambiguous.
+ */
 export function isAmbiguousFailure(error: unknown): boolean {
-  return isUpstreamError(error) && (error.code === 'network' || error.code === 'timeout' || error.code === 'deadline_exceeded' || error.code === 'aborted');
+  if (!isUpstreamError(error)) return false;
+  switch (error.code) {
+    case 'network':
+    case 'timeout':
+    case 'deadline_exceeded':
+    case 'aborted':
+    case 'malformed_response':
+      return true;
+    case 'http_status':
+      return error.status === undefined || error.status >= 500;
+    default:
+      return false;
+  }
 }
 
 /**

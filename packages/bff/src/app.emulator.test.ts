@@ -1,0 +1,180 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { UserGroupClient } from '@embedded-dashboard/client';
+import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import type { FaultSettings } from '@embedded-dashboard/protocol';
+import { createBffApp } from './app.js';
+import type { BffAppOptions } from './options.js';
+import { acme, API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from './testing/fixtures.js';
+
+const TESTING_API_TOKEN = 'LEAKCHECK-testing-api-token-5d1e0a7c';
+
+let emu: RunningEmulator;
+const running: { server: ServerType; client: UserGroupClient }[] = [];
+
+beforeAll(async () => {
+  emu = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    admin: true,
+    apiKeys: [
+      { token: API_TOKEN, environment: 'Customer' },
+      { token: TESTING_API_TOKEN, environment: 'Testing' },
+    ],
+  });
+});
+afterEach(async () => {
+  emu.emulator.setFaults({});
+  for (const { server, client } of running.splice(0)) {
+    await new Promise((r) => server.close(r));
+    client.close();
+  }
+  emu.emulator.reset();
+});
+afterAll(async () => {
+  await emu.close();
+  expect(emitted.some((e) => e.includes('"token"'))).toBe(true);
+  expect(findLeaks()).toEqual([]);
+});
+
+/** A BFF on a real socket in front of the real emulator, through the real client. */
+async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN, clientOptions: Partial<ConstructorParameters<typeof UserGroupClient>[0]> = {}) {
+  const client = new UserGroupClient({ baseUrl: emu.url, apiToken, timeoutMs: 2_000, deadlineMs: 4_000, ...clientOptions });
+  const logs = captureLogs();
+  const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: logs.logger, rateLimit: false, ...overrides });
+  const url = await new Promise<string>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      running.push({ server, client });
+      resolve(`http://127.0.0.1:${info.port}`);
+    });
+  });
+  const post = async (path: string, jwt: string, body: unknown = {}) =>
+    record(await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}`, origin: url }, body: JSON.stringify(body) }));
+  return { url, logs, getToken: (jwt: string) => post('/embed/token', jwt), rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }) };
+}
+
+const tokenOf = (res: { body: unknown }) => (res.body as { token: string }).token;
+const globex = { org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US', plan: 'basic' } };
+
+describe('BFF over a socket against the emulator', () => {
+  it('hands out a working token and nothing else: exactly { token, expiresAt, serverTime }', async () => {
+    const bff = await startBff({ tokenTtlSeconds: 900 });
+    const before = Date.now();
+    const res = await bff.getToken(await session());
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body as object).sort()).toEqual(['expiresAt', 'serverTime', 'token']);
+    const body = res.body as { token: string; expiresAt: number; serverTime: number };
+    expect(body.expiresAt - body.serverTime).toBe(900_000);
+    expect(body.serverTime).toBeGreaterThanOrEqual(before);
+    expect(emu.emulator.resolveToken(body.token)).toMatchObject({ name: 'Acme Corp', providedId: 'acme', properties: acme.embed_properties, environment: 'Customer' });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('makes exactly one get-or-create for a burst of concurrent first requests of one group', async () => {
+    const bff = await startBff();
+    emu.emulator.setFaults({ latencyMs: 100 });
+    const jwts = await Promise.all(Array.from({ length: 25 }, (_, i) => session({ ...acme, sub: `user-${i}` })));
+    const results = await Promise.all(jwts.map((jwt) => bff.getToken(jwt)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map(tokenOf)).size).toBe(1);
+    expect(emu.emulator.stats().requests).toEqual({ getOrCreate: 1, update: 0, rotate: 0 });
+  });
+
+  it('makes G calls for N requests over G groups', async () => {
+    const bff = await startBff();
+    emu.emulator.setFaults({ latencyMs: 50 });
+    const G = 5;
+    const jwts = await Promise.all(Array.from({ length: G }, (_, g) => session({ org_id: `org-${g}`, org_name: `Org ${g}`, embed_properties: { g } })));
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => bff.getToken(jwts[i % G]!)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(emu.emulator.stats()).toEqual({ requests: { getOrCreate: G, update: 0, rotate: 0 }, groups: G });
+  });
+
+  it('syncs drift: changed properties are pushed with update before the token is handed out', async () => {
+    const bff = await startBff();
+    const first = await bff.getToken(await session());
+    const changed = { ...acme, embed_properties: { region: 'APAC', plan: 'enterprise' } };
+    const second = await bff.getToken(await session(changed));
+    expect(tokenOf(second)).toBe(tokenOf(first));
+    expect(emu.emulator.stats().requests).toEqual({ getOrCreate: 2, update: 1, rotate: 0 });
+    expect(emu.emulator.resolveToken(tokenOf(second))?.properties).toEqual({ region: 'APAC', plan: 'enterprise' });
+  });
+
+  it('rotates for the holder, answers a stale holder with the current token, and never touches another group', async () => {
+    const bff = await startBff();
+    const acmeJwt = await session();
+    const globexJwt = await session(globex);
+    const t0 = tokenOf(await bff.getToken(acmeJwt));
+    const g0 = tokenOf(await bff.getToken(globexJwt));
+
+    const rotated = await bff.rotate(acmeJwt, t0);
+    const t1 = tokenOf(rotated);
+    expect(t1).not.toBe(t0);
+    expect(emu.emulator.resolveToken(t1)?.providedId).toBe('acme');
+    expect(emu.emulator.resolveToken(t0)).toBeUndefined();
+
+    const stale = await bff.rotate(acmeJwt, t0);
+    expect(tokenOf(stale)).toBe(t1);
+    expect(emu.emulator.stats().requests.rotate).toBe(1);
+
+    const intruder = await bff.rotate(globexJwt, t1);
+    expect(tokenOf(intruder)).toBe(g0);
+    expect(emu.emulator.stats().requests.rotate).toBe(1);
+    expect(emu.emulator.resolveToken(t1)?.providedId).toBe('acme');
+  });
+
+  it('refuses loudly when the API token belongs to the other environment', async () => {
+    const bff = await startBff({ expectEnvironment: 'Customer' }, TESTING_API_TOKEN);
+    const res = await bff.getToken(await session());
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ error: { code: 'upstream_error', retryable: false } });
+    expect(bff.logs.lines.some((l) => l.includes('environment mismatch'))).toBe(true);
+  });
+
+  it.each<[string, FaultSettings, number, string]>([
+    ['latency beyond the client timeout', { latencyMs: 1_500 }, 504, 'upstream_timeout'],
+    ['HTTP 503', { serverErrorRate: 1 }, 503, 'upstream_unavailable'],
+    ['429 with Retry-After', { rateLimitRate: 1, retryAfterSeconds: 7 }, 429, 'rate_limited'],
+    ['success: 0', { failureRate: 1 }, 502, 'upstream_error'],
+    ['a malformed body', { malformedRate: 1 }, 502, 'upstream_error'],
+    ['a dropped connection', { dropRate: 1 }, 503, 'upstream_unavailable'],
+  ])('maps %s (%j) to %i %s', async (_, faults, status, code) => {
+    const bff = await startBff({}, API_TOKEN, { maxAttempts: 1, timeoutMs: 300, deadlineMs: 1_000 });
+    emu.emulator.setFaults(faults);
+    const res = await bff.getToken(await session());
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ error: { code } });
+    if (code === 'rate_limited') expect(res.headers.get('retry-after')).toBe('7');
+  });
+
+  it.each<[string, FaultSettings]>([
+    ['dropped after it rotated', { dropRate: 1, operations: ['rotate'] }],
+    ['answered with a malformed body after it rotated', { malformedRate: 1, operations: ['rotate'] }],
+  ])('recovers a rotation whose answer was %s by reading the current token', async (_, faults) => {
+    const bff = await startBff({}, API_TOKEN, { maxAttempts: 1, timeoutMs: 1_000, deadlineMs: 2_000 });
+    const jwt = await session();
+    const t0 = tokenOf(await bff.getToken(jwt));
+    emu.emulator.setFaults(faults);
+    const res = await bff.rotate(jwt, t0);
+    expect(res.status).toBe(200);
+    const t1 = tokenOf(res);
+    expect(t1).not.toBe(t0);
+    expect(emu.emulator.resolveToken(t1)?.providedId).toBe('acme');
+    expect(emu.emulator.resolveToken(t0)).toBeUndefined();
+    expect(emu.emulator.stats().requests).toMatchObject({ rotate: 1, getOrCreate: 2 });
+    emu.emulator.setFaults({});
+    expect(tokenOf(await bff.getToken(jwt))).toBe(t1);
+  });
+
+  it('reports a rotation the vendor refused (success: 0) without re-reading or retrying', async () => {
+    const bff = await startBff({}, API_TOKEN, { maxAttempts: 1 });
+    const jwt = await session();
+    const t0 = tokenOf(await bff.getToken(jwt));
+    emu.emulator.setFaults({ failureRate: 1, operations: ['rotate'] });
+    const res = await bff.rotate(jwt, t0);
+    expect(res.status).toBe(502);
+    expect(emu.emulator.stats().requests).toMatchObject({ rotate: 1, getOrCreate: 1 });
+    expect(emu.emulator.resolveToken(t0)?.providedId).toBe('acme');
+  });
+});

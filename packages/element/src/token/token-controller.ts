@@ -123,8 +123,10 @@ export class TokenController implements ReactiveController {
   }
 
   private set(status: DashboardState): void {
-    this.status = status;
-    this.host.requestUpdate();
+    if (status !== this.status) {
+      this.status = status;
+      this.host.requestUpdate();
+    }
   }
 
   private async fetch(reason: TokenReason): Promise<void> {

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { requestToken, retryAfterMs, TokenRequestError } from './request-token.js';
+import { backoffDelay, BACKOFF_CAP_MS } from './backoff.js';
+import { bffError, freshTokenUrl, json, stubFetch, tokenBody } from '../test-support/fixtures.js';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+const options = { timeout: 10_000, credentials: 'same-origin' as const };
+const url = () => new URL(freshTokenUrl(), 'https://app.example.com').href;
+
+describe('requestToken', () => {
+  it('returns only the token fields of the body', async () => {
+    const body = tokenBody();
+    stubFetch(json({ ...body, group: 'leak?' }));
+    expect(await requestToken(url(), undefined, options)).toEqual(body);
+  });
+
+  it('an initial caller waits for a rotation in flight and gets its new token', async () => {
+    let answer!: (r: Response) => void;
+    const fetch = stubFetch(() => new Promise<Response>((resolve) => (answer = resolve)));
+    const u = url();
+    const rotating = requestToken(u, 'old', options);
+    const initial = requestToken(u, undefined, options);
+    const rotated = tokenBody();
+    answer(json(rotated));
+    expect(await initial).toEqual(rotated);
+    expect(await rotating).toEqual(rotated);
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('a rotating caller that gets back the very token it holds asks again', async () => {
+    const held = tokenBody();
+    const fresh = tokenBody();
+    const fetch = stubFetch(json(held), json(fresh));
+    const u = url();
+    const initial = requestToken(u, undefined, options);
+    const rotate = requestToken(u, held.token, options);
+    expect(await initial).toEqual(held);
+    expect(await rotate).toEqual(fresh);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(String(fetch.mock.calls[1]![0])).toBe(`${u}/rotate`);
+  });
+
+  it('different token URLs do not share', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    await Promise.all([requestToken(url(), undefined, options), requestToken(url(), undefined, options)]);
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
+  it.each([
+    [bffError(500, 'internal'), 'internal', true],
+    [bffError(502, 'upstream_error'), 'upstream_error', true],
+    [bffError(429, 'rate_limited'), 'rate_limited', true],
+    [bffError(401, 'unauthenticated'), 'unauthenticated', false],
+    [bffError(415, 'bad_request'), 'bad_request', false],
+    [new Response('<html>', { status: 503 }), 'http_503', true],
+    [new Response('<html>', { status: 200 }), 'invalid_response', false],
+    [json({ token: 't', expiresAt: 'soon', serverTime: 1 }), 'invalid_response', false],
+  ])('classifies %#', async (response, code, retryable) => {
+    stubFetch(response);
+    const error = await requestToken(url(), undefined, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TokenRequestError);
+    expect(error).toMatchObject({ code, retryable, status: response.status });
+  });
+
+  it('never puts the held token in an error message', async () => {
+    stubFetch(bffError(500, 'internal'));
+    const error = (await requestToken(url(), 'secret-held-token', options).catch((e: unknown) => e)) as Error;
+    expect(`${error.message} ${error.stack}`).not.toContain('secret-held-token');
+  });
+});
+
+describe('retryAfterMs', () => {
+  it.each([
+    [null, 0],
+    ['', 0],
+    ['30', 30_000],
+    ['0', 0],
+    ['-5', 0],
+    ['soon', 0],
+    [new Date(Date.UTC(2026, 0, 1, 0, 1)).toUTCString(), 60_000],
+    [new Date(Date.UTC(2025, 0, 1)).toUTCString(), 0],
+  ])('%s → %i ms', (header, ms) => {
+    expect(retryAfterMs(header, Date.UTC(2026, 0, 1))).toBe(ms);
+  });
+});
+
+describe('backoffDelay', () => {
+  it('stays within [0, min(cap, base·2^n)) and lets Retry-After win when longer', () => {
+    for (let n = 0; n < 40; n++) {
+      const ceiling = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** n);
+      expect(backoffDelay(n, 0, () => 0)).toBe(0);
+      expect(backoffDelay(n, 0, () => 0.999999)).toBeLessThan(ceiling);
+      expect(backoffDelay(n, 0, () => 0.999999)).toBeGreaterThan(ceiling * 0.99);
+    }
+    expect(backoffDelay(1000, 0, () => 0.5)).toBe(BACKOFF_CAP_MS / 2);
+    expect(backoffDelay(0, 30_000, () => 0.5)).toBe(30_000);
+  });
+});

@@ -1,0 +1,100 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningDemo } from '../../demo/server/start-demo.js';
+import { chromiumTool } from '../support/tools.js';
+import { eventually, iframeHeight, openApp, openBrowser, postFromDashboard, startTestDemo, waitForReady } from './harness.js';
+
+const tool = chromiumTool();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A page that posts dashboard-looking messages to whatever frames it, with any target origin. */
+const FORGER_PAGE = `<!doctype html><title>forger</title><script>
+  const messages = [
+    { event: 'dashboardResized', detail: { dashboardHeight: 4321 } },
+    { event: 'tokenExpired', detail: { dashboardId: 'sales-overview' } },
+    { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 4321, loadTime: 1 } },
+    { event: 'variableUpdated', detail: { varName: 'region', newValue: 'Globex' } },
+  ];
+  for (const message of messages) parent.postMessage(message, '*');
+  window.sent = true;
+</script>`;
+
+describe.skipIf(!tool.available)('demo in Chromium: the dashboard frame', () => {
+  let browser: Browser;
+  let demo: RunningDemo;
+  let context: BrowserContext | undefined;
+
+  beforeAll(async () => {
+    browser = await openBrowser(tool.path);
+    demo = await startTestDemo();
+  });
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.close();
+  });
+
+  it('follows the dashboard height up and down', async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const acme = await openApp(context, demo, 'acme');
+    await waitForReady(acme);
+    const dashboard = acme.page.frameLocator('embedded-dashboard iframe');
+    const closed = await iframeHeight(acme.page);
+
+    await dashboard.getByTestId('toggle-details').click();
+    await expect.poll(() => dashboard.getByTestId('details-panel').isVisible()).toBe(true);
+    const open = await eventually('the frame to grow', async () => {
+      const height = await iframeHeight(acme.page);
+      return height > closed + 100 ? height : 0;
+    });
+
+    await dashboard.getByTestId('toggle-details').click();
+    await eventually('the frame to shrink back', async () => Math.abs((await iframeHeight(acme.page)) - closed) <= 2);
+    const heights = (await acme.events('dashboard-resize')).map((e) => e.detail.height as number);
+    expect(heights.some((h) => Math.abs(h - open) <= 2)).toBe(true);
+    expect(heights.at(-1)).toBeLessThan(open);
+    expect(acme.frameNavigations).toHaveLength(1);
+  });
+
+  it('ignores messages from any window but its own dashboard frame', async () => {
+    context = await browser.newContext();
+    const acme = await openApp(context, demo, 'acme');
+    await waitForReady(acme);
+    const emulatorOrigin = new URL(acme.frame().url()).origin;
+    // One forger on a third origin, one on the dashboard's own origin but in another window.
+    const forgers = ['http://forger.invalid/forge.html', `${emulatorOrigin}/forge.html`];
+    for (const url of forgers) await context.route(url, (route) => route.fulfill({ contentType: 'text/html', body: FORGER_PAGE }));
+
+    const height = await iframeHeight(acme.page);
+    const requests = acme.tokenRequests.length;
+    const events = (await acme.events()).length;
+    const { generation } = await acme.dashboard();
+
+    await acme.page.evaluate((urls) => {
+      for (const url of urls) {
+        const frame = document.createElement('iframe');
+        frame.src = url;
+        document.body.append(frame);
+      }
+      // And the host page posting to itself.
+      window.postMessage({ event: 'dashboardResized', detail: { dashboardHeight: 4321 } }, '*');
+    }, forgers);
+    for (const url of forgers) {
+      await eventually(`${url} to post`, async () => acme.page.frames().find((f) => f.url() === url)?.evaluate(() => (window as { sent?: boolean }).sent));
+    }
+    await sleep(1_500);
+
+    expect(await iframeHeight(acme.page)).toBe(height);
+    expect(await acme.state()).toBe('ready');
+    expect(acme.tokenRequests.length).toBe(requests);
+    expect((await acme.events()).length).toBe(events);
+    expect((await acme.dashboard()).generation).toBe(generation);
+
+    // The same message from the real dashboard frame is obeyed: the check above could fail.
+    await postFromDashboard(acme.frame(), demo.url, { event: 'dashboardResized', detail: { dashboardHeight: 1234 } });
+    await eventually('the genuine resize', async () => (await iframeHeight(acme.page)) === 1234);
+  });
+});

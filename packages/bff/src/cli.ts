@@ -1,0 +1,11 @@
+import { runCli } from './cli/main.js';
+import { redactLine } from './observability/logger.js';
+
+try {
+  await runCli(process.argv.slice(2));
+} catch (error) {
+  // A start-up failure (e.g. the store cannot be created): one line, with secrets scrubbed.
+  const secrets = [process.env.EMBED_API_TOKEN, process.env.EMBED_SESSION_SECRET, process.env.EMBED_REDIS_URL].filter((s): s is string => !!s);
+  process.stderr.write(`bff: cannot start: ${redactLine(error instanceof Error ? error.message : String(error), secrets)}\n`);
+  process.exitCode = 1;
+}

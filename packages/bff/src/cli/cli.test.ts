@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
+import { startNodeProcess } from '../../../../test/support/processes.js';
+import { API_TOKEN, session, SESSION_SECRET } from '../testing/fixtures.js';
+
+const packageDir = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(packageDir, 'bin/embedded-dashboard-bff.js');
+const cleanEnv = { PATH: process.env.PATH, NODE_OPTIONS: '' };
+
+/** The CLI runs from dist/: refuse to test a build older than the sources. */
+function assertFreshBuild(): void {
+  const built = join(packageDir, 'dist/cli.js');
+  let builtAt: number;
+  try {
+    builtAt = statSync(built).mtimeMs;
+  } catch {
+    throw new Error('packages/bff/dist is missing: run `npm run build` first (npm test does)');
+  }
+  const newest = (dir: string): number =>
+    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return newest(path);
+      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? statSync(path).mtimeMs : 0;
+    }));
+  if (newest(join(packageDir, 'src')) > builtAt) throw new Error('packages/bff/dist is older than src: run `npm run build` first');
+}
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  assertFreshBuild();
+  emu = await startEmulator({ port: 0, admin: true, apiKeys: [{ token: API_TOKEN, environment: 'Customer' }] });
+});
+afterAll(() => emu.close());
+
+const baseEnv = () => ({ ...cleanEnv, EMBED_UPSTREAM_URL: emu.url, EMBED_API_TOKEN: API_TOKEN, EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_PORT: '0' });
+
+describe('embedded-dashboard-bff CLI', () => {
+  it('exits 1 with one line per configuration problem, quoting no secret', () => {
+    const run = spawnSync(process.execPath, [bin], {
+      env: { ...cleanEnv, EMBED_API_TOKEN: 'LEAKCHECK-x', EMBED_SESSION_SECRET: 'LEAKCHECK-short-secret', EMBED_PORT: 'eighty', EMBED_EXPECT_ENVIRONMENT: 'Prod' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(run.status).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      'config: EMBED_UPSTREAM_URL is required (the vendor base URL, e.g. http://127.0.0.1:8790)',
+      'config: EMBED_PORT must be an integer from 0 to 65535 (got "eighty")',
+      'config: EMBED_SESSION_SECRET must be at least 32 bytes (value not shown)',
+      'config: EMBED_EXPECT_ENVIRONMENT must be Customer or Testing (got "Prod")',
+    ]);
+    expect(run.stdout + run.stderr).not.toContain('LEAKCHECK');
+  });
+
+  it('reads --config FILE and reports an unreadable one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-cli-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ EMBED_UPSTREAM_URL: 'http://127.0.0.1:1', EMBED_TOKEN_TTL: 'soon' }));
+    const run = spawnSync(process.execPath, [bin, '--config', file], { env: cleanEnv, encoding: 'utf8', timeout: 15_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('config: EMBED_TOKEN_TTL must be a whole number of seconds');
+    expect(run.stderr).not.toContain('EMBED_UPSTREAM_URL is required');
+    const missing = spawnSync(process.execPath, [bin, '--config', join(dir, 'nope.json')], { env: cleanEnv, encoding: 'utf8', timeout: 15_000 });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^config file: cannot read/);
+  });
+
+  it('prints the listening line with the real port, serves tokens, and stops gracefully on SIGTERM with a request in flight', async () => {
+    const proc = await startNodeProcess(bin, [], { env: baseEnv(), readyPrefix: BFF_LISTENING_PREFIX });
+    try {
+      expect(proc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(proc.url).not.toMatch(/:0$/);
+      expect(proc.output).toContain(`${BFF_LISTENING_PREFIX}${proc.url}`);
+      const jwt = await session();
+      const ask = () => fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: '{}' });
+      const first = await ask();
+      expect(first.status).toBe(200);
+      expect(Object.keys(await first.json()).sort()).toEqual(['expiresAt', 'serverTime', 'token']);
+      expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
+
+      emu.emulator.setFaults({ latencyMs: 800 });
+      const slow = fetch(`${proc.url}/embed/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${await session({ org_id: 'slow', org_name: 'Slow', embed_properties: {} })}` },
+        body: '{}',
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      const exited = proc.stop(15_000);
+      const inFlight = await slow;
+      expect(inFlight.status).toBe(200);
+      expect(await exited).toBe(0);
+      await expect(ask()).rejects.toThrow();
+      const lines = proc.output.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; path?: string });
+      expect(lines.filter((l) => l.msg === 'request' && l.path === '/embed/token')).toHaveLength(2);
+      expect(lines.map((l) => l.msg)).toContain('stopped');
+      expect(proc.output.join('\n')).not.toContain(API_TOKEN);
+      expect(proc.output.join('\n')).not.toContain(jwt);
+    } finally {
+      emu.emulator.setFaults({});
+      await proc.stop();
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from './config.js';
+
+const SECRET = 'cli-session-secret-0123456789abcdef-LEAKCHECK';
+const TOKEN = 'LEAKCHECK-cli-api-token-31c9';
+const minimal = { EMBED_UPSTREAM_URL: 'http://127.0.0.1:8790', EMBED_API_TOKEN: TOKEN, EMBED_SESSION_SECRET: SECRET };
+
+describe('parseConfig', () => {
+  it('applies the documented defaults', () => {
+    const { config, problems } = parseConfig(minimal);
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({
+      port: 8787,
+      host: '127.0.0.1',
+      tokenTtlSeconds: 3600,
+      allowedOrigins: [],
+      expectEnvironment: undefined,
+      redisUrl: undefined,
+      session: { secret: SECRET, cookie: undefined, staticMapping: {}, claims: { groupId: 'org_id', groupName: 'org_name', properties: 'embed_properties', mapping: 'embed_mapping' } },
+    });
+  });
+
+  it('reads every key', () => {
+    const { config, problems } = parseConfig({
+      ...minimal,
+      EMBED_PORT: '0',
+      EMBED_HOST: '0.0.0.0',
+      EMBED_SESSION_ISSUER: 'https://auth.example',
+      EMBED_SESSION_AUDIENCE: 'embed,other',
+      EMBED_SESSION_COOKIE: 'sid',
+      EMBED_CLAIM_GROUP_ID: 'tenant',
+      EMBED_CLAIM_GROUP_NAME: 'tenant_name',
+      EMBED_CLAIM_PROPERTIES: 'props',
+      EMBED_CLAIM_MAPPING: 'map',
+      EMBED_MAPPING: '{"schema":"ds"}',
+      EMBED_TOKEN_TTL: '0',
+      EMBED_ALLOWED_ORIGINS: 'https://a.example, http://localhost:5174',
+      EMBED_EXPECT_ENVIRONMENT: 'Testing',
+      EMBED_REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      tokenTtlSeconds: 0,
+      allowedOrigins: ['https://a.example', 'http://localhost:5174'],
+      expectEnvironment: 'Testing',
+      redisUrl: 'redis://127.0.0.1:6379',
+      session: { issuer: ['https://auth.example'], audience: ['embed', 'other'], cookie: 'sid', staticMapping: { schema: 'ds' }, claims: { groupId: 'tenant', groupName: 'tenant_name', properties: 'props', mapping: 'map' } },
+    });
+  });
+
+  it('names every problem on its own line and never quotes a secret', () => {
+    const { config, problems } = parseConfig({
+      EMBED_API_TOKEN: 'short',
+      EMBED_SESSION_SECRET: 'LEAKCHECK-tooshort',
+      EMBED_PORT: '70000',
+      EMBED_UPSTREAM_URL: 'ftp://x',
+      EMBED_MAPPING: '{"a":1}',
+      EMBED_TOKEN_TTL: '-5',
+      EMBED_ALLOWED_ORIGINS: 'https://a.example/path',
+      EMBED_EXPECT_ENVIRONMENT: 'Production',
+      EMBED_REDIS_URL: 'http://user:LEAKCHECK-redis-pass@host',
+      EMBED_SESSION_COOKIE: 'bad cookie',
+    });
+    expect(config).toBeUndefined();
+    const keys = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_PORT', 'EMBED_UPSTREAM_URL', 'EMBED_MAPPING', 'EMBED_TOKEN_TTL', 'EMBED_ALLOWED_ORIGINS', 'EMBED_EXPECT_ENVIRONMENT', 'EMBED_REDIS_URL', 'EMBED_SESSION_COOKIE'];
+    for (const key of keys) expect(problems.some((p) => p.startsWith(key) || p.includes(`${key}:`))).toBe(true);
+    expect(problems.join('\n')).not.toMatch(/LEAKCHECK|short"/);
+  });
+
+  it('requires the upstream, the API token and a session verifier, and refuses two verifiers', () => {
+    expect(parseConfig({}).problems).toHaveLength(3);
+    expect(parseConfig({ ...minimal, EMBED_SESSION_JWKS_URL: 'https://a.example/jwks' }).problems).toEqual(['set only one of EMBED_SESSION_SECRET and EMBED_SESSION_JWKS_URL']);
+  });
+
+  it('reads a config file with the same keys, the environment winning, and refuses unknown keys', () => {
+    const file = { ...minimal, EMBED_PORT: 9000, EMBED_MAPPING: { s: 'd' }, EMBED_ALLOWED_ORIGINS: ['https://a.example'] };
+    expect(parseConfig({ EMBED_PORT: '9001' }, file).config).toMatchObject({ port: 9001, session: { staticMapping: { s: 'd' } }, allowedOrigins: ['https://a.example'] });
+    expect(parseConfig({}, { ...minimal, EMBED_PROT: '1' }).problems).toEqual(['config file: unknown key "EMBED_PROT"']);
+    expect(parseConfig({}, ['x']).problems[0]).toMatch(/JSON object/);
+  });
+});

@@ -1,0 +1,183 @@
+import { ENVIRONMENTS, type DataSourceMapping, type Environment } from '@embedded-dashboard/protocol';
+import type { LogLevel } from '../observability/logger.js';
+import { DEFAULT_CLAIM_NAMES, isDataSourceMapping } from '../session/claims.js';
+import type { SessionOptions } from '../session/session-verifier.js';
+
+/** The CLI's configuration once validated. */
+export interface CliConfig {
+  upstreamUrl: string;
+  apiToken: string;
+  port: number;
+  host: string;
+  session: SessionOptions;
+  tokenTtlSeconds: number;
+  allowedOrigins: string[];
+  expectEnvironment: Environment | undefined;
+  redisUrl: string | undefined;
+  logLevel: LogLevel;
+  /** `/token` requests per minute per session; 0 disables the limits. */
+  rateLimitPerMinute: number;
+}
+
+/** Every key the CLI reads, from the environment or the `--config` JSON file. */
+export const CONFIG_KEYS = [
+  'EMBED_UPSTREAM_URL',
+  'EMBED_API_TOKEN',
+  'EMBED_PORT',
+  'EMBED_HOST',
+  'EMBED_SESSION_SECRET',
+  'EMBED_SESSION_JWKS_URL',
+  'EMBED_SESSION_ISSUER',
+  'EMBED_SESSION_AUDIENCE',
+  'EMBED_SESSION_COOKIE',
+  'EMBED_CLAIM_GROUP_ID',
+  'EMBED_CLAIM_GROUP_NAME',
+  'EMBED_CLAIM_PROPERTIES',
+  'EMBED_CLAIM_MAPPING',
+  'EMBED_MAPPING',
+  'EMBED_TOKEN_TTL',
+  'EMBED_ALLOWED_ORIGINS',
+  'EMBED_EXPECT_ENVIRONMENT',
+  'EMBED_REDIS_URL',
+  'EMBED_LOG_LEVEL',
+  'EMBED_RATE_LIMIT',
+] as const;
+type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$/;
+
+/** Turns `--config` JSON into string values; non-string JSON is accepted where it is natural. */
+function fileValues(file: unknown, problems: string[]): Partial<Record<ConfigKey, string>> {
+  const values: Partial<Record<ConfigKey, string>> = {};
+  if (file === undefined) return values;
+  if (typeof file !== 'object' || file === null || Array.isArray(file)) {
+    problems.push('config file: must be a JSON object of EMBED_* keys');
+    return values;
+  }
+  for (const [key, value] of Object.entries(file)) {
+    if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
+      problems.push(`config file: unknown key ${JSON.stringify(key.slice(0, 64))}`);
+      continue;
+    }
+    if (typeof value === 'string') values[key as ConfigKey] = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') values[key as ConfigKey] = String(value);
+    else if (key === 'EMBED_ALLOWED_ORIGINS' && Array.isArray(value) && value.every((v) => typeof v === 'string')) values[key] = value.join(',');
+    else if (key === 'EMBED_MAPPING' && typeof value === 'object' && value !== null) values[key] = JSON.stringify(value);
+    else problems.push(`config file: ${key} has an unsupported type`);
+  }
+  return values;
+}
+
+const httpUrl = (value: string): URL | undefined => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Validates the configuration (environment over `--config` file) and lists every problem, one
+ * line each, naming the key. Secret values (API token, session secret, Redis URL) are never
+ * quoted back.
+ */
+export function parseConfig(env: Record<string, string | undefined>, file?: unknown): { config?: CliConfig; problems: string[] } {
+  const problems: string[] = [];
+  const fromFile = fileValues(file, problems);
+  const get = (key: ConfigKey): string | undefined => {
+    const value = env[key] !== undefined && env[key] !== '' ? env[key] : fromFile[key];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const show = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+
+  const upstreamUrl = get('EMBED_UPSTREAM_URL');
+  if (upstreamUrl === undefined) problems.push('EMBED_UPSTREAM_URL is required (the vendor base URL, e.g. http://127.0.0.1:8790)');
+  else if (httpUrl(upstreamUrl) === undefined) problems.push(`EMBED_UPSTREAM_URL must be an http(s) URL (got ${show(upstreamUrl)})`);
+
+  const apiToken = get('EMBED_API_TOKEN');
+  if (apiToken === undefined) problems.push('EMBED_API_TOKEN is required (the vendor API token)');
+  else if (apiToken.length < 8 || /\s/.test(apiToken)) problems.push('EMBED_API_TOKEN must be at least 8 characters without spaces (value not shown)');
+
+  const portText = get('EMBED_PORT') ?? '8787';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65_535) problems.push(`EMBED_PORT must be an integer from 0 to 65535 (got ${show(portText)})`);
+  const host = get('EMBED_HOST') ?? '127.0.0.1';
+
+  const secret = get('EMBED_SESSION_SECRET');
+  const jwksUrl = get('EMBED_SESSION_JWKS_URL');
+  if (secret === undefined && jwksUrl === undefined) problems.push('EMBED_SESSION_SECRET or EMBED_SESSION_JWKS_URL is required (how sessions are verified)');
+  if (secret !== undefined && jwksUrl !== undefined) problems.push('set only one of EMBED_SESSION_SECRET and EMBED_SESSION_JWKS_URL');
+  if (secret !== undefined && Buffer.byteLength(secret) < 32) problems.push('EMBED_SESSION_SECRET must be at least 32 bytes (value not shown)');
+  if (jwksUrl !== undefined && httpUrl(jwksUrl) === undefined) problems.push(`EMBED_SESSION_JWKS_URL must be an http(s) URL (got ${show(jwksUrl)})`);
+
+  const cookie = get('EMBED_SESSION_COOKIE');
+  if (cookie !== undefined && !COOKIE_NAME.test(cookie)) problems.push(`EMBED_SESSION_COOKIE must be a cookie name (got ${show(cookie)})`);
+
+  let staticMapping: DataSourceMapping = {};
+  const mappingText = get('EMBED_MAPPING');
+  if (mappingText !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(mappingText);
+    } catch {
+      parsed = undefined;
+    }
+    if (isDataSourceMapping(parsed)) staticMapping = parsed;
+    else problems.push('EMBED_MAPPING must be a JSON object whose values are strings, e.g. {"schema":"datasource"}');
+  }
+
+  const ttlText = get('EMBED_TOKEN_TTL') ?? '3600';
+  if (!/^\d+$/.test(ttlText)) problems.push(`EMBED_TOKEN_TTL must be a whole number of seconds, 0 to disable (got ${show(ttlText)})`);
+
+  const allowedOrigins = (get('EMBED_ALLOWED_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of allowedOrigins) {
+    if (httpUrl(origin)?.origin !== origin) problems.push(`EMBED_ALLOWED_ORIGINS: ${show(origin)} is not an origin like https://app.example.com`);
+  }
+
+  const environment = get('EMBED_EXPECT_ENVIRONMENT');
+  if (environment !== undefined && !(ENVIRONMENTS as readonly string[]).includes(environment)) {
+    problems.push(`EMBED_EXPECT_ENVIRONMENT must be ${ENVIRONMENTS.join(' or ')} (got ${show(environment)})`);
+  }
+
+  const redisUrl = get('EMBED_REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) problems.push('EMBED_REDIS_URL must be a redis:// or rediss:// URL (value not shown)');
+
+  const logLevel = (get('EMBED_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`EMBED_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${show(logLevel)})`);
+
+  const rateText = get('EMBED_RATE_LIMIT') ?? '60';
+  if (!/^\d+$/.test(rateText)) problems.push(`EMBED_RATE_LIMIT must be a whole number of requests per minute, 0 to disable (got ${show(rateText)})`);
+
+  if (problems.length > 0) return { problems };
+  const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
+  return {
+    problems,
+    config: {
+      upstreamUrl: upstreamUrl!,
+      apiToken: apiToken!,
+      port,
+      host,
+      session: {
+        ...(secret !== undefined ? { secret } : { jwksUrl: jwksUrl! }),
+        issuer: list(get('EMBED_SESSION_ISSUER')),
+        audience: list(get('EMBED_SESSION_AUDIENCE')),
+        cookie,
+        claims: {
+          groupId: get('EMBED_CLAIM_GROUP_ID') ?? DEFAULT_CLAIM_NAMES.groupId,
+          groupName: get('EMBED_CLAIM_GROUP_NAME') ?? DEFAULT_CLAIM_NAMES.groupName,
+          properties: get('EMBED_CLAIM_PROPERTIES') ?? DEFAULT_CLAIM_NAMES.properties,
+          mapping: get('EMBED_CLAIM_MAPPING') ?? DEFAULT_CLAIM_NAMES.mapping,
+        },
+        staticMapping,
+      },
+      tokenTtlSeconds: Number(ttlText),
+      allowedOrigins,
+      expectEnvironment: environment as Environment | undefined,
+      redisUrl,
+      logLevel,
+      rateLimitPerMinute: Number(rateText),
+    },
+  };
+}

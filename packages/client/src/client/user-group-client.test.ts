@@ -312,6 +312,18 @@ describe('UserGroupClient keeps secrets out of errors', () => {
     }
   });
 
+  it('redacts a transport error that carries the API token in its own properties, not its message', async () => {
+    const withHeaders = Object.assign(new Error('request failed'), { request: { headers: { authorization: `Token ${API_TOKEN}` } } });
+    const aggregate = new AggregateError([new Error(`connect failed for ${API_TOKEN}`)], 'all attempts failed');
+    const plain = { message: 'not an Error', config: { apiToken: API_TOKEN } };
+    for (const thrown of [withHeaders, aggregate, plain]) {
+      const transport = scripted(() => Promise.reject(thrown));
+      const error = await failure(makeClient(transport, { maxAttempts: 1 }).client.getOrCreateUserGroup(INPUT));
+      expect(error.code).toBe('network');
+      expect(leaks(error, API_TOKEN)).toEqual([]);
+    }
+  });
+
   it('keeps the caller abort reason but redacts a token in it', async () => {
     const error = await failure(makeClient(scripted(created)).client.getOrCreateUserGroup(INPUT, { signal: AbortSignal.abort(new Error(API_TOKEN)) }));
     expect(leaks(error, API_TOKEN)).toEqual([]);

@@ -29,6 +29,32 @@ describe('sanitizeCause', () => {
     expect(clean.cause).toBeUndefined();
   });
 
+  it('looks into own properties without running getters, and survives cycles and hostile proxies', () => {
+    const cyclic: Record<string, unknown> = { name: 'clean' };
+    cyclic.self = cyclic;
+    expect(sanitizeCause(cyclic, ['secret'])).toBe(cyclic);
+    let getterRan = false;
+    const withGetter = Object.defineProperty(new Error('x'), 'lazy', {
+      get() {
+        getterRan = true;
+        return 'secret';
+      },
+    });
+    expect(sanitizeCause(withGetter, ['secret'])).toBe(withGetter);
+    expect(getterRan).toBe(false);
+    const nested = Object.assign(new Error('x'), { request: { headers: [['authorization', 'Token secret']] } });
+    const clean = sanitizeCause(nested, ['secret']) as Error;
+    expect(clean).not.toBe(nested);
+    expect(clean.message).toBe('x');
+    expect(clean).not.toHaveProperty('request');
+    const hostile = new Proxy(new Error('x'), {
+      ownKeys() {
+        throw new Error('no keys for you');
+      },
+    });
+    expect(sanitizeCause(hostile, ['secret'])).not.toBe(hostile);
+  });
+
   it('handles non-errors, including a hostile toString', () => {
     expect((sanitizeCause('token secret', ['secret']) as Error).message).toBe('token [redacted]');
     const hostile = {

@@ -32,16 +32,40 @@ function safeString(value: unknown): string {
   }
 }
 
-function mentionsSecret(error: unknown, secrets: readonly string[], depth: number): boolean {
-  if (depth > MAX_CAUSE_DEPTH || error === null || error === undefined) return false;
-  const texts: string[] = [];
-  if (error instanceof Error) {
-    texts.push(error.message, error.stack ?? '');
-  } else {
-    texts.push(safeString(error));
+// Bounds the walk of a hostile or huge error object; past them it counts as unsafe.
+const MAX_WALK_NODES = 2_000;
+
+/**
+ * Whether a secret appears anywhere in `error`: its message and stack, and the own data
+ * properties of it and of everything it holds (a transport's error may keep the request and its
+ * headers on a property; `AggregateError` keeps its errors on one). Getters are never run. What
+ * is too deep, too large or too hostile to check counts as a mention.
+ */
+function mentionsSecret(error: unknown, secrets: readonly string[]): boolean {
+  const live = secrets.filter((s) => s.length > 0);
+  const seen = new Set<object>();
+  const stack: [unknown, number][] = [[error, 0]];
+  try {
+    while (stack.length > 0) {
+      const [value, depth] = stack.pop()!;
+      if (typeof value === 'string') {
+        if (live.some((s) => value.includes(s))) return true;
+        continue;
+      }
+      if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+      if (depth > MAX_CAUSE_DEPTH || seen.size >= MAX_WALK_NODES) return true;
+      seen.add(value);
+      if (value instanceof Error) stack.push([value.message, depth], [value.stack, depth]);
+      else if (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) stack.push([safeString(value), depth]);
+      for (const key of Reflect.ownKeys(value)) {
+        const descriptor = Object.getOwnPropertyDescriptor(value, key);
+        if (descriptor && 'value' in descriptor) stack.push([descriptor.value, depth + 1]);
+      }
+    }
+  } catch {
+    return true;
   }
-  if (texts.some((t) => secrets.some((s) => s.length > 0 && t.includes(s)))) return true;
-  return error instanceof Error && mentionsSecret(error.cause, secrets, depth + 1);
+  return false;
 }
 
 /**
@@ -50,9 +74,10 @@ function mentionsSecret(error: unknown, secrets: readonly string[], depth: numbe
  * cannot print a secret a transport put into its own error.
  */
 export function sanitizeCause(error: unknown, secrets: readonly string[]): unknown {
-  if (!mentionsSecret(error, secrets, 0)) return error;
+  if (!mentionsSecret(error, secrets)) return error;
   const source = error instanceof Error ? error : undefined;
-  const copy = new Error(redact(source ? source.message : safeString(error), secrets));
+  const message = source ? source.message : typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : safeString(error);
+  const copy = new Error(redact(message, secrets));
   copy.name = source?.name ?? 'Error';
   copy.stack = `${copy.name}: ${copy.message}`;
   const code = (source as { code?: unknown } | undefined)?.code;

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDemo, type RunningDemo } from './start-demo.js';
+
+let demo: RunningDemo | undefined;
+afterEach(async () => {
+  await demo?.close();
+  demo = undefined;
+});
+
+const signIn = async (url: string, customer: string) => {
+  const response = await fetch(`${url}/login?customer=${customer}`, { redirect: 'manual' });
+  return (response.headers.get('Set-Cookie') ?? '').split(';')[0] ?? '';
+};
+
+describe('startDemo', () => {
+  it('composes the host app, the BFF and the emulator on two ports', async () => {
+    demo = await startDemo({ port: 0, publicDir: false, tokenTtlSeconds: 120 });
+    const { url, emulatorUrl } = demo;
+    expect(new URL(url).port).not.toBe(new URL(emulatorUrl).port);
+    const cookie = await signIn(url, 'acme');
+    const json = { Cookie: cookie, 'Content-Type': 'application/json', Origin: url };
+
+    const session = (await (await fetch(`${url}/api/session`, { headers: { Cookie: cookie } })).json()) as { srcTemplate: string };
+    expect(session.srcTemplate).toBe(`http://localhost:${new URL(emulatorUrl).port}/iframe/{dashboard}`);
+
+    const tokenResponse = await fetch(`${url}/embed/token`, { method: 'POST', headers: json, body: '{}' });
+    expect(tokenResponse.status).toBe(200);
+    const body = (await tokenResponse.json()) as { token: string; expiresAt: number; serverTime: number };
+    expect(body.expiresAt - body.serverTime).toBeGreaterThan(100_000);
+    expect(demo.emulator.resolveToken(body.token)?.name).toBe('Acme Corp');
+
+    // Another customer's button cannot reach Acme's token.
+    const globex = await signIn(url, 'globex');
+    const other = await fetch(`${url}/api/token/expire`, { method: 'POST', headers: { ...json, Cookie: globex }, body: '{}' });
+    expect(await other.json()).toEqual({ expired: false });
+    expect(demo.emulator.resolveToken(body.token)).toBeDefined();
+
+    const expire = await fetch(`${url}/api/token/expire`, { method: 'POST', headers: json, body: '{}' });
+    expect(await expire.json()).toEqual({ expired: true });
+    expect(demo.emulator.resolveToken(body.token)).toBeUndefined();
+
+    await fetch(`${url}/api/vendor/outage`, { method: 'POST', headers: json, body: '{"on":true}' });
+    const failing = await fetch(`${url}/embed/token/rotate`, { method: 'POST', headers: json, body: JSON.stringify({ token: body.token }) });
+    expect(failing.status).toBeGreaterThanOrEqual(500);
+    await fetch(`${url}/api/vendor/outage`, { method: 'POST', headers: json, body: '{"on":false}' });
+    const rotated = await fetch(`${url}/embed/token/rotate`, { method: 'POST', headers: json, body: JSON.stringify({ token: body.token }) });
+    expect(rotated.status).toBe(200);
+    const { token } = (await rotated.json()) as { token: string };
+    expect(token).not.toBe(body.token);
+    expect(demo.emulator.resolveToken(token)?.providedId).toBe('acme');
+  });
+
+  it('refuses bad options and a short session secret', async () => {
+    await expect(startDemo({ port: 0, publicDir: false, sessionSecret: 'short' })).rejects.toThrow(/sessionSecret/);
+    await expect(startDemo({ port: 0, publicDir: false, tokenTtlSeconds: -1 })).rejects.toThrow(/tokenTtlSeconds/);
+  });
+
+  it('explains a missing build instead of serving nothing', async () => {
+    await expect(startDemo({ port: 0, publicDir: '/nonexistent/demo-pages' })).rejects.toThrow(/npm run build/);
+  });
+});

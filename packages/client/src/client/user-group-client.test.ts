@@ -173,6 +173,15 @@ describe('UserGroupClient retries', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('does not retry sooner than a Retry-After of more than a day; it stops instead', async () => {
+    const transport = scripted(reply(429, '', { 'retry-after': '172800' }), created);
+    const { client, sleeps } = makeClient(transport, { now: () => 0 });
+    const error = await failure(client.getOrCreateUserGroup(INPUT));
+    expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: 86_400_000 });
+    expect(transport.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
   it('counts time spent in earlier attempts against the deadline', async () => {
     let clock = 0;
     const transport = scripted(async () => {

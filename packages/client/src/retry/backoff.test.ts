@@ -13,7 +13,15 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(value, now)).toBe(ms);
   });
 
-  it.each([undefined, '', '-1', '1.5', 'soon', '1e3', '2030-01-01', 'Tue, 01 Jan 2030 00:00:30 PST', '999999999', 'Tue, 01 Jan 2031 00:00:00 GMT'])(
+  it.each([
+    ['999999999', '999999999', 86_400_000],
+    ['86401', '86401', 86_400_000],
+    ['a date a year ahead', 'Tue, 01 Jan 2031 00:00:00 GMT', 86_400_000],
+    ['400 nines', '9'.repeat(400), 86_400_000],
+  ])('caps %s, far in the future, at a day rather than ignoring it', (_label, value, ms) => {
+    expect(parseRetryAfter(value, now)).toBe(ms);
+  });
+  it.each([undefined, '', '-1', '1.5', 'soon', '1e3', '2030-01-01', 'Tue, 01 Jan 2030 00:00:30 PST'])(
     'ignores %j',
     (value) => {
       expect(parseRetryAfter(value, now)).toBeUndefined();

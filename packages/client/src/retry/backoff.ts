@@ -2,12 +2,14 @@
  * When to try again: exponential backoff with full jitter, unless the vendor said when.
  */
 
-// A Retry-After further out than a day is nonsense; treat it as absent rather than obey it.
+// A Retry-After further out than a day still means "not now": it is capped at a day (longer than
+// any deadline, so the caller stops) rather than ignored, which would retry at once.
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
 /**
  * Parses `Retry-After` (delay-seconds or an HTTP date) into milliseconds from `now`;
- * `undefined` when absent or unparseable. A date in the past means "now" (0).
+ * `undefined` when absent or unparseable. A date in the past means "now" (0); more than a day
+ * ahead is capped at a day.
  *
  * @example
  * parseRetryAfter('3', Date.now()); // 3000
@@ -17,15 +19,13 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) {
-    const ms = Number(text) * 1000;
-    return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
+    return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
   }
   // Only an IMF-fixdate-like shape: Date.parse accepts far too much (e.g. "1") on its own.
   if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined;
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
-  const ms = Math.max(0, at - now);
-  return ms <= MAX_RETRY_AFTER_MS ? ms : undefined;
+  return Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);
 }
 
 /**

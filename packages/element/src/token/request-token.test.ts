@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requestToken, retryAfterMs, TokenRequestError } from './request-token.js';
-import { backoffDelay, BACKOFF_CAP_MS } from './backoff.js';
+import { backoffDelay, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
 import { bffError, freshTokenUrl, json, stubFetch, tokenBody } from '../test-support/fixtures.js';
 
 afterEach(() => {
@@ -98,5 +98,7 @@ describe('backoffDelay', () => {
     }
     expect(backoffDelay(1000, 0, () => 0.5)).toBe(BACKOFF_CAP_MS / 2);
     expect(backoffDelay(0, 30_000, () => 0.5)).toBe(30_000);
+    expect(backoffDelay(0, Number.POSITIVE_INFINITY, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
+    expect(backoffDelay(0, RETRY_AFTER_CAP_MS * 10, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BACKOFF_CAP_MS } from './backoff.js';
+import { BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
 import { MIN_REFRESH_DELAY_MS, TOKEN_TIMEOUT_MS } from './token-controller.js';
 import {
   bffError,
@@ -170,6 +170,18 @@ describe('token lifecycle', () => {
     await settle(el);
     expect(events[0]!.detail).toMatchObject({ code: 'rate_limited', retryable: true });
     await vi.advanceTimersByTimeAsync(29_999);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
+  it.each(['Infinity', '1e400', '999999999'])('keeps the loop alive with an absurd Retry-After: %s', async (retryAfter) => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const fetch = stubFetch(bffError(429, 'rate_limited', { 'Retry-After': retryAfter }), json(tokenBody()));
+    const { el } = await mount();
+    await settle(el);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(RETRY_AFTER_CAP_MS - 1);
     expect(fetch).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(fetch).toHaveBeenCalledTimes(2);

@@ -291,6 +291,32 @@ describe('UserGroupClient in-flight bound', () => {
   });
 });
 
+describe('UserGroupClient slot release', () => {
+  it('gives the single slot back after an abort in flight, a synchronous throw, a bad answer and a deadline', async () => {
+    let step = 0;
+    const transport: Transport = (request) => {
+      step += 1;
+      if (step === 1) return hanging()(request);
+      if (step === 2) throw new Error('sync boom');
+      if (step === 3) return Promise.resolve(reply(200, '<html>'));
+      if (step === 4) return hanging(true)(request);
+      return Promise.resolve(created);
+    };
+    const { client } = makeClient(transport, { maxInFlight: 1, maxAttempts: 1 });
+    const controller = new AbortController();
+    const aborted = failure(client.getOrCreateUserGroup(INPUT, { signal: controller.signal }));
+    await vi.waitFor(() => expect(step).toBe(1));
+    controller.abort();
+    expect((await aborted).code).toBe('aborted');
+    expect((await failure(client.getOrCreateUserGroup(INPUT))).code).toBe('network');
+    expect((await failure(client.getOrCreateUserGroup(INPUT))).code).toBe('malformed_response');
+    const late = new UserGroupClient({ baseUrl: 'http://vendor.test', apiToken: API_TOKEN, transport, maxInFlight: 1, deadlineMs: 30 });
+    expect((await failure(late.getOrCreateUserGroup(INPUT))).code).toBe('deadline_exceeded');
+    await expect(late.getOrCreateUserGroup(INPUT)).resolves.toMatchObject({ success: 1 });
+    await expect(client.getOrCreateUserGroup(INPUT)).resolves.toMatchObject({ success: 1 });
+  });
+});
+
 describe('UserGroupClient keeps secrets out of errors', () => {
   const leaks = (error: unknown, ...secrets: string[]) => {
     const text = `${String(error)} ${inspect(error, { depth: 20 })} ${JSON.stringify(error)}`;

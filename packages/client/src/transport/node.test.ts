@@ -179,8 +179,9 @@ describe('createNodeTransport over a real socket', () => {
   it('rejects at once when the signal is already aborted, sending nothing', async () => {
     const s = await server((_req, res) => json(res, 200, {}));
     const controller = new AbortController();
-    controller.abort();
-    await expect(transport()({ ...request(s.url, '{}'), signal: controller.signal })).rejects.toBeDefined();
+    const reason = new Error('caller gave up');
+    controller.abort(reason);
+    await expect(transport()({ ...request(s.url, '{}'), signal: controller.signal })).rejects.toBe(reason);
     expect(s.seen).toHaveLength(0);
   });
 

@@ -289,6 +289,27 @@ describe('<embedded-dashboard>', () => {
     expect(slot.assignedElements()).toEqual([custom]);
   });
 
+  it('keeps the token out of dashboard-error and the status text when the BFF echoes it back', async () => {
+    const m = await loadedDashboard();
+    const echo = (status: number) => json({ error: { code: `bad_${m.body.token}`, message: `token ${m.body.token} refused`, retryable: false } }, status);
+    m.fetch.mockImplementationOnce(async () => echo(500)).mockImplementationOnce(async () => echo(403));
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    await vi.advanceTimersByTimeAsync(120_000);
+    await m.el.updateComplete;
+    const errors = m.events.filter((e) => e.type === 'dashboard-error');
+    expect(errors.map((e) => e.detail.retryable)).toEqual([true, false]);
+    expect(errors[0]!.detail.message).toBe('token [token] refused');
+    const serialized = JSON.stringify(errors.map((e) => e.detail)) + m.el.shadowRoot!.textContent;
+    expect(serialized).not.toContain(m.body.token);
+  });
+
+  it('cuts an oversized error message from the BFF short', async () => {
+    stubFetch(json({ error: { code: 'internal', message: 'x'.repeat(100_000), retryable: true } }, 500));
+    const m = await mount();
+    await settle(m.el);
+    expect(m.events[0]!.detail.message.length).toBeLessThanOrEqual(200);
+  });
+
   it('never puts the token in any event detail or in the status text', async () => {
     const m = await loadedDashboard({ variables: '{"a":1}' });
     m.fetch.mockImplementationOnce(async () => json({ error: { code: 'internal', message: 'boom', retryable: true } }, 500));

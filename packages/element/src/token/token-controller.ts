@@ -177,8 +177,17 @@ export class TokenController implements ReactiveController {
     this.host.tokenChanged(response, reason);
   }
 
-  private fail(error: TokenRequestError): void {
-    this.error = error;
+  private fail(failure: TokenRequestError): void {
+    // A refusal may echo what it was sent (the held token) and be of any size: its text reaches
+    // events and the status line only without the token and cut short.
+    const clean = (text: string) => (this.token ? text.split(this.token).join('[token]') : text).slice(0, 200);
+    const error = (this.error = new TokenRequestError(
+      clean(failure.code),
+      clean(failure.message),
+      failure.retryable,
+      failure.status,
+      failure.retryAfter,
+    ));
     if (error.retryable) {
       this.schedule(backoffDelay(this.attempt++, error.retryAfter, Math.random), this.reason);
       this.set(this.token ? DashboardState.refreshing : DashboardState.error);

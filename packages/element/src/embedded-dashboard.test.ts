@@ -289,6 +289,18 @@ describe('<embedded-dashboard>', () => {
     expect(slot.assignedElements()).toEqual([custom]);
   });
 
+  it('retry() starts over after a refusal, for a slotted error UI without the default button', async () => {
+    const fetch = stubFetch(json({ error: { code: 'unauthenticated', message: 'no', retryable: false } }, 401), json(tokenBody()));
+    const m = await mount();
+    await settle(m.el);
+    expect(m.el.state).toBe('unauthenticated');
+    m.el.retry();
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(m.el.state).toBe('loading');
+    expect(m.events.at(-1)!.detail).toEqual({ reason: 'initial', expiresAt: expect.any(Number) });
+  });
+
   it('keeps the token out of dashboard-error and the status text when the BFF echoes it back', async () => {
     const m = await loadedDashboard();
     const echo = (status: number) => json({ error: { code: `bad_${m.body.token}`, message: `token ${m.body.token} refused`, retryable: false } }, status);

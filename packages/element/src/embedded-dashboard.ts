@@ -191,11 +191,19 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         : failed
           ? html`<slot name="error" class="overlay"
               ><p>${message}</p>
-              <button type="button" @click=${() => this.tokens.retry()}>Retry</button></slot
+              <button type="button" @click=${() => this.retry()}>Retry</button></slot
             >`
           : nothing}
       <div part="status" role="status" aria-live="polite">${message}</div>
     </div>`;
+  }
+
+  /**
+   * Fetches a token now, forgetting past failures: what the default retry button does, for an
+   * `error` slot of your own (e.g. after the user signed in again in another tab).
+   */
+  retry(): void {
+    this.tokens.retry();
   }
 
   /** @internal Called by the token controller with every token obtained. */

@@ -69,6 +69,14 @@ describe('<embedded-dashboard>', () => {
     expect(frame.title).toBe('Sales overview');
   });
 
+  it('tells the dashboard its parent origin through the referrer, whatever the page's Referrer-Policy', async () => {
+    // Browsers without location.ancestorOrigins (Firefox) leave the dashboard only the referrer to
+    // learn whom to talk to; a page policy of no-referrer or same-origin would leave it silent.
+    stubFetch(json(tokenBody()));
+    const { frame } = await mount();
+    expect(frame.getAttribute('referrerpolicy')).toBe('strict-origin');
+  });
+
   it('URL-encodes substituted values', async () => {
     stubFetch(json(tokenBody()));
     const { frame } = await mount({ dashboard: 'a/b c?', environment: 'x&y' });

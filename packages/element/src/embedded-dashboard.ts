@@ -185,6 +185,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         class=${this.loaded ? '' : 'pending'}
         style=${height ? `height:${height}px` : ''}
         allow="fullscreen"
+        referrerpolicy="strict-origin"
       ></iframe>
       ${state === DashboardState.loading
         ? html`<slot name="loading" class="overlay skeleton"></slot>`

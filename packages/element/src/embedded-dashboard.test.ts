@@ -69,7 +69,7 @@ describe('<embedded-dashboard>', () => {
     expect(frame.title).toBe('Sales overview');
   });
 
-  it('tells the dashboard its parent origin through the referrer, whatever the page's Referrer-Policy', async () => {
+  it('tells the dashboard its parent origin through the referrer, whatever the page Referrer-Policy', async () => {
     // Browsers without location.ancestorOrigins (Firefox) leave the dashboard only the referrer to
     // learn whom to talk to; a page policy of no-referrer or same-origin would leave it silent.
     stubFetch(json(tokenBody()));

@@ -32,6 +32,18 @@ function send(url: string, method: string, body: string | Buffer | undefined, op
   });
 }
 
+/** Writes `text` on a fresh socket and resolves with everything the server sent until it closed. */
+function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.end(text);
+  });
+}
+
 const acme = JSON.stringify({ name: 'Acme', user_group_id: 'acme', mapping: { sales: 'ds' }, properties: { region: 'EU' } });
 
 let running: RunningEmulator | undefined;
@@ -107,6 +119,35 @@ describe('startEmulator on a real socket', () => {
     socket.destroy();
     const after = await send(running.url, 'GET', acme);
     expect(after.status).toBe(200);
+  });
+
+  it.each([
+    ['a Content-Length too large to be a number', 'Content-Length: 99999999999999999999', 400, 'bad_json'],
+    ['a Content-Length that is not a number', 'Content-Length: abc', 400, 'bad_json'],
+    ['two different Content-Lengths', 'Content-Length: 2\r\nContent-Length: 3', 400, 'bad_json'],
+    ['a header block over the limit', `X-Big: ${'x'.repeat(20_000)}`, 431, 'payload_too_large'],
+  ])('answers a request Node cannot parse (%s) with success: 0 as JSON, not a bare status', async (_label, header, status, code) => {
+    running = await startEmulator({ port: 0 });
+    const answer = await rawExchange(running.port, `PUT /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\n${header}\r\n\r\n{}`);
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Request Header Fields Too Large'}`);
+    expect(head.toLowerCase()).toContain('content-type: application/json');
+    expect(head.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(body)).toEqual({ success: 0, error: { code, message: expect.any(String) } });
+    expect(running.emulator.stats().groups).toBe(0);
+  });
+
+  it('answers duplicated Authorization headers with 401, and accepts a UTF-8 charset, over a socket', async () => {
+    running = await startEmulator({ port: 0 });
+    const twice = await rawExchange(
+      running.port,
+      `GET /api/user HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Token dev-customer-key\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\nContent-Length: ${acme.length}\r\n\r\n${acme}`,
+    );
+    expect(twice.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+    expect(twice).not.toContain('dev-customer-key');
+    const charset = await send(running.url, 'GET', acme, { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+    expect(charset.status).toBe(200);
+    expect(running.emulator.stats().groups).toBe(1);
   });
 
   it('rejects a bad port and a port already in use', async () => {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createEmulator, type Emulator } from './emulator.js';
+import { answerClientError } from './http/client-error.js';
 import type { EmulatorOptions } from './options.js';
 
 export interface StartEmulatorOptions extends EmulatorOptions {
@@ -58,5 +59,6 @@ export function startEmulator(options: StartEmulatorOptions = {}): Promise<Runni
       resolve({ url: formatUrl(host, info.port), port: info.port, emulator, close });
     });
     server.once('error', reject);
+    server.on('clientError', answerClientError);
   });
 }

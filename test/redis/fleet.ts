@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+import {
+  BFF_LISTENING_PREFIX,
+  BFF_ROUTES,
+  DEFAULT_BFF_BASE_PATH,
+  EMULATOR_ADMIN_ROUTES,
+  EMULATOR_LISTENING_PREFIX,
+  type EmulatorStats,
+} from '@embedded-dashboard/protocol';
+import { startNodeProcess, type RunningProcess } from '../support/processes.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+const builtCli = (pkg: string) => {
+  const path = fileURLToPath(new URL(`../../packages/${pkg}/dist/cli.js`, import.meta.url));
+  // `npm test` builds first; a bare `vitest run` on a fresh checkout would not.
+  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
+  return path;
+};
+
+/** Any browser origin the BFFs allow; the requests come from Node, so only the header matters. */
+export const APP_ORIGIN = 'http://app.example.test';
+const SESSION_SECRET = 'scale-out-test-session-secret-0123456789';
+const secretKey = new TextEncoder().encode(SESSION_SECRET);
+
+/** One Redis, one emulator and two BFF CLI processes sharing that Redis. */
+export interface Fleet {
+  redis: RedisServer;
+  emulator: RunningProcess;
+  bffs: [RunningProcess, RunningProcess];
+  stop(): Promise<void>;
+}
+
+export async function startFleet(redisBinary: string): Promise<Fleet> {
+  const started: RunningProcess[] = [];
+  const redis = await startRedisServer(redisBinary);
+  const stop = async () => {
+    await Promise.all(started.map((p) => p.stop()));
+    await redis.dispose();
+  };
+  try {
+    const emulator = await startNodeProcess(builtCli('emulator'), ['--port', '0', '--admin'], { readyPrefix: EMULATOR_LISTENING_PREFIX });
+    started.push(emulator);
+    const env = {
+      EMBED_PORT: '0',
+      EMBED_HOST: '127.0.0.1',
+      EMBED_REDIS_URL: redis.url,
+      EMBED_UPSTREAM_URL: emulator.url,
+      EMBED_API_TOKEN: 'dev-customer-key',
+      EMBED_SESSION_SECRET: SESSION_SECRET,
+      EMBED_ALLOWED_ORIGINS: APP_ORIGIN,
+    };
+    const bffs = await Promise.all([0, 1].map(() => startNodeProcess(builtCli('bff'), [], { env, readyPrefix: BFF_LISTENING_PREFIX })));
+    started.push(...bffs);
+    return { redis, emulator, bffs: [bffs[0]!, bffs[1]!], stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** A session JWT for customer `orgId`, as the integrator's login would issue it. */
+export function sessionFor(orgId: string): Promise<string> {
+  return new SignJWT({ org_id: orgId, org_name: `Org ${orgId}`, embed_properties: { region: 'eu', plan: 'pro' } })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('15m')
+    .sign(secretKey);
+}
+
+export interface TokenAnswer {
+  status: number;
+  token: string | undefined;
+}
+
+const post = async (bff: RunningProcess, route: string, session: string, body: unknown): Promise<TokenAnswer> => {
+  const response = await fetch(`${bff.url}${DEFAULT_BFF_BASE_PATH}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: APP_ORIGIN, authorization: `Bearer ${session}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const json = (await response.json().catch(() => undefined)) as { token?: unknown } | undefined;
+  return { status: response.status, token: typeof json?.token === 'string' ? json.token : undefined };
+};
+
+export const requestToken = (bff: RunningProcess, session: string) => post(bff, BFF_ROUTES.token, session, {});
+export const requestRotation = (bff: RunningProcess, session: string, token: string) => post(bff, BFF_ROUTES.rotate, session, { token });
+
+export async function readiness(bff: RunningProcess): Promise<number> {
+  const response = await fetch(`${bff.url}${BFF_ROUTES.readyz}`, { signal: AbortSignal.timeout(5_000) });
+  await response.body?.cancel();
+  return response.status;
+}
+
+export async function emulatorStats(emulator: RunningProcess): Promise<EmulatorStats['requests']> {
+  const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.stats}`, { signal: AbortSignal.timeout(5_000) });
+  return ((await response.json()) as EmulatorStats).requests;
+}

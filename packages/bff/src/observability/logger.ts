@@ -11,7 +11,7 @@ export interface BffLogger {
 export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
 
 export interface JsonLoggerOptions {
-  /** Receives each finished line (no trailing newline). Default `console.log`. */
+  /** Receives each finished line (no trailing newline). Default: stdout, batched per event-loop turn. */
   write?: (line: string) => void;
   /** Lines below this level are dropped. Default `info`. */
   level?: LogLevel;
@@ -37,7 +37,34 @@ export function redactLine(line: string, secrets: readonly string[]): string {
   for (const secret of secrets) {
     if (out.includes(secret)) out = out.split(secret).join('[redacted]');
   }
-  return out.replace(JWT_PATTERN, '[redacted-jwt]');
+  return out.includes('eyJ') ? out.replace(JWT_PATTERN, '[redacted-jwt]') : out;
+}
+
+/**
+ * Writes lines to stdout in batches, once per event-loop turn: a synchronous write per request
+ * (stdout to a file or pipe is synchronous in Node) would cost more than the request itself.
+ * Pending lines are flushed on exit.
+ */
+function batchedStdout(): (line: string) => void {
+  const stdout = (globalThis as { process?: { stdout?: { write(text: string): unknown }; once?(event: 'exit', listener: () => void): unknown } }).process;
+  if (stdout?.stdout === undefined || stdout.once === undefined) return (line) => console.log(line);
+  const out = stdout.stdout;
+  let pending: string[] = [];
+  let registered = false;
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = `${pending.join('\n')}\n`;
+    pending = [];
+    out.write(text);
+  };
+  return (line) => {
+    if (!registered) {
+      registered = true;
+      stdout.once!('exit', flush);
+    }
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(line);
+  };
 }
 
 function redactValue(value: unknown, secrets: readonly string[], depth: number): unknown {
@@ -70,7 +97,7 @@ export function withRedaction(logger: BffLogger, secrets: readonly string[]): Bf
  * ```
  */
 export function createJsonLogger(options: JsonLoggerOptions = {}): BffLogger {
-  const write = options.write ?? ((line: string) => console.log(line));
+  const write = options.write ?? batchedStdout();
   const threshold = LEVELS[options.level ?? 'info'];
   // Secrets shorter than a few characters would redact ordinary words; config validation refuses them.
   const secrets = (options.secrets ?? []).filter((s) => s.length >= MIN_SECRET_LENGTH);

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { BffLogger } from '../observability/logger.js';
+import type { BffLogger, LogFields } from '../observability/logger.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -25,13 +25,15 @@ export function requestContext(logger: BffLogger): MiddlewareHandler {
     await next();
     c.res.headers.set('cache-control', 'no-store');
     c.res.headers.set('x-request-id', requestId);
-    logger.info('request', {
+    const fields: LogFields = {
       requestId,
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      code: c.get('embedErrorCode'),
-    });
+    };
+    const code = c.get('embedErrorCode');
+    if (code !== undefined) fields.code = code;
+    logger.info('request', fields);
   };
 }

@@ -239,6 +239,24 @@ describe('<embedded-dashboard>', () => {
     expect(m.el.state).toBe('loading');
   });
 
+  it('follows a template whose origin differs per dashboard: messages and posts use the current one', async () => {
+    const body = tokenBody();
+    stubFetch(json(body));
+    const m = await mount({ 'src-template': 'https://{dashboard}.dash.example.com/' });
+    await settle(m.el);
+    m.fromFrame(ready);
+    expect(m.win.postMessage).not.toHaveBeenCalled();
+    m.fromFrame(ready, { origin: 'https://sales.dash.example.com' });
+    expect(m.win.postMessage).toHaveBeenCalledWith({ event: 'updateToken', detail: { token: body.token } }, 'https://sales.dash.example.com');
+    m.el.dashboard = 'churn';
+    await m.el.updateComplete;
+    m.win.postMessage.mockClear();
+    m.fromFrame(ready, { origin: 'https://sales.dash.example.com' });
+    expect(m.win.postMessage).not.toHaveBeenCalled();
+    m.fromFrame(ready, { origin: 'https://churn.dash.example.com' });
+    expect(m.win.postMessage).toHaveBeenCalledWith({ event: 'updateToken', detail: { token: body.token } }, 'https://churn.dash.example.com');
+  });
+
   it('puts the token in the src for a {token} template, and keeps that src on rotation', async () => {
     const body = { ...tokenBody(), token: 'a b/c' };
     const fetch = stubFetch(json(body));
@@ -265,6 +283,10 @@ describe('<embedded-dashboard>', () => {
     ['a javascript: template', { 'src-template': 'javascript:alert(1)//{dashboard}' }, 'http(s) URL'],
     ['a data: template', { 'src-template': 'data:text/html,{dashboard}' }, 'http(s) URL'],
     ['an unparseable origin', { 'src-template': 'https://exa mple.com/{dashboard}' }, 'absolute URL'],
+    ['a javascript: dashboard id in a bare template', { 'src-template': '{dashboard}', dashboard: 'javascript:alert(1)' }, 'absolute URL'],
+    ['a dashboard id breaking out of the host', { 'src-template': 'https://{dashboard}.example.com/', dashboard: 'evil.com/x' }, 'absolute URL'],
+    ['a refresh-margin that is not a number', { 'refresh-margin': 'soon' }, 'refresh-margin'],
+    ['a negative refresh-margin', { 'refresh-margin': '-60' }, 'refresh-margin'],
   ])('%s gives the error state and a dashboard-error event, not a throw', async (_, attributes, message) => {
     const fetch = stubFetch(json(tokenBody()));
     const m = await mount(attributes);

@@ -143,6 +143,8 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     try {
       this.vars = parseVariables(this.variables);
       if (!this.dashboard) throw new Error('dashboard is required');
+      // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
+      if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}`;
       // The src only changes with the dashboard, template or environment: never with a new token.
       if (key !== this.srcKey || !this.src) {

@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { failureReasons } from './lib/exit-status.js';
 import { describeMachine } from './lib/machine.js';
 import { benchDir } from './lib/paths.js';
 import type { Row } from './lib/row.js';
 import { formatTable } from './lib/table.js';
-import { runSize, SIZE_BUDGET_BYTES } from './size/index.js';
+import { runSize } from './size/index.js';
 import { runThroughput } from './throughput/index.js';
 import { runUpstream } from './upstream/index.js';
 import { runBrowser } from './browser/index.js';
@@ -57,14 +58,7 @@ if (writeResults) {
   log('wrote bench/RESULTS.md');
 }
 
-// In CI every piece and tool is installed, so a row that could not run is a broken bench.
 const strict = process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';
-const failures = rows.filter((row) => row.result === 'error' || (strict && row.result === 'n/a'));
-if (withinBudget === false) {
-  console.error(`bench: FAILED: our element with Lit inside is over the ${SIZE_BUDGET_BYTES}-byte gzip budget (row 1a).`);
-  process.exitCode = 1;
-}
-if (failures.length > 0) {
-  console.error(`bench: FAILED: row(s) ${failures.map((row) => row.id).join(', ')} ${strict ? 'did not run' : 'errored'}.`);
-  process.exitCode = 1;
-}
+const reasons = failureReasons({ rows, withinBudget, strict });
+for (const reason of reasons) console.error(`bench: FAILED: ${reason}`);
+if (reasons.length > 0) process.exitCode = 1;

@@ -4,6 +4,7 @@ import { MIN_REFRESH_DELAY_MS, TOKEN_TIMEOUT_MS } from './token-controller.js';
 import {
   bffError,
   FakeBroadcastChannel,
+  freshTokenUrl,
   json,
   mount,
   nextTokenUrl,
@@ -371,6 +372,21 @@ describe('token lifecycle', () => {
     await settle(el);
     expect(events).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('starts over with a fresh token when token-url changes, without presenting the old token', async () => {
+    const fetch = stubFetch(json(tokenBody(600)), json(tokenBody(600)));
+    const { el } = await mount();
+    await settle(el);
+    const other = freshTokenUrl();
+    el.setAttribute('token-url', other);
+    await settle(el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(urlOf(fetch.mock.calls[1]!)).toBe(resolved(el));
+    expect(urlOf(fetch.mock.calls[1]!)).toMatch(new RegExp(`${other}$`));
+    expect(fetch.mock.calls[1]![1]!.body).toBe('{}');
+    expect(FakeBroadcastChannel.open.map((c) => c.name)).toEqual([`embedded-dashboard:${resolved(el)}`]);
+    expect(vi.getTimerCount()).toBe(1);
   });
 
   it('elements with the same token-url share one request in flight', async () => {

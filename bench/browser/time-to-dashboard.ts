@@ -1,4 +1,4 @@
-import type { Browser, BrowserContextOptions } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { median } from '../lib/stats.js';
 
 export interface TimeToDashboard {
@@ -14,7 +14,7 @@ export interface TimeToDashboard {
 export async function measureTimeToDashboard(
   browser: Browser,
   pages: { ours: string; baseline: string },
-  context: BrowserContextOptions & { cookies: Parameters<import('playwright-core').BrowserContext['addCookies']>[0] },
+  context: BrowserContextOptions & { cookies: Parameters<BrowserContext['addCookies']>[0] },
   runs: number,
 ): Promise<TimeToDashboard> {
   const ours: number[] = [];

@@ -65,8 +65,12 @@ describe('BFF over a socket against the emulator', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body as object).sort()).toEqual(['expiresAt', 'serverTime', 'token']);
     const body = res.body as { token: string; expiresAt: number; serverTime: number };
-    expect(body.expiresAt - body.serverTime).toBe(900_000);
+    const after = Date.now();
+    // First seen while the request was in flight: expiresAt is that moment plus the TTL.
+    expect(body.expiresAt).toBeGreaterThanOrEqual(before + 900_000);
+    expect(body.expiresAt).toBeLessThanOrEqual(body.serverTime + 900_000);
     expect(body.serverTime).toBeGreaterThanOrEqual(before);
+    expect(body.serverTime).toBeLessThanOrEqual(after);
     expect(emu.emulator.resolveToken(body.token)).toMatchObject({ name: 'Acme Corp', providedId: 'acme', properties: acme.embed_properties, environment: 'Customer' });
     expect(res.headers.get('cache-control')).toBe('no-store');
   });

@@ -90,7 +90,9 @@ describe('embedded-dashboard-bff CLI', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${await session({ org_id: 'slow', org_name: 'Slow', embed_properties: {} })}` },
         body: '{}',
       });
-      await new Promise((r) => setTimeout(r, 200));
+      // SIGTERM only once the slow request is inside the BFF, waiting on the vendor.
+      for (let i = 0; i < 200 && emu.emulator.stats().requests.getOrCreate < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(emu.emulator.stats().requests.getOrCreate).toBe(2);
       const exited = proc.stop(15_000);
       const inFlight = await slow;
       expect(inFlight.status).toBe(200);

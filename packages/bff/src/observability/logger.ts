@@ -31,6 +31,11 @@ const MIN_SECRET_LENGTH = 6;
  * Removes secrets from a finished log line: every known secret, and anything shaped like a
  * JWT. It is a safety net under code that already never logs tokens, so a mistake upstream
  * (an error message quoting a header, say) still cannot leak them.
+ *
+ * @example
+ * ```ts
+ * redactLine('{"msg":"Token s3cr3t-api-token failed"}', ['s3cr3t-api-token']); // '{"msg":"Token [redacted] failed"}'
+ * ```
  */
 export function redactLine(line: string, secrets: readonly string[]): string {
   let out = line;
@@ -79,6 +84,12 @@ function redactValue(value: unknown, secrets: readonly string[], depth: number):
 /**
  * Wraps any logger (yours included) so the message and every string in its fields are
  * redacted before they reach it: known secrets and anything shaped like a JWT.
+ *
+ * @example
+ * ```ts
+ * const mine: BffLogger = { info: (msg, f) => pino.info(f, msg), warn: (msg, f) => pino.warn(f, msg), error: (msg, f) => pino.error(f, msg) };
+ * const logger = withRedaction(mine, [apiToken]); // createBffApp({ logger: mine, secrets: [apiToken] }) does this for you
+ * ```
  */
 export function withRedaction(logger: BffLogger, secrets: readonly string[]): BffLogger {
   const known = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);

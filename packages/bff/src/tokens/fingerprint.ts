@@ -15,6 +15,12 @@ function stableStringify(value: unknown): string {
 /**
  * SHA-256 of the parts of a group the vendor stores (name, properties, mapping), key-order
  * independent. When it differs from the one last synced, the group must be updated.
+ *
+ * @example
+ * ```ts
+ * groupFingerprint({ user_group_id: 'acme', name: 'Acme', properties: { a: 1, b: 2 }, mapping: {} }) ===
+ *   groupFingerprint({ user_group_id: 'acme', name: 'Acme', properties: { b: 2, a: 1 }, mapping: {} }); // true
+ * ```
  */
 export function groupFingerprint(group: UserGroupInput): string {
   const text = stableStringify({ name: group.name, properties: group.properties, mapping: group.mapping });

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserGroupApiFailureError, UserGroupNetworkError, UserGroupTimeoutError } from '@embedded-dashboard/client';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
+import { createBffMetrics } from '../observability/metrics.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
 import { acme, API_TOKEN, call, captureLogs, deferred, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
@@ -273,12 +274,16 @@ describe('degraded store', () => {
   };
 
   it('keeps answering from the vendor, logs a warning, counts it, and /readyz says 503', async () => {
-    const { app, upstream, logs } = setup({ store: broken(), rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
+    const metrics = createBffMetrics();
+    const { app, upstream, logs } = setup({ store: broken(), metrics, rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
     const jwt = await session();
     const gate = deferred();
     upstream.gate = gate.promise;
     const pending = Promise.all([getToken(app, jwt), getToken(app, jwt)]);
-    await new Promise((r) => setTimeout(r, 10));
+    // Both requests have missed (and so joined the one sync in flight) before the vendor answers.
+    const misses = async () => (await metrics.cacheLookups.get()).values.find((v) => v.labels.result === 'miss')?.value ?? 0;
+    for (let i = 0; i < 400 && (await misses()) < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(await misses()).toBe(2);
     gate.resolve();
     const results = await pending;
     expect(results.map((r) => r.status)).toEqual([200, 200]);
@@ -287,9 +292,9 @@ describe('degraded store', () => {
     const ready = await call(app, '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body).toEqual({ status: 'unavailable', store: 'down' });
-    const metrics = await call(app, '/metrics');
-    expect(metrics.text).toMatch(/embed_bff_store_degraded 1/);
-    expect(metrics.text).toMatch(/embed_bff_store_failures_total\{op="get"\} [1-9]/);
+    const exposed = await call(app, '/metrics');
+    expect(exposed.text).toMatch(/embed_bff_store_degraded 1/);
+    expect(exposed.text).toMatch(/embed_bff_store_failures_total\{op="get"\} [1-9]/);
   });
 
   it('says ready but degraded when the store answers again after failing', async () => {

@@ -38,3 +38,18 @@ describe('the mounted dashboard host', () => {
     expect(page.headers.get('content-security-policy')).toContain('frame-ancestors https://app.example.com');
   });
 });
+
+describe('dashboardRefreshSeconds', () => {
+  it('sets how often the served page re-fetches its data', async () => {
+    const pageConfig = async (options: Parameters<typeof createEmulator>[0]) => {
+      const page = await createEmulator(options).app.request('/iframe/sales-overview');
+      return (await page.text()).match(/"dataRefreshMs":(\d+)/)?.[1];
+    };
+    expect(await pageConfig({})).toBe('15000');
+    expect(await pageConfig({ dashboardRefreshSeconds: 2 })).toBe('2000');
+  });
+
+  it.each([0, -1, Number.NaN, 100_000])('refuses %s', (dashboardRefreshSeconds) => {
+    expect(() => createEmulator({ dashboardRefreshSeconds })).toThrow(/dashboardRefreshSeconds/);
+  });
+});

@@ -95,7 +95,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       }),
     );
   }
-  app.route('/', dashboardHostRoutes({ embedOrigins: config.embedOrigins, resolveToken }));
+  app.route('/', dashboardHostRoutes({ embedOrigins: config.embedOrigins, resolveToken, dataRefreshMs: config.dashboardRefreshMs }));
 
   return {
     app,

@@ -28,6 +28,11 @@ export interface EmulatorOptions {
   faults?: FaultSettings;
   /** Largest accepted request body in bytes. Default {@link DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
+  /**
+   * How often an open dashboard page re-fetches its data, in seconds; this is also how soon it
+   * notices a token that stopped working and says `tokenExpired`. Default `15`.
+   */
+  dashboardRefreshSeconds?: number;
 }
 
 /** The dev keys used when none are configured; printed by the CLI at start. */
@@ -37,6 +42,7 @@ export const DEFAULT_API_KEYS: readonly { token: string; environment: Environmen
 ];
 export const DEFAULT_EMBED_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*'];
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_DASHBOARD_REFRESH_SECONDS = 15;
 
 export interface ResolvedOptions {
   apiKeys: Map<string, Environment>;
@@ -48,6 +54,7 @@ export interface ResolvedOptions {
   now: () => number;
   faults: FaultSettings;
   maxBodyBytes: number;
+  dashboardRefreshMs: number;
 }
 
 function seconds(name: string, value: number | undefined): number {
@@ -75,6 +82,10 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new TypeError('maxBodyBytes must be a positive integer');
   if (options.dataFile !== undefined && (typeof options.dataFile !== 'string' || options.dataFile === '')) throw new TypeError('dataFile must be a path');
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function');
+  const dashboardRefreshSeconds = options.dashboardRefreshSeconds ?? DEFAULT_DASHBOARD_REFRESH_SECONDS;
+  if (typeof dashboardRefreshSeconds !== 'number' || !Number.isFinite(dashboardRefreshSeconds) || dashboardRefreshSeconds < 0.1 || dashboardRefreshSeconds > 86_400) {
+    throw new TypeError('dashboardRefreshSeconds must be a number of seconds from 0.1 to 86400');
+  }
   return {
     apiKeys,
     tokenTtlMs: seconds('tokenTtlSeconds', options.tokenTtlSeconds),
@@ -85,5 +96,6 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     now: options.now ?? Date.now,
     faults: parseFaultSettings(options.faults ?? {}),
     maxBodyBytes,
+    dashboardRefreshMs: Math.round(dashboardRefreshSeconds * 1000),
   };
 }

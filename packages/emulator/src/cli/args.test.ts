@@ -10,6 +10,7 @@ describe('parseArgs', () => {
     const { command, problems } = parseArgs([
       '--port', '0', '--host=0.0.0.0', '--api-key', 'k1:Customer', '--api-key=k:2:Testing', '--data', 'x.json',
       '--token-ttl', '60', '--rotation-grace=5', '--embed-origin', 'http://localhost:*', '--embed-origin', 'https://app.example.com', '--admin',
+      '--dashboard-refresh', '2',
     ]);
     expect(problems).toEqual([]);
     expect(command).toEqual({
@@ -23,6 +24,7 @@ describe('parseArgs', () => {
         tokenTtlSeconds: 60,
         rotationGraceSeconds: 5,
         embedOrigins: ['http://localhost:*', 'https://app.example.com'],
+        dashboardRefreshSeconds: 2,
       },
     });
   });
@@ -50,6 +52,11 @@ describe('parseArgs', () => {
       expect.stringContaining('--api-key must be TOKEN:ENV'),
       expect.stringContaining('--embed-origin must be an origin'),
     ]);
+  });
+
+  it('refuses a dashboard refresh of zero or a fraction', () => {
+    expect(parseArgs(['--dashboard-refresh', '0']).problems).toEqual(['--dashboard-refresh must be at least 1']);
+    expect(parseArgs(['--dashboard-refresh', '0.5']).problems).toEqual([expect.stringContaining('--dashboard-refresh must be an integer')]);
   });
 
   it('refuses repeated single flags and repeated keys', () => {

@@ -15,12 +15,14 @@ Options:
   --rotation-grace SEC       a rotated-out token keeps working SEC s (default 0)
   --embed-origin ORIGIN      origin allowed to frame dashboards, port may be *; repeatable
                              (default http://localhost:*, http://127.0.0.1:*)
+  --dashboard-refresh SEC    how often a dashboard page re-fetches its data and so notices
+                             a dead token (default 15)
   --admin                    enable the /__emulator/* admin routes  (default off)
   --help                     print this help`;
 
 export type CliCommand = { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions };
 
-const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin']);
+const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin', '--dashboard-refresh']);
 const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
 
 function integer(flag: string, text: string, max: number, problems: string[]): number | undefined {
@@ -82,6 +84,10 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
   if (ttl !== undefined) options.tokenTtlSeconds = integer('--token-ttl', ttl, 31_536_000, problems);
   const grace = single('--rotation-grace');
   if (grace !== undefined) options.rotationGraceSeconds = integer('--rotation-grace', grace, 31_536_000, problems);
+
+  const refresh = single('--dashboard-refresh');
+  if (refresh !== undefined) options.dashboardRefreshSeconds = integer('--dashboard-refresh', refresh, 86_400, problems);
+  if (options.dashboardRefreshSeconds === 0) problems.push('--dashboard-refresh must be at least 1');
 
   const keys = values.get('--api-key');
   if (keys) {

@@ -6,6 +6,7 @@ import { buildEmbedRoutes } from './routes/embed-routes.js';
 import { bffErrorHandler } from './routes/error-handler.js';
 import { buildHealthRoutes } from './routes/health-routes.js';
 import { requestContext } from './routes/request-context.js';
+import { respondError } from './routes/respond.js';
 import { createBffRuntime } from './runtime.js';
 
 /**
@@ -35,7 +36,7 @@ export function createBffApp(options: BffAppOptions): Hono {
   const app = new Hono();
   app.use('*', requestContext(runtime.logger));
   app.onError(bffErrorHandler(runtime.logger));
-  app.notFound(() => new BffError('bad_request', 'no such route', { status: 404 }).getResponse());
+  app.notFound((c) => respondError(c, new BffError('bad_request', 'no such route', { status: 404 })));
   app.route(basePath, buildEmbedRoutes(runtime, false));
   app.route('/', buildHealthRoutes(runtime, options.exposeMetrics ?? true));
   return app;

@@ -1,5 +1,5 @@
 import type { Environment } from '@embedded-dashboard/protocol';
-import type { BffLogger } from './observability/logger.js';
+import type { BffLogger, LogLevel } from './observability/logger.js';
 import type { BffMetrics } from './observability/metrics.js';
 import type { IdentifyFunction } from './session/identity.js';
 import type { SessionOptions } from './session/session-verifier.js';
@@ -41,6 +41,8 @@ export interface BffOptions {
   bodyLimitBytes?: number;
   /** Default: JSON lines on stdout via `createJsonLogger`. Whatever logger, lines reach it redacted. */
   logger?: BffLogger;
+  /** Level of the default logger (ignored with `logger`). Default `info`: one line per request. */
+  logLevel?: LogLevel;
   /** Secrets redacted from every log line besides the session secret (and anything JWT-shaped); pass your vendor API token here. */
   secrets?: string[];
   /** Default: new metrics on their own registry. */

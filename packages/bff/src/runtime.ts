@@ -66,7 +66,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
   const secrets = [...(options.secrets ?? []), ...sessionSecret];
   // The default logger redacts whole lines itself; a logger of the integrator's gets fields redacted first.
-  const logger = options.logger === undefined ? createJsonLogger({ secrets }) : withRedaction(options.logger, secrets);
+  const logger = options.logger === undefined ? createJsonLogger({ secrets, level: options.logLevel }) : withRedaction(options.logger, secrets);
   const metrics = options.metrics ?? createBffMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, options.storeTimeoutMs ?? 1000, now);
   const keyPrefix = options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:`;

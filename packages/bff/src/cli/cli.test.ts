@@ -36,7 +36,7 @@ beforeAll(async () => {
   assertFreshBuild();
   emu = await startEmulator({ port: 0, admin: true, apiKeys: [{ token: API_TOKEN, environment: 'Customer' }] });
 });
-afterAll(() => emu.close());
+afterAll(() => emu?.close());
 
 const baseEnv = () => ({ ...cleanEnv, EMBED_UPSTREAM_URL: emu.url, EMBED_API_TOKEN: API_TOKEN, EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_PORT: '0' });
 

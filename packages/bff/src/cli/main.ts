@@ -75,7 +75,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   if (config === undefined) return;
   const redisPassword = config.redisUrl === undefined ? '' : decodeURIComponent(new URL(config.redisUrl).password);
   const secrets = [config.apiToken, config.session.secret, redisPassword].filter((s): s is string => typeof s === 'string' && s !== '');
-  const logger = createJsonLogger({ secrets, level: config.logLevel, write: io.out });
+  // Only for the process's own lines; the app builds its logger (same secrets, same stdout).
+  const logger = createJsonLogger({ secrets, level: config.logLevel });
   const client = new UserGroupClient({ baseUrl: config.upstreamUrl, apiToken: config.apiToken });
   const store = await openStore(config);
   const perMinute = config.rateLimitPerMinute;
@@ -83,7 +84,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     upstream: client,
     session: config.session,
     store,
-    logger,
+    logLevel: config.logLevel,
     secrets,
     tokenTtlSeconds: config.tokenTtlSeconds,
     allowedOrigins: config.allowedOrigins,

@@ -45,30 +45,41 @@ export function redactLine(line: string, secrets: readonly string[]): string {
   return out.includes('eyJ') ? out.replace(JWT_PATTERN, '[redacted-jwt]') : out;
 }
 
+const FLUSH_EVERY_MS = 100;
+const FLUSH_AT_BYTES = 64 * 1024;
+
 /**
- * Writes lines to stdout in batches, once per event-loop turn: a synchronous write per request
- * (stdout to a file or pipe is synchronous in Node) would cost more than the request itself.
+ * Writes lines to stdout in batches (every 100 ms, or sooner past 64 KiB): a write per request
+ * (stdout to a file or pipe is synchronous in Node) costs more than the request itself.
  * Pending lines are flushed on exit.
  */
 function batchedStdout(): (line: string) => void {
-  const stdout = (globalThis as { process?: { stdout?: { write(text: string): unknown }; once?(event: 'exit', listener: () => void): unknown } }).process;
-  if (stdout?.stdout === undefined || stdout.once === undefined) return (line) => console.log(line);
-  const out = stdout.stdout;
-  let pending: string[] = [];
+  const proc = (globalThis as { process?: { stdout?: { write(text: string): unknown }; once?(event: 'exit', listener: () => void): unknown } }).process;
+  if (proc?.stdout === undefined || proc.once === undefined) return (line) => console.log(line);
+  const out = proc.stdout;
+  let pending = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
   let registered = false;
   const flush = () => {
-    if (pending.length === 0) return;
-    const text = `${pending.join('\n')}\n`;
-    pending = [];
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
     out.write(text);
   };
   return (line) => {
     if (!registered) {
       registered = true;
-      stdout.once!('exit', flush);
+      proc.once!('exit', flush);
     }
-    if (pending.length === 0) setImmediate(flush);
-    pending.push(line);
+    pending += `${line}\n`;
+    if (pending.length >= FLUSH_AT_BYTES) flush();
+    else if (timer === undefined) {
+      timer = setTimeout(flush, FLUSH_EVERY_MS);
+      // Logging alone must not keep a finished process alive; 'exit' flushes the rest.
+      (timer as { unref?: () => void }).unref?.();
+    }
   };
 }
 
@@ -113,15 +124,25 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): BffLogger {
   // Secrets shorter than a few characters would redact ordinary words; config validation refuses them.
   const secrets = (options.secrets ?? []).filter((s) => s.length >= MIN_SECRET_LENGTH);
   const now = options.now ?? Date.now;
+  // One ISO timestamp per millisecond: at thousands of lines a second most lines share one.
+  let stampedAt = Number.NaN;
+  let stamp = '';
   const emit = (level: Exclude<LogLevel, 'silent'>, message: string, fields?: LogFields) => {
     if (LEVELS[level] < threshold) return;
-    let line: string;
-    try {
-      line = JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields });
-    } catch {
-      line = JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, logError: 'unserialisable fields' });
+    const t = now();
+    if (t !== stampedAt) {
+      stampedAt = t;
+      stamp = new Date(t).toISOString();
     }
-    write(redactLine(line, secrets));
+    // The JSON text of {time, level, msg, ...fields}, without building that object.
+    let rest: string;
+    try {
+      rest = fields === undefined ? '}' : JSON.stringify(fields);
+    } catch {
+      rest = '{"logError":"unserialisable fields"}';
+    }
+    const tail = rest === '}' || rest === '{}' ? '}' : `,${rest.slice(1)}`;
+    write(redactLine(`{"time":"${stamp}","level":"${level}","msg":${JSON.stringify(message)}${tail}`, secrets));
   };
   return {
     info: (message, fields) => emit('info', message, fields),

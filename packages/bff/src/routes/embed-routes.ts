@@ -6,6 +6,7 @@ import { createBffRuntime, type BffRuntime, type TokenRoute } from '../runtime.j
 import { bffErrorHandler } from './error-handler.js';
 import { originGuard } from './origin-guard.js';
 import { readJsonObject } from './request-body.js';
+import { respondJson } from './respond.js';
 import { requestContext } from './request-context.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
@@ -31,8 +32,11 @@ function presentedToken(body: Record<string, unknown> | undefined): string {
 /** Builds the two token routes on an existing runtime. */
 export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono {
   const routes = new Hono();
-  routes.onError(bffErrorHandler(runtime.logger));
-  if (standalone) routes.use('*', requestContext(runtime.logger));
+  // Mounted by createBffApp, the routes share its error handler (no second one to compose per request).
+  if (standalone) {
+    routes.onError(bffErrorHandler(runtime.logger));
+    routes.use('*', requestContext(runtime.logger));
+  }
   routes.use('*', originGuard(runtime.allowedOrigins));
 
   const outcomes = (route: TokenRoute) => ({ ok: runtime.metrics.tokenRequests.labels(route, 'ok'), metric: runtime.metrics.tokenRequests });
@@ -42,7 +46,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
       try {
         const body = await handler(c);
         ok.inc();
-        return c.json(body);
+        return respondJson(c, 200, body);
       } catch (error) {
         metric.labels(route, error instanceof BffError ? error.code : 'internal').inc();
         throw error;

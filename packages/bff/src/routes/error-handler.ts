@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BffErrorCode } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
+import { respondError } from './respond.js';
 
 const codeForStatus = (status: number): BffErrorCode =>
   status === 401 ? 'unauthenticated'
@@ -34,6 +35,6 @@ export function bffErrorHandler(logger: BffLogger): ErrorHandler {
         error: describeError(bffError.cause ?? error),
       });
     }
-    return bffError.getResponse();
+    return respondError(c, bffError);
   };
 }

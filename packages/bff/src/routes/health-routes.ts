@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { BFF_ROUTES, type HealthResponse, type ReadinessResponse } from '@embedded-dashboard/protocol';
 import type { BffRuntime } from '../runtime.js';
+import { respond, respondJson } from './respond.js';
 
 const PING_TIMEOUT_MS = 1000;
 const DEGRADED_WINDOW_MS = 30_000;
@@ -8,21 +9,21 @@ const DEGRADED_WINDOW_MS = 30_000;
 /** `/healthz` (the process runs), `/readyz` (the store answers) and optionally `/metrics`. */
 export function buildHealthRoutes(runtime: BffRuntime, exposeMetrics: boolean): Hono {
   const routes = new Hono();
-  routes.get(BFF_ROUTES.healthz, (c) => c.json({ status: 'ok' } satisfies HealthResponse));
+  routes.get(BFF_ROUTES.healthz, (c) => respondJson(c, 200, { status: 'ok' } satisfies HealthResponse));
   routes.get(BFF_ROUTES.readyz, async (c) => {
     try {
       await runtime.store.ping(PING_TIMEOUT_MS);
     } catch {
-      return c.json({ status: 'unavailable', store: 'down' } satisfies ReadinessResponse, 503);
+      return respondJson(c, 503, { status: 'unavailable', store: 'down' } satisfies ReadinessResponse);
     }
     // The store answers, but requests failed on it recently: ready, and say so.
     const store = runtime.store.failedWithin(DEGRADED_WINDOW_MS) ? 'degraded' : 'ok';
-    return c.json({ status: 'ready', store } satisfies ReadinessResponse);
+    return respondJson(c, 200, { status: 'ready', store } satisfies ReadinessResponse);
   });
   if (exposeMetrics) {
     routes.get(BFF_ROUTES.metrics, async (c) => {
       const registry = runtime.metrics.registry;
-      return c.body(await registry.metrics(), 200, { 'content-type': registry.contentType });
+      return respond(c, 200, await registry.metrics(), registry.contentType);
     });
   }
   return routes;

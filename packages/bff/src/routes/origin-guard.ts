@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { BffError } from '../errors/bff-error.js';
+import { respond } from './respond.js';
 
 const ownOrigin = (c: Context): string => {
   const url = c.req.url;
@@ -26,23 +27,14 @@ export function originGuard(allowedOrigins: readonly string[]): MiddlewareHandle
       throw new BffError('forbidden', `origin ${origin.slice(0, 200)} is not allowed`);
     }
     if (!crossOrigin) return next();
+    c.set('embedCorsOrigin', origin);
     if (c.req.method === 'OPTIONS') {
-      return new Response(null, {
-        status: 204,
-        headers: {
-          'access-control-allow-origin': origin,
-          'access-control-allow-credentials': 'true',
-          'access-control-allow-methods': 'POST',
-          'access-control-allow-headers': 'content-type, authorization, x-request-id',
-          'access-control-max-age': '600',
-          'cache-control': 'no-store',
-          vary: 'Origin',
-        },
+      return respond(c, 204, null, undefined, {
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'content-type, authorization, x-request-id',
+        'access-control-max-age': '600',
       });
     }
-    await next();
-    c.res.headers.set('access-control-allow-origin', origin);
-    c.res.headers.set('access-control-allow-credentials', 'true');
-    c.res.headers.append('vary', 'Origin');
+    return next();
   };
 }

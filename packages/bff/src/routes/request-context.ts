@@ -7,6 +7,8 @@ declare module 'hono' {
     embedRequestId: string;
     /** The BFF error code a failed request was answered with. */
     embedErrorCode: string;
+    /** Set for an allowed cross-origin caller: its origin, echoed in the CORS headers. */
+    embedCorsOrigin: string;
   }
 }
 
@@ -14,7 +16,8 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
  * Per request: a request id (the caller's `X-Request-Id` when it is short and plain, else a new
- * UUID), `Cache-Control: no-store` on every response including errors, and one log line.
+ * UUID) and one log line. Responses get `no-store` and the id from `respond()`, which builds them
+ * all: touching `c.res.headers` here would take the Node adapter off its fast path.
  */
 export function requestContext(logger: BffLogger): MiddlewareHandler {
   return async function requestContext(c, next) {
@@ -23,8 +26,6 @@ export function requestContext(logger: BffLogger): MiddlewareHandler {
     const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set('embedRequestId', requestId);
     await next();
-    c.res.headers.set('cache-control', 'no-store');
-    c.res.headers.set('x-request-id', requestId);
     const fields: LogFields = {
       requestId,
       method: c.req.method,

@@ -1,0 +1,34 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { BffError } from '../errors/bff-error.js';
+
+/**
+ * Builds every BFF response with plain-object headers, never through `Headers`: the Node
+ * adapter then writes it on its fast path, which is most of what keeps a cached token request
+ * close to a bare route. This is also the one place that adds `Cache-Control: no-store`, the
+ * request id and, for allowed cross-origin callers, the CORS headers.
+ */
+export function respond(c: Context, status: number, body: string | null, contentType: string | undefined, extra?: Record<string, string>): Response {
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (contentType !== undefined) headers['content-type'] = contentType;
+  const requestId = c.get('embedRequestId');
+  if (requestId !== undefined) headers['x-request-id'] = requestId;
+  const corsOrigin = c.get('embedCorsOrigin');
+  if (corsOrigin !== undefined) {
+    headers['access-control-allow-origin'] = corsOrigin;
+    headers['access-control-allow-credentials'] = 'true';
+    headers.vary = 'Origin';
+  }
+  if (extra !== undefined) Object.assign(headers, extra);
+  return new Response(body, { status, headers });
+}
+
+export const respondJson = (c: Context, status: ContentfulStatusCode, value: unknown): Response =>
+  respond(c, status, JSON.stringify(value), 'application/json');
+
+/** The §4 error body for `error`, with `Retry-After` when it has one. */
+export function respondError(c: Context, error: BffError): Response {
+  const body = JSON.stringify({ error: { code: error.code, message: error.message, retryable: error.retryable } });
+  const extra = error.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(error.retryAfterSeconds) };
+  return respond(c, error.status, body, 'application/json', extra);
+}

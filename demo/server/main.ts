@@ -1,7 +1,8 @@
 /**
  * `npm start`: runs the demo until Ctrl-C. Environment: `DEMO_PORT` (default 5174, `0` picks a
  * free one), `DEMO_HOST` (default 127.0.0.1), `DEMO_SESSION_SECRET` (default: random per start),
- * `EMBED_TOKEN_TTL` (the BFF's token TTL in seconds, default 300).
+ * `EMBED_TOKEN_TTL` (the BFF's token TTL in seconds, default 300), `DEMO_DASHBOARD_REFRESH` (how
+ * often an open dashboard re-reads its data, in seconds, default 3).
  */
 import { startDemo, type StartDemoOptions } from './start-demo.js';
 
@@ -25,6 +26,8 @@ function readOptions(): StartDemoOptions {
   };
   const ttl = integerFromEnv('EMBED_TOKEN_TTL', 0, 86_400);
   if (ttl !== undefined) options.tokenTtlSeconds = ttl;
+  const refresh = integerFromEnv('DEMO_DASHBOARD_REFRESH', 1, 86_400);
+  if (refresh !== undefined) options.dashboardRefreshSeconds = refresh;
   const secret = process.env.DEMO_SESSION_SECRET;
   if (secret !== undefined && secret !== '') {
     if (secret.length < 32) fail('DEMO_SESSION_SECRET must be at least 32 characters');

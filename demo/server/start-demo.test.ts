@@ -50,9 +50,24 @@ describe('startDemo', () => {
     expect(demo.emulator.resolveToken(token)?.providedId).toBe('acme');
   });
 
+  it('makes the dashboard re-read its data every dashboardRefreshSeconds (3 s unless told)', async () => {
+    const refreshOf = async (running: RunningDemo) => {
+      const page = await fetch(`${running.emulatorUrl}/iframe/sales-overview`);
+      return (await page.text()).match(/"dataRefreshMs":(\d+)/)?.[1];
+    };
+    demo = await startDemo({ port: 0, publicDir: false });
+    expect(await refreshOf(demo)).toBe('3000');
+    await demo.close();
+    demo = await startDemo({ port: 0, publicDir: false, dashboardRefreshSeconds: 1 });
+    expect(await refreshOf(demo)).toBe('1000');
+  });
+
   it('refuses bad options and a short session secret', async () => {
     await expect(startDemo({ port: 0, publicDir: false, sessionSecret: 'short' })).rejects.toThrow(/sessionSecret/);
     await expect(startDemo({ port: 0, publicDir: false, tokenTtlSeconds: -1 })).rejects.toThrow(/tokenTtlSeconds/);
+    for (const dashboardRefreshSeconds of [0, -1, Number.NaN]) {
+      await expect(startDemo({ port: 0, publicDir: false, dashboardRefreshSeconds })).rejects.toThrow(/dashboardRefreshSeconds/);
+    }
   });
 
   it('explains a missing build instead of serving nothing', async () => {

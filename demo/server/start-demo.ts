@@ -31,6 +31,12 @@ export interface StartDemoOptions {
   /** The element's `refresh-margin` on `/app`; default: the element's own. */
   refreshMarginSeconds?: number;
   /**
+   * How often an open dashboard re-reads its data, and so how soon it notices a dead token and
+   * reports `tokenExpired`. Default 3 s, so "Expire the token now" shows its effect at once (the
+   * emulator's own default is 15 s).
+   */
+  dashboardRefreshSeconds?: number;
+  /**
    * The built pages (Vite's output). Default: `demo/dist/public`. `false` serves no pages
    * (`npm run dev`, where Vite serves them and proxies the rest here).
    */
@@ -55,6 +61,7 @@ export interface RunningDemo {
 // Compiled, this module sits in demo/dist/server/; run from source (tests), in demo/server/.
 const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL(import.meta.url.includes('/dist/server/') ? '../public' : '../dist/public', import.meta.url));
 const MIN_SECRET_LENGTH = 32;
+const DEFAULT_DASHBOARD_REFRESH_SECONDS = 3;
 
 const checkSeconds = (name: string, value: number | undefined, fallback: number, min = 0) => {
   const result = value ?? fallback;
@@ -68,7 +75,7 @@ const checkSeconds = (name: string, value: number | undefined, fallback: number,
  *
  * @example
  * ```ts
- * const demo = await startDemo({ port: 0, tokenTtlSeconds: 3, refreshMarginSeconds: 1 });
+ * const demo = await startDemo({ port: 0, tokenTtlSeconds: 3, refreshMarginSeconds: 1, dashboardRefreshSeconds: 1 });
  * // open `${demo.url}/login?customer=acme` in a browser …
  * await demo.close();
  * ```
@@ -81,6 +88,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
   const sessionTtlSeconds = checkSeconds('sessionTtlSeconds', options.sessionTtlSeconds, 1800, 1);
   const tokenTtlSeconds = checkSeconds('tokenTtlSeconds', options.tokenTtlSeconds, 300);
   const refreshMarginSeconds = options.refreshMarginSeconds === undefined ? null : checkSeconds('refreshMarginSeconds', options.refreshMarginSeconds, 0);
+  const dashboardRefreshSeconds = checkSeconds('dashboardRefreshSeconds', options.dashboardRefreshSeconds, DEFAULT_DASHBOARD_REFRESH_SECONDS, 0.1);
   const publicDir = options.publicDir === false ? undefined : (options.publicDir ?? DEFAULT_PUBLIC_DIR);
 
   // The host app listens first: the emulator and the BFF must know its origin.
@@ -108,6 +116,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       port: options.emulatorPort ?? 0,
       host: isLoopback(host) ? '127.0.0.1' : host,
       embedOrigins: origins,
+      dashboardRefreshSeconds,
     });
     const emulator = running.emulator;
     const bff = createEmbedBff({

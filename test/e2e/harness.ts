@@ -11,10 +11,16 @@ import { launchChromium } from '../support/chromium.js';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../../demo/dist/public/', import.meta.url));
 
+/**
+ * How often the dashboards re-read their data in these tests: a dead token is noticed within
+ * this, so expiry scenarios take seconds instead of the emulator's default 15 s.
+ */
+export const DASHBOARD_REFRESH_SECONDS = 1;
+
 /** Starts a demo for one scenario; the pages must have been built (`npm run build`). */
 export async function startTestDemo(options: StartDemoOptions = {}): Promise<RunningDemo> {
   if (!existsSync(`${PUBLIC_DIR}app.html`)) throw new Error(`${PUBLIC_DIR} has no built pages: run "npm run build" before the e2e tests`);
-  return startDemo({ port: 0, publicDir: PUBLIC_DIR, ...options });
+  return startDemo({ port: 0, publicDir: PUBLIC_DIR, dashboardRefreshSeconds: DASHBOARD_REFRESH_SECONDS, ...options });
 }
 
 export const openBrowser = (path: string): Promise<Browser> => launchChromium(path);
@@ -41,6 +47,8 @@ export interface AppTab {
   frameNavigations: string[];
   /** Every request to the BFF's token routes, in order. */
   tokenRequests: Request[];
+  /** When each of `tokenRequests` was sent (`Date.now()` in the test), same order. */
+  tokenRequestTimes: number[];
   /** The dashboard iframe's frame (cross-origin; Playwright reaches it anyway). */
   frame(): Frame;
   events(type?: string): Promise<RecordedEvent[]>;
@@ -57,11 +65,15 @@ export async function openApp(context: BrowserContext, demo: RunningDemo, custom
   const page = await context.newPage();
   const frameNavigations: string[] = [];
   const tokenRequests: Request[] = [];
+  const tokenRequestTimes: number[] = [];
   page.on('framenavigated', (frame) => {
     if (frame !== page.mainFrame() && isDashboardFrame(frame)) frameNavigations.push(frame.url());
   });
   page.on('request', (request) => {
-    if (new URL(request.url()).pathname.startsWith('/embed/token')) tokenRequests.push(request);
+    if (new URL(request.url()).pathname.startsWith('/embed/token')) {
+      tokenRequests.push(request);
+      tokenRequestTimes.push(Date.now());
+    }
   });
   await page.addInitScript((names: string[]) => {
     window.__dashboardEvents = [];
@@ -76,6 +88,7 @@ export async function openApp(context: BrowserContext, demo: RunningDemo, custom
     page,
     frameNavigations,
     tokenRequests,
+    tokenRequestTimes,
     frame() {
       const frame = page.frames().find(isDashboardFrame);
       if (!frame) throw new Error('the dashboard iframe is not there');
@@ -112,6 +125,23 @@ export async function waitForReady(tab: AppTab, timeoutMs = 20_000): Promise<voi
   await eventually('the element to be ready', async () => (await tab.state()) === 'ready', timeoutMs);
   await eventually('the dashboard to show data', async () => (await tab.dashboard()).state === 'ready', timeoutMs);
 }
+
+/** Waits until the dashboard runs on token generation `generation` and shows data. */
+export async function waitForGeneration(tab: AppTab, generation: number, timeoutMs = 20_000): Promise<void> {
+  await eventually(
+    `the dashboard to show data on token generation ${generation}`,
+    async () => {
+      const dashboard = await tab.dashboard();
+      return dashboard.generation === generation && dashboard.state === 'ready';
+    },
+    timeoutMs,
+  );
+  await waitForReady(tab, timeoutMs);
+}
+
+/** The HTTP statuses of the tab's token requests from index `from` on, once answered (`0`: no answer, e.g. aborted). */
+export const tokenStatuses = (tab: AppTab, from = 0): Promise<number[]> =>
+  Promise.all(tab.tokenRequests.slice(from).map(async (request) => (await request.response())?.status() ?? 0));
 
 /** The token in the body of the tab's latest successful `/embed/token*` answer. */
 export async function latestToken(tab: AppTab): Promise<string> {

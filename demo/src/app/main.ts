@@ -1,4 +1,5 @@
-import { TAG_NAME, type EmbeddedDashboard, type EmbeddedDashboardEventMap } from '@embedded-dashboard/element';
+import '@embedded-dashboard/element';
+import type { EmbeddedDashboard, EmbeddedDashboardEventMap } from '@embedded-dashboard/element';
 import { DEMO_DASHBOARDS } from '../../shared/dashboards.js';
 import { demoApi, SignedOutError } from './api.js';
 import { createEventLog } from './event-log.js';
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
   const asked = new URLSearchParams(location.search).get('dashboard');
   const dashboard = DEMO_DASHBOARDS.find((d) => d.id === asked)?.id ?? DEMO_DASHBOARDS[0].id;
 
-  const element = document.createElement(TAG_NAME);
+  const element = document.createElement('embedded-dashboard');
   element.setAttribute('dashboard', dashboard);
   element.setAttribute('src-template', session.srcTemplate);
   element.setAttribute('token-url', session.tokenUrl);

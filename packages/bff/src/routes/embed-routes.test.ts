@@ -177,19 +177,25 @@ describe('upstream failures map to the §4 codes', () => {
 });
 
 describe('every response', () => {
-  it('carries Cache-Control: no-store and a request id, honouring a sane X-Request-Id', async () => {
+  it('carries Cache-Control: no-store, and on errors the request id (a sane X-Request-Id is honoured)', async () => {
     const { app, logs } = setup();
     const jwt = await session();
-    for (const path of ['/embed/token', '/healthz', '/readyz', '/metrics', '/nope']) {
-      const res = await call(app, path, path === '/embed/token' ? tokenRequest(jwt, {}, { 'x-request-id': 'req-123' }) : { headers: { 'x-request-id': `bad id <script> ${'x'.repeat(80)}` } });
+    const insane = { 'x-request-id': `bad id <script> ${'x'.repeat(80)}` };
+    for (const path of ['/embed/token', '/healthz', '/readyz', '/metrics']) {
+      const res = await call(app, path, path === '/embed/token' ? tokenRequest(jwt, {}, { 'x-request-id': 'req-123' }) : { headers: insane });
+      expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      const id = res.headers.get('x-request-id')!;
-      if (path === '/embed/token') expect(id).toBe('req-123');
-      else expect(id).toMatch(/^[0-9a-f-]{36}$/);
     }
+    const sane = await call(app, '/embed/token', tokenRequest(undefined, {}, { 'x-request-id': 'req-401' }));
+    expect(sane.headers.get('cache-control')).toBe('no-store');
+    expect(sane.headers.get('x-request-id')).toBe('req-401');
+    const generated = await call(app, '/nope', { headers: insane });
+    expect(generated.headers.get('cache-control')).toBe('no-store');
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const line = JSON.parse(logs.lines.find((l) => l.includes('req-123'))!);
     expect(line).toMatchObject({ level: 'info', msg: 'request', requestId: 'req-123', method: 'POST', path: '/embed/token', status: 200 });
     expect(typeof line.durationMs).toBe('number');
+    expect(JSON.parse(logs.lines.find((l) => l.includes('req-401'))!)).toMatchObject({ status: 401, code: 'unauthenticated' });
   });
 
   it('answers 404 in the error shape for unknown routes and methods', async () => {

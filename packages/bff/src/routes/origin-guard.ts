@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { BffError } from '../errors/bff-error.js';
 import { respond } from './respond.js';
+import { requestHeader } from './request-header.js';
 
 const ownOrigin = (c: Context): string => {
   const url = c.req.url;
@@ -20,7 +21,7 @@ const ownOrigin = (c: Context): string => {
 export function originGuard(allowedOrigins: readonly string[]): MiddlewareHandler {
   const allowed = new Set(allowedOrigins);
   return async function originGuard(c, next) {
-    const origin = c.req.header('origin');
+    const origin = requestHeader(c, 'origin');
     if (origin === undefined) return next();
     const crossOrigin = allowed.has(origin) && origin !== ownOrigin(c);
     if (!crossOrigin && origin !== ownOrigin(c)) {

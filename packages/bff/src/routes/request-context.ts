@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { BffLogger, LogFields } from '../observability/logger.js';
+import { requestHeader } from './request-header.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -16,13 +17,13 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
  * Per request: a request id (the caller's `X-Request-Id` when it is short and plain, else a new
- * UUID) and one log line. Responses get `no-store` and the id from `respond()`, which builds them
- * all: touching `c.res.headers` here would take the Node adapter off its fast path.
+ * UUID) and one log line. Responses get `no-store` (and errors the id) from `respond()`, which
+ * builds them all: touching `c.res.headers` here would take the Node adapter off its fast path.
  */
 export function requestContext(logger: BffLogger): MiddlewareHandler {
   return async function requestContext(c, next) {
     const started = performance.now();
-    const given = c.req.header('x-request-id');
+    const given = requestHeader(c, 'x-request-id');
     const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set('embedRequestId', requestId);
     await next();

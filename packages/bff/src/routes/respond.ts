@@ -6,18 +6,21 @@ import { BffError } from '../errors/bff-error.js';
  * Builds every BFF response with plain-object headers, never through `Headers`: the Node
  * adapter then writes it on its fast path, which is most of what keeps a cached token request
  * close to a bare route. This is also the one place that adds `Cache-Control: no-store`, the
- * request id and, for allowed cross-origin callers, the CORS headers.
+ * CORS headers for allowed cross-origin callers, and on errors the request id. Every header costs
+ * measurably per request, so a 200 carries only what the browser needs (no `Vary`: nothing
+ * marked no-store is cached).
  */
 export function respond(c: Context, status: number, body: string | null, contentType: string | undefined, extra?: Record<string, string>): Response {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   if (contentType !== undefined) headers['content-type'] = contentType;
-  const requestId = c.get('embedRequestId');
-  if (requestId !== undefined) headers['x-request-id'] = requestId;
+  if (status >= 400) {
+    const requestId = c.get('embedRequestId');
+    if (requestId !== undefined) headers['x-request-id'] = requestId;
+  }
   const corsOrigin = c.get('embedCorsOrigin');
   if (corsOrigin !== undefined) {
     headers['access-control-allow-origin'] = corsOrigin;
     headers['access-control-allow-credentials'] = 'true';
-    headers.vary = 'Origin';
   }
   if (extra !== undefined) Object.assign(headers, extra);
   return new Response(body, { status, headers });

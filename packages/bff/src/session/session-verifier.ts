@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
-import { getCookie } from 'hono/cookie';
+import { parse as parseCookies } from 'hono/utils/cookie';
 import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
 import type { DataSourceMapping } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { LruMap } from '../util/lru-map.js';
 import { claimsToGroupInput, DEFAULT_CLAIM_NAMES, type ClaimNames } from './claims.js';
 import type { EmbedIdentity } from './identity.js';
+import { requestHeader } from '../routes/request-header.js';
 
 /** How sessions are read and verified. Exactly one of `secret`, `jwksUrl`, `getKey`. */
 export interface SessionOptions {
@@ -107,9 +108,10 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
   const readToken = (c: Context): string => {
     let token: string | undefined;
     if (cookie !== undefined) {
-      token = getCookie(c, cookie);
+      const header = requestHeader(c, 'cookie');
+      token = header === undefined ? undefined : parseCookies(header, cookie)[cookie];
     } else {
-      const header = c.req.header('authorization');
+      const header = requestHeader(c, 'authorization');
       token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     }
     if (token === undefined || token === '') throw unauthenticated(cookie !== undefined ? `no session cookie "${cookie}"` : 'no Bearer session token');

@@ -5,6 +5,8 @@
 export class LruMap<K, V> {
   readonly #map = new Map<K, V>();
   readonly #maxEntries: number;
+  /** The most recently used key: a repeat hit on it needs no reordering (the hot path). */
+  #newest: K | undefined;
 
   constructor(maxEntries: number) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('maxEntries must be a positive integer');
@@ -17,15 +19,17 @@ export class LruMap<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#map.get(key);
-    if (value === undefined) return undefined;
+    if (value === undefined || key === this.#newest) return value;
     this.#map.delete(key);
     this.#map.set(key, value);
+    this.#newest = key;
     return value;
   }
 
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);
+    this.#newest = key;
     if (this.#map.size > this.#maxEntries) {
       const oldest = this.#map.keys().next();
       if (!oldest.done) this.#map.delete(oldest.value);
@@ -34,9 +38,11 @@ export class LruMap<K, V> {
 
   delete(key: K): void {
     this.#map.delete(key);
+    if (key === this.#newest) this.#newest = undefined;
   }
 
   clear(): void {
     this.#map.clear();
+    this.#newest = undefined;
   }
 }

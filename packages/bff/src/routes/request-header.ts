@@ -1,0 +1,19 @@
+import type { Context } from 'hono';
+
+interface NodeIncoming {
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * One request header (lower-case `name`). On `@hono/node-server` it is read from Node's own
+ * parsed headers: asking the fetch `Request` for its `Headers` makes the adapter build and
+ * validate a whole `Headers` object per request, a large share of a cached token request.
+ * Elsewhere (app.request, other runtimes) it is the standard lookup.
+ */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  if (incoming === undefined || typeof incoming.headers !== 'object') return c.req.header(name);
+  const value = incoming.headers[name];
+  // Node joins repeated headers with ", " except a few it keeps as arrays (set-cookie): take them as Headers would.
+  return Array.isArray(value) ? value.join(', ') : value;
+}

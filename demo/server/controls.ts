@@ -1,4 +1,5 @@
 import type { EmulatorStats } from '@embedded-dashboard/protocol';
+import type { DemoExpireResult } from '../shared/api.js';
 import type { DemoCustomer } from '../shared/customers.js';
 
 /**
@@ -6,8 +7,8 @@ import type { DemoCustomer } from '../shared/customers.js';
  * emulator; tests of the routes hand in a fake.
  */
 export interface DemoControls {
-  /** Makes the customer's current user group token stop working; `false` if it has none yet. */
-  expireCurrentToken(customer: DemoCustomer): Promise<boolean>;
+  /** Makes the customer's current user group token stop working. */
+  expireCurrentToken(customer: DemoCustomer): Promise<DemoExpireResult['outcome']>;
   setOutage(on: boolean): void;
   outage(): boolean;
   vendorStats(): EmulatorStats | Promise<EmulatorStats>;

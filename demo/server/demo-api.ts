@@ -52,7 +52,7 @@ export function demoApi(options: DemoApiOptions): Hono {
   });
 
   app.post(DEMO_API.expireToken, async (c) => {
-    const result: DemoExpireResult = { expired: await options.controls.expireCurrentToken(c.var.customer) };
+    const result: DemoExpireResult = { outcome: await options.controls.expireCurrentToken(c.var.customer) };
     return c.json(result);
   });
 

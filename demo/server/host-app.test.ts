@@ -20,7 +20,7 @@ function setUp() {
   const controls: DemoControls = {
     async expireCurrentToken(customer: DemoCustomer) {
       calls.push(`expire:${customer.id}`);
-      return true;
+      return 'expired' as const;
     },
     setOutage(on) {
       outage = on;
@@ -125,7 +125,7 @@ describe('the demo host app', () => {
       Origin: ORIGIN,
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ expired: true });
+    expect(await response.json()).toEqual({ outcome: 'expired' });
     expect(calls).toEqual(['expire:acme']);
   });
 

@@ -32,12 +32,13 @@ describe('startDemo', () => {
     // Another customer's button cannot reach Acme's token.
     const globex = await signIn(url, 'globex');
     const other = await fetch(`${url}/api/token/expire`, { method: 'POST', headers: { ...json, Cookie: globex }, body: '{}' });
-    expect(await other.json()).toEqual({ expired: false });
+    expect(await other.json()).toEqual({ outcome: 'no-token' });
     expect(demo.emulator.resolveToken(body.token)).toBeDefined();
 
-    const expire = await fetch(`${url}/api/token/expire`, { method: 'POST', headers: json, body: '{}' });
-    expect(await expire.json()).toEqual({ expired: true });
+    const expire = () => fetch(`${url}/api/token/expire`, { method: 'POST', headers: json, body: '{}' }).then((r) => r.json());
+    expect(await expire()).toEqual({ outcome: 'expired' });
     expect(demo.emulator.resolveToken(body.token)).toBeUndefined();
+    expect(await expire()).toEqual({ outcome: 'already-refused' });
 
     await fetch(`${url}/api/vendor/outage`, { method: 'POST', headers: json, body: '{"on":true}' });
     const failing = await fetch(`${url}/embed/token/rotate`, { method: 'POST', headers: json, body: JSON.stringify({ token: body.token }) });

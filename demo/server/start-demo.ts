@@ -132,9 +132,10 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     const controls: DemoControls = {
       async expireCurrentToken(customer) {
         const token = ledger.latest(customer.id);
+        if (!token) return 'no-token';
         // Only a token the vendor still maps to this very customer is expired.
-        if (!token || emulator.resolveToken(token)?.providedId !== customer.id) return false;
-        return emulator.expireToken(token);
+        if (emulator.resolveToken(token)?.providedId !== customer.id) return 'already-refused';
+        return emulator.expireToken(token) ? 'expired' : 'already-refused';
       },
       setOutage(on) {
         outage = on;

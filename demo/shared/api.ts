@@ -35,7 +35,11 @@ export interface DemoOutageRequest {
   on: boolean;
 }
 
-/** `POST /api/token/expire` answer: whether the signed-in customer had a token to expire. */
+/**
+ * `POST /api/token/expire` answer: `expired` when the signed-in customer's current token was
+ * expired now, `already-refused` when the vendor refuses it already (a rotation is pending),
+ * `no-token` when the BFF has handed this customer none yet.
+ */
 export interface DemoExpireResult {
-  expired: boolean;
+  outcome: 'expired' | 'already-refused' | 'no-token';
 }

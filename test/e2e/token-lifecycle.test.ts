@@ -23,9 +23,12 @@ const NOTICE_EXPIRY_MS = 10_000;
 const MAX_BACKOFF_WAIT_MS = 70_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Presses "Expire the token now" and checks that the vendor now refuses the token. */
 const expireWithButton = async (tab: AppTab) => {
+  const answer = tab.page.waitForResponse((response) => response.url().endsWith('/api/token/expire'));
   await tab.page.getByTestId('expire-token').click();
-  await eventually('the expiry to be confirmed', async () => (await tab.page.getByTestId('action-result').textContent())?.includes('refuses'));
+  expect(await (await answer).json()).toEqual({ outcome: 'expired' });
+  await expect.poll(() => tab.page.getByTestId('action-result').textContent()).toContain('now refuses');
 };
 
 describe.skipIf(!tool.available)('demo in Chromium: the token lifecycle', () => {

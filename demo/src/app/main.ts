@@ -66,10 +66,16 @@ async function main(): Promise<void> {
   element.setAttribute('token-url', session.tokenUrl);
   element.setAttribute('label', `${customer.name} analytics`);
   if (session.refreshMarginSeconds !== null) element.setAttribute('refresh-margin', String(session.refreshMarginSeconds));
+  const refreshVendorStatus = () =>
+    demoApi.vendorStatus().then(showVendorStatus, (error: unknown) => {
+      if (error instanceof SignedOutError) byId('vendor-stats').textContent = 'signed out';
+    });
   for (const name of ELEMENT_EVENTS) {
     element.addEventListener(name, (event) => {
       log.add(name, name, event.detail);
       if (name === 'dashboard-token') showExpiry((event as EmbeddedDashboardEventMap['dashboard-token']).detail.expiresAt);
+      // A token answer or failure is when the vendor's counters move: show them now, not at the next poll.
+      if (name === 'dashboard-token' || name === 'dashboard-error') void refreshVendorStatus();
     });
   }
   watchState(element, (state) => log.add('demo', `state → ${state}`));
@@ -77,10 +83,6 @@ async function main(): Promise<void> {
   dashboardPicker(element, dashboard);
   byId('dashboard-slot').append(element);
 
-  const refreshVendorStatus = () =>
-    demoApi.vendorStatus().then(showVendorStatus, (error: unknown) => {
-      if (error instanceof SignedOutError) byId('vendor-stats').textContent = 'signed out';
-    });
   void refreshVendorStatus();
   setInterval(() => {
     if (document.visibilityState === 'visible') void refreshVendorStatus();
@@ -103,13 +105,12 @@ async function main(): Promise<void> {
       void refreshVendorStatus();
     }
   };
-  expire.addEventListener('click', () =>
-    act(expire, async () =>
-      (await demoApi.expireToken()).expired
-        ? 'The vendor now refuses the token. Watch the dashboard report tokenExpired and the element rotate.'
-        : 'No token to expire yet: wait for the dashboard to load.',
-    ),
-  );
+  const EXPIRE_MESSAGES = {
+    expired: 'The vendor now refuses the token. Watch the dashboard report tokenExpired and the element rotate it.',
+    'already-refused': 'The vendor refuses the current token already; the element is getting a new one.',
+    'no-token': 'No token to expire yet: wait for the dashboard to load.',
+  } as const;
+  expire.addEventListener('click', () => act(expire, async () => EXPIRE_MESSAGES[(await demoApi.expireToken()).outcome]));
   outage.addEventListener('click', () =>
     act(outage, async () => {
       const status = await demoApi.setOutage(outage.getAttribute('aria-pressed') !== 'true');

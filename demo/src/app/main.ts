@@ -55,7 +55,7 @@ async function main(): Promise<void> {
 
   const log = createEventLog(byId<HTMLOListElement>('event-log'));
   byId('clear-log').addEventListener('click', () => log.clear());
-  const showExpiry = tokenCountdown();
+  const tokenLine = tokenCountdown();
 
   const asked = new URLSearchParams(location.search).get('dashboard');
   const dashboard = DEMO_DASHBOARDS.find((d) => d.id === asked)?.id ?? DEMO_DASHBOARDS[0].id;
@@ -73,12 +73,15 @@ async function main(): Promise<void> {
   for (const name of ELEMENT_EVENTS) {
     element.addEventListener(name, (event) => {
       log.add(name, name, event.detail);
-      if (name === 'dashboard-token') showExpiry((event as EmbeddedDashboardEventMap['dashboard-token']).detail.expiresAt);
+      if (name === 'dashboard-token') tokenLine.issued((event as EmbeddedDashboardEventMap['dashboard-token']).detail.expiresAt);
       // A token answer or failure is when the vendor's counters move: show them now, not at the next poll.
       if (name === 'dashboard-token' || name === 'dashboard-error') void refreshVendorStatus();
     });
   }
-  watchState(element, (state) => log.add('demo', `state → ${state}`));
+  watchState(element, (state) => {
+    tokenLine.state(state);
+    log.add('demo', `state → ${state}`);
+  });
   bindVariablesForm(element);
   dashboardPicker(element, dashboard);
   byId('dashboard-slot').append(element);

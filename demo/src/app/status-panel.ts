@@ -19,11 +19,26 @@ export function watchState(element: EmbeddedDashboard, onChange: (state: string)
   show();
 }
 
-/** Counts down to the token's `expiresAt` (as the BFF set it), corrected by nothing: display only. */
-export function tokenCountdown(): (expiresAt: number | null) => void {
+/** What the Token line says while the element is not `ready`, instead of a countdown. */
+const NOT_READY: Record<string, string> = {
+  refreshing: 'being replaced (see the event log)',
+  unauthenticated: 'none: the session has ended',
+  error: 'none: see the event log',
+};
+
+/**
+ * Counts down to the token's `expiresAt` (as the BFF set it), corrected by nothing: display only.
+ * While the element is refreshing or failed, says so instead: a countdown would be a lie then.
+ */
+export function tokenCountdown(): { issued(expiresAt: number | null): void; state(state: string): void } {
   const target = byId<HTMLElement>('token-expiry');
   let expiresAt: number | null | undefined;
+  let notReady: string | undefined;
   const render = () => {
+    if (notReady !== undefined) {
+      target.textContent = notReady;
+      return;
+    }
     if (expiresAt === undefined) return;
     if (expiresAt === null) {
       target.textContent = 'issued, no expiry';
@@ -33,9 +48,15 @@ export function tokenCountdown(): (expiresAt: number | null) => void {
     target.textContent = seconds > 0 ? `expires in ${seconds}s (the element rotates it first)` : 'expired, rotating';
   };
   setInterval(render, 1000);
-  return (next) => {
-    expiresAt = next;
-    render();
+  return {
+    issued(next) {
+      expiresAt = next;
+      render();
+    },
+    state(state) {
+      notReady = expiresAt === undefined ? undefined : NOT_READY[state];
+      render();
+    },
   };
 }
 

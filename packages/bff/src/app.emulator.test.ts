@@ -128,6 +128,30 @@ describe('BFF over a socket against the emulator', () => {
     expect(emu.emulator.resolveToken(t1)?.providedId).toBe('acme');
   });
 
+  it('answers 429 with Retry-After to the holder of a token the vendor expired right after a rotation, then rotates', async () => {
+    let t = Date.now();
+    const bff = await startBff({ now: () => t });
+    const jwt = await session();
+    const t0 = tokenOf(await bff.getToken(jwt));
+    const t1 = tokenOf(await bff.rotate(jwt, t0));
+    expect(emu.emulator.expireToken(t1)).toBe(true);
+
+    t += 3_200;
+    const early = await bff.rotate(jwt, t1);
+    expect(early.status).toBe(429);
+    expect(early.body).toMatchObject({ error: { code: 'rate_limited', retryable: true } });
+    expect(early.headers.get('retry-after')).toBe('7');
+    expect(emu.emulator.stats().requests.rotate).toBe(1);
+
+    t += 6_800;
+    const after = await bff.rotate(jwt, t1);
+    expect(after.status).toBe(200);
+    const t2 = tokenOf(after);
+    expect(t2).not.toBe(t1);
+    expect(emu.emulator.resolveToken(t2)?.providedId).toBe('acme');
+    expect(emu.emulator.stats().requests.rotate).toBe(2);
+  });
+
   it('refuses loudly when the API token belongs to the other environment', async () => {
     const bff = await startBff({ expectEnvironment: 'Customer' }, TESTING_API_TOKEN);
     const res = await bff.getToken(await session());

@@ -189,18 +189,48 @@ describe('POST /embed/token/rotate', () => {
     expect(upstream.calls.rotate).toBe(1);
   });
 
-  it('answers the current token within the minimum interval, and rotates again after it', async () => {
+  it('answers the holder 429 with Retry-After within the minimum interval, and rotates again after it', async () => {
     const { app, upstream, clock } = setup({ minRotationIntervalSeconds: 30 });
     const jwt = await session();
     const { token: t0 } = (await getToken(app, jwt)).body as { token: string };
     const { token: t1 } = (await rotate(app, jwt, t0)).body as { token: string };
-    clock.advance(29_000);
-    expect((await rotate(app, jwt, t1)).body).toMatchObject({ token: t1 });
+
+    // The holder of t1 presents it because the vendor refused it: t1 again would be a dead token.
+    clock.advance(20_500);
+    const early = await rotate(app, jwt, t1);
+    expect(early.status).toBe(429);
+    expect(early.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String), retryable: true } });
+    expect(early.headers.get('retry-after')).toBe('10');
+    expect(early.headers.get('cache-control')).toBe('no-store');
+    clock.advance(9_499);
+    const last = await rotate(app, jwt, t1);
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toBe('1');
+
+    // A stale holder (t0) still gets the current token inside the interval.
+    expect(await rotate(app, jwt, t0)).toMatchObject({ status: 200, body: { token: t1 } });
     expect(upstream.calls.rotate).toBe(1);
-    clock.advance(1_000);
-    const t2 = ((await rotate(app, jwt, t1)).body as { token: string }).token;
-    expect(t2).not.toBe(t1);
+
+    clock.advance(1);
+    const after = await rotate(app, jwt, t1);
+    expect(after.status).toBe(200);
+    expect((after.body as { token: string }).token).not.toBe(t1);
     expect(upstream.calls.rotate).toBe(2);
+  });
+
+  it('counts throttled rotations in the metrics and never rotates during the interval', async () => {
+    const metrics = createBffMetrics();
+    const { app, upstream } = setup({ metrics });
+    const jwt = await session();
+    const { token: t0 } = (await getToken(app, jwt)).body as { token: string };
+    const { token: t1 } = (await rotate(app, jwt, t0)).body as { token: string };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => rotate(app, jwt, t1)));
+    expect(answers.map((a) => a.status)).toEqual([429, 429, 429, 429, 429]);
+    expect(answers.map((a) => a.headers.get('retry-after'))).toEqual(['10', '10', '10', '10', '10']);
+    expect(upstream.calls.rotate).toBe(1);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('embed_bff_rotations_total{result="throttled"} 5');
+    expect(text).toContain('embed_bff_token_requests_total{route="rotate",outcome="rate_limited"} 5');
   });
 
   it('recovers from an ambiguous rotate failure with get-or-create when the rotation happened', async () => {

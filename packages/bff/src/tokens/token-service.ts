@@ -66,7 +66,8 @@ export class TokenService {
   /**
    * `POST /embed/token/rotate`: `presented` is compared only with the caller's own group's
    * token. The current token is rotated upstream (once per group at a time, at most once per
-   * minimum interval); any other token is answered with the current one.
+   * minimum interval: inside it the holder gets 429 with `Retry-After`); any other token is
+   * answered with the current one.
    */
   async rotate(group: ResolvedGroup, presented: string): Promise<TokenResponse> {
     const entry = await this.#current(group);
@@ -74,10 +75,7 @@ export class TokenService {
       this.#metrics.rotations.labels('current').inc();
       return this.#respond(entry);
     }
-    if (this.#rotatedRecently(entry)) {
-      this.#metrics.rotations.labels('throttled').inc();
-      return this.#respond(entry);
-    }
+    this.#throwIfRotatedRecently(entry);
     let pending = this.#rotations.get(group.key);
     if (pending === undefined) {
       pending = this.#rotateLocked(group, entry).finally(() => this.#rotations.delete(group.key));
@@ -95,8 +93,19 @@ export class TokenService {
     return entry.fingerprint === fingerprint && this.#s.now() - entry.syncedAt < this.#s.revalidateAfterMs;
   }
 
-  #rotatedRecently(entry: GroupEntry): boolean {
-    return entry.lastRotatedAt !== null && this.#s.now() - entry.lastRotatedAt < this.#s.minRotationIntervalMs;
+  /**
+   * Inside the minimum interval the current token cannot be rotated. Its holder presents it
+   * because the vendor just refused it (the dashboard said it expired), so answering it again
+   * would hand back a dead token: a 429 makes the element wait out the interval and ask again.
+   */
+  #throwIfRotatedRecently(entry: GroupEntry): void {
+    if (entry.lastRotatedAt === null) return;
+    const leftMs = entry.lastRotatedAt + this.#s.minRotationIntervalMs - this.#s.now();
+    if (leftMs <= 0) return;
+    this.#metrics.rotations.labels('throttled').inc();
+    throw new BffError('rate_limited', 'this token was rotated moments ago; retry after the minimum rotation interval', {
+      retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+    });
   }
 
   async #current(group: ResolvedGroup): Promise<GroupEntry> {
@@ -177,10 +186,12 @@ export class TokenService {
     }
     try {
       const current = (await this.#store.get(group.key)) ?? seen;
-      if (current.token !== presented || this.#rotatedRecently(current)) {
+      if (current.token !== presented) {
         this.#metrics.rotations.labels('current').inc();
         return current;
       }
+      // Re-checked under the lock: the entry read before it may be out of date.
+      this.#throwIfRotatedRecently(current);
       let token: string;
       let environment = current.environment;
       let result = 'rotated';

@@ -30,9 +30,6 @@ export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
     session: { secret: options.sessionSecret, cookie: SESSION_COOKIE, issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE },
     tokenTtlSeconds: options.tokenTtlSeconds,
     allowedOrigins: options.allowedOrigins,
-    // The demo's "expire the token now" button may be pressed twice in a row; the default
-    // (10 s) would answer the second rotation with the token the vendor just refused.
-    minRotationIntervalSeconds: 1,
     secrets: [options.apiToken],
     logger: createJsonLogger({ write: options.log ?? (() => undefined), level: options.log ? 'info' : 'silent', secrets: [options.apiToken] }),
   });

@@ -88,9 +88,15 @@ describe.skipIf(!tool.available)('demo in Chromium: the token lifecycle', () => 
     await waitForGeneration(acme, 2, NOTICE_EXPIRY_MS);
     const second = await latestToken(acme);
 
+    const beforeSecondExpiry = acme.tokenRequests.length;
     await expireWithButton(acme);
     expect(demo.emulator.resolveToken(second)).toBeUndefined();
     await waitForGeneration(acme, 3, 30_000);
+    // The BFF said "not yet" (429, Retry-After) and the element waited, then rotated: no loop.
+    const statuses = await tokenStatuses(acme, beforeSecondExpiry);
+    expect(statuses[0]).toBe(429);
+    expect(statuses.at(-1)).toBe(200);
+    expect(statuses.length).toBeLessThanOrEqual(3);
     const third = await latestToken(acme);
     expect(third).not.toBe(second);
     expect(demo.emulator.resolveToken(third)?.providedId).toBe('acme');

@@ -41,7 +41,7 @@ export interface BffOptions {
   bodyLimitBytes?: number;
   /** Default: JSON lines on stdout via `createJsonLogger`. Whatever logger, lines reach it redacted. */
   logger?: BffLogger;
-  /** Level of the default logger (ignored with `logger`). Default `info`: one line per request. */
+  /** Level of the default logger (ignored with `logger`). Default `info`: a line per failed request; `debug` adds one per successful request. */
   logLevel?: LogLevel;
   /** Secrets redacted from every log line besides the session secret (and anything JWT-shaped); pass your vendor API token here. */
   secrets?: string[];

@@ -5,8 +5,10 @@ import { createJsonLogger, withRedaction, type BffLogger } from './observability
 import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
 import type { BffOptions, RateLimitRule } from './options.js';
 import { assertGroupInput } from './session/claims.js';
+import type { EmbedIdentity } from './session/identity.js';
 import { createSessionVerifier } from './session/session-verifier.js';
 import { createMemoryStore } from './store/memory.js';
+import type { WindowCount } from './store/types.js';
 import { groupFingerprint } from './tokens/fingerprint.js';
 import { GuardedStore } from './tokens/guarded-store.js';
 import { TokenService, type ResolvedGroup } from './tokens/token-service.js';
@@ -15,6 +17,8 @@ import { TokenService, type ResolvedGroup } from './tokens/token-service.js';
 export interface Caller {
   group: ResolvedGroup;
   sessionKey: string;
+  /** Store keys of the caller's rate-limit counters, by route. */
+  limitKeys: Record<TokenRoute, string>;
 }
 
 export type TokenRoute = 'token' | 'rotate';
@@ -28,7 +32,11 @@ export interface BffRuntime {
   bodyLimitBytes: number;
   allowedOrigins: readonly string[];
   identify(c: Context): Promise<Caller>;
+  /** The hot path of `identify`: a caller whose session is cached, else `undefined`. */
+  identifyNow(c: Context): Caller | undefined;
   limit(caller: Caller, route: TokenRoute): Promise<void>;
+  /** The hot path of `limit`: `true` when counted (or no limit) at once, `false` when `limit` must run. */
+  limitNow(caller: Caller, route: TokenRoute): boolean;
 }
 
 const DEFAULT_RATE_LIMITS: Record<TokenRoute, RateLimitRule> = {
@@ -96,13 +104,33 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     return r;
   };
 
+  // Keyed by the identity object: a cached session is turned into a caller once.
+  const callers = new WeakMap<EmbedIdentity, Caller>();
+  const toCaller = (identity: EmbedIdentity, validate: boolean): Caller => {
+    let caller = callers.get(identity);
+    if (caller === undefined) {
+      const sessionKey = identity.sessionKey ?? identity.group.user_group_id;
+      caller = {
+        group: resolve(identity.group, validate),
+        sessionKey,
+        limitKeys: { token: `rl:token:${keyPrefix}${sessionKey}`, rotate: `rl:rotate:${keyPrefix}${sessionKey}` },
+      };
+      callers.set(identity, caller);
+    }
+    return caller;
+  };
+
   const hook = options.identify;
   const verifier = hook === undefined ? createSessionVerifier(options.session!, now) : undefined;
   const identify = async (c: Context): Promise<Caller> => {
     const identity = hook !== undefined ? await hook(c) : await verifier!.identify(c);
     if (identity === null) throw new BffError('unauthenticated', 'not signed in');
-    const group = resolve(identity.group, hook !== undefined);
-    return { group, sessionKey: identity.sessionKey ?? identity.group.user_group_id };
+    return toCaller(identity, hook !== undefined);
+  };
+  // An identify hook may be asynchronous, so only verified sessions have a hot path.
+  const identifyNow = (c: Context): Caller | undefined => {
+    const identity = verifier?.identifyNow(c);
+    return identity === undefined ? undefined : toCaller(identity, false);
   };
 
   const configured = options.rateLimit;
@@ -110,15 +138,23 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     token: configured === false ? undefined : configured?.token === false ? undefined : (configured?.token ?? DEFAULT_RATE_LIMITS.token),
     rotate: configured === false ? undefined : configured?.rotate === false ? undefined : (configured?.rotate ?? DEFAULT_RATE_LIMITS.rotate),
   };
-  const limit = async (caller: Caller, route: TokenRoute): Promise<void> => {
-    const rule = rules[route];
-    if (rule === undefined) return;
-    const { count, resetInMs } = await store.hit(`rl:${route}:${keyPrefix}${caller.sessionKey}`, rule.windowSeconds * 1000);
+  const check = (rule: RateLimitRule, { count, resetInMs }: WindowCount): void => {
     if (count > rule.limit) {
       throw new BffError('rate_limited', 'too many token requests for this session; retry later', {
         retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
       });
     }
+  };
+  const limit = async (caller: Caller, route: TokenRoute): Promise<void> => {
+    const rule = rules[route];
+    if (rule !== undefined) check(rule, await store.hit(caller.limitKeys[route], rule.windowSeconds * 1000));
+  };
+  const limitNow = (caller: Caller, route: TokenRoute): boolean => {
+    const rule = rules[route];
+    if (rule === undefined) return true;
+    if (store.memory === undefined) return false;
+    check(rule, store.memory.hitNow(caller.limitKeys[route], rule.windowSeconds * 1000));
+    return true;
   };
 
   return {
@@ -129,6 +165,8 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
     allowedOrigins,
     identify,
+    identifyNow,
     limit,
+    limitNow,
   };
 }

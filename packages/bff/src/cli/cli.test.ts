@@ -72,7 +72,7 @@ describe('embedded-dashboard-bff CLI', () => {
   });
 
   it('prints the listening line with the real port, serves tokens, and stops gracefully on SIGTERM with a request in flight', async () => {
-    const proc = await startNodeProcess(bin, [], { env: baseEnv(), readyPrefix: BFF_LISTENING_PREFIX });
+    const proc = await startNodeProcess(bin, [], { env: { ...baseEnv(), EMBED_LOG_LEVEL: 'debug' }, readyPrefix: BFF_LISTENING_PREFIX });
     try {
       expect(proc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(proc.url).not.toMatch(/:0$/);

@@ -44,7 +44,7 @@ export const CONFIG_KEYS = [
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
 
-const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$/;
 
 /** Turns `--config` JSON into string values; non-string JSON is accepted where it is natural. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger, describeError, redactLine, withRedaction } from './logger.js';
+import { createJsonLogger, describeError, redactLine, withRedaction, type LogFields } from './logger.js';
 
 describe('createJsonLogger', () => {
   it('writes one JSON line with time, level, message and fields', () => {
@@ -16,6 +16,14 @@ describe('createJsonLogger', () => {
     logger.warn('yes');
     logger.error('yes');
     expect(lines).toHaveLength(2);
+  });
+
+  it('has a debug method only at level debug', () => {
+    const lines: string[] = [];
+    expect(createJsonLogger({ write: (l) => lines.push(l) }).debug).toBeUndefined();
+    const logger = createJsonLogger({ write: (l) => lines.push(l), level: 'debug', now: () => 0 });
+    logger.debug!('detail', { eyJ: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' });
+    expect(JSON.parse(lines[0]!)).toEqual({ time: '1970-01-01T00:00:00.000Z', level: 'debug', msg: 'detail', eyJ: '[redacted-jwt]' });
   });
 
   it('replaces every known secret wherever it appears', () => {
@@ -60,5 +68,14 @@ describe('withRedaction', () => {
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
     withRedaction(sink, ['top-secret-token']).info('top-secret-token here', { a: [{ b: `x ${jwt}` }], n: 5 });
     expect(seen).toEqual(['[redacted] here', { a: [{ b: 'x [redacted-jwt]' }], n: 5 }]);
+  });
+
+  it('wraps debug only when the logger has one', () => {
+    const plain = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    expect(withRedaction(plain, []).debug).toBeUndefined();
+    const seen: unknown[] = [];
+    const withDebug = { ...plain, debug: (m: string, f?: LogFields) => seen.push(m, f) };
+    withRedaction(withDebug, ['top-secret-token']).debug!('request', { note: 'top-secret-token' });
+    expect(seen).toEqual(['request', { note: '[redacted]' }]);
   });
 });

@@ -3,12 +3,17 @@ export type LogFields = Record<string, unknown>;
 
 /** The BFF's logger: one JSON object per line. */
 export interface BffLogger {
+  /**
+   * Optional: the request lines of successful requests. Leave it out (or use a level above
+   * `debug`) and the BFF does not even build them.
+   */
+  debug?(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
 }
 
-export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface JsonLoggerOptions {
   /** Receives each finished line (no trailing newline). Default: stdout, batched per event-loop turn. */
@@ -21,7 +26,7 @@ export interface JsonLoggerOptions {
   now?: () => number;
 }
 
-const LEVELS: Record<LogLevel, number> = { info: 10, warn: 20, error: 30, silent: 100 };
+const LEVELS: Record<LogLevel, number> = { debug: 5, info: 10, warn: 20, error: 30, silent: 100 };
 
 // Compact JWS/JWT shape: three base64url parts, the first a JSON header ("eyJ…").
 const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
@@ -104,13 +109,20 @@ function redactValue(value: unknown, secrets: readonly string[], depth: number):
  */
 export function withRedaction(logger: BffLogger, secrets: readonly string[]): BffLogger {
   const known = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
-  const wrap = (level: 'info' | 'warn' | 'error') => (message: string, fields?: LogFields) =>
-    logger[level](redactLine(message, known), fields === undefined ? undefined : (redactValue(fields, known, 0) as LogFields));
-  return { info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+  const wrap = (write: (message: string, fields?: LogFields) => void) => (message: string, fields?: LogFields) =>
+    write(redactLine(message, known), fields === undefined ? undefined : (redactValue(fields, known, 0) as LogFields));
+  const wrapped: BffLogger = {
+    info: wrap((m, f) => logger.info(m, f)),
+    warn: wrap((m, f) => logger.warn(m, f)),
+    error: wrap((m, f) => logger.error(m, f)),
+  };
+  if (logger.debug !== undefined) wrapped.debug = wrap((m, f) => logger.debug!(m, f));
+  return wrapped;
 }
 
 /**
- * A logger that writes one JSON line per call with `time`, `level` and `msg`, redacted.
+ * A logger that writes one JSON line per call with `time`, `level` and `msg`, redacted. Its
+ * `debug` method exists only at level `debug`.
  *
  * @example
  * ```ts
@@ -144,11 +156,13 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): BffLogger {
     const tail = rest === '}' || rest === '{}' ? '}' : `,${rest.slice(1)}`;
     write(redactLine(`{"time":"${stamp}","level":"${level}","msg":${JSON.stringify(message)}${tail}`, secrets));
   };
-  return {
+  const logger: BffLogger = {
     info: (message, fields) => emit('info', message, fields),
     warn: (message, fields) => emit('warn', message, fields),
     error: (message, fields) => emit('error', message, fields),
   };
+  if (threshold <= LEVELS.debug) logger.debug = (message, fields) => emit('debug', message, fields);
+  return logger;
 }
 
 /** Describes an error for a log line: name, code, message, and the chain of causes (bounded). */

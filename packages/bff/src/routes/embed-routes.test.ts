@@ -177,6 +177,23 @@ describe('upstream failures map to the §4 codes', () => {
 });
 
 describe('every response', () => {
+  it('logs successful requests at debug only, errors at info, each line with its request id', async () => {
+    const lines: string[] = [];
+    const infoApp = createBffApp({
+      upstream: new FakeUpstream(),
+      session: { secret: SESSION_SECRET },
+      logger: { info: (m, f) => lines.push(JSON.stringify({ level: 'info', msg: m, ...f })), warn: () => undefined, error: () => undefined },
+    });
+    const jwt = await session();
+    expect((await call(infoApp, '/embed/token', tokenRequest(jwt, {}, { 'x-request-id': 'ok-1' }))).status).toBe(200);
+    const refused = await call(infoApp, '/embed/token', tokenRequest(undefined));
+    expect(refused.status).toBe(401);
+    expect(lines.some((l) => l.includes('ok-1'))).toBe(false);
+    const requestLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    expect(requestLines).toEqual([expect.objectContaining({ status: 401, code: 'unauthenticated', requestId: refused.headers.get('x-request-id') })]);
+    expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('carries Cache-Control: no-store, and on errors the request id (a sane X-Request-Id is honoured)', async () => {
     const { app, logs } = setup();
     const jwt = await session();
@@ -193,9 +210,9 @@ describe('every response', () => {
     expect(generated.headers.get('cache-control')).toBe('no-store');
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const line = JSON.parse(logs.lines.find((l) => l.includes('req-123'))!);
-    expect(line).toMatchObject({ level: 'info', msg: 'request', requestId: 'req-123', method: 'POST', path: '/embed/token', status: 200 });
+    expect(line).toMatchObject({ level: 'debug', msg: 'request', requestId: 'req-123', method: 'POST', path: '/embed/token', status: 200 });
     expect(typeof line.durationMs).toBe('number');
-    expect(JSON.parse(logs.lines.find((l) => l.includes('req-401'))!)).toMatchObject({ status: 401, code: 'unauthenticated' });
+    expect(JSON.parse(logs.lines.find((l) => l.includes('req-401'))!)).toMatchObject({ level: 'info', status: 401, code: 'unauthenticated' });
   });
 
   it('answers 404 in the error shape for unknown routes and methods', async () => {

@@ -54,13 +54,15 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     };
   };
 
+  // A returning caller (cached session, in-memory store) is answered without further awaits:
+  // each `…Now` is the synchronous hot path, and the awaited call runs only when it cannot answer.
   routes.post(
     BFF_ROUTES.token,
     count('token', async (c) => {
       checkTokenBody(await readJsonObject(c, runtime.bodyLimitBytes));
-      const caller = await runtime.identify(c);
-      await runtime.limit(caller, 'token');
-      return runtime.service.getToken(caller.group);
+      const caller = runtime.identifyNow(c) ?? (await runtime.identify(c));
+      if (!runtime.limitNow(caller, 'token')) await runtime.limit(caller, 'token');
+      return runtime.service.tokenNow(caller.group) ?? runtime.service.getToken(caller.group);
     }),
   );
 
@@ -68,8 +70,8 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     BFF_ROUTES.rotate,
     count('rotate', async (c) => {
       const presented = presentedToken(await readJsonObject(c, runtime.bodyLimitBytes));
-      const caller = await runtime.identify(c);
-      await runtime.limit(caller, 'rotate');
+      const caller = runtime.identifyNow(c) ?? (await runtime.identify(c));
+      if (!runtime.limitNow(caller, 'rotate')) await runtime.limit(caller, 'rotate');
       return runtime.service.rotate(caller.group, presented);
     }),
   );

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BffErrorCode } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
+import { requestIdOf } from './request-context.js';
 import { respondError } from './respond.js';
 
 const codeForStatus = (status: number): BffErrorCode =>
@@ -30,7 +31,7 @@ export function bffErrorHandler(logger: BffLogger): ErrorHandler {
     c.set('embedErrorCode', bffError.code);
     if (bffError.status >= 500) {
       logger.error('request failed', {
-        requestId: c.get('embedRequestId'),
+        requestId: requestIdOf(c),
         code: bffError.code,
         error: describeError(bffError.cause ?? error),
       });

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { BffError } from '../errors/bff-error.js';
-import { requestHeader } from './request-header.js';
+import { nodeIncoming, requestHeader } from './request-header.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -9,6 +9,20 @@ const isJsonContentType = (value: string | undefined): boolean =>
 
 const tooLarge = (limit: number) => new BffError('bad_request', `request body is larger than ${limit} bytes`, { status: 413 });
 
+/**
+ * On Node, a small body usually arrives with its headers, and by the next microtask the parser
+ * has buffered all of it in the request stream: take it from there in one `read()`, instead of
+ * the fetch adapter's listeners, flowing mode and `end` event. `undefined` when it is not all
+ * there yet (or not on Node): then the body is read the standard way, nothing consumed.
+ */
+async function bufferedNodeBody(c: Context, length: number): Promise<Uint8Array | undefined> {
+  const incoming = nodeIncoming(c);
+  if (incoming?.read === undefined) return undefined;
+  await Promise.resolve();
+  if (incoming.complete !== true || incoming.readableDidRead !== false || incoming.readableLength !== length) return undefined;
+  return incoming.read() ?? undefined;
+}
+
 async function readLimited(c: Context, limit: number): Promise<Uint8Array | undefined> {
   const declared = requestHeader(c, 'content-length');
   if (declared !== undefined) {
@@ -16,6 +30,8 @@ async function readLimited(c: Context, limit: number): Promise<Uint8Array | unde
     if (!Number.isInteger(length) || length < 0) throw new BffError('bad_request', 'invalid Content-Length');
     if (length > limit) throw tooLarge(limit);
     if (length === 0) return undefined;
+    const buffered = await bufferedNodeBody(c, length);
+    if (buffered !== undefined) return buffered;
     // The HTTP layer frames the body by Content-Length, so reading it whole is bounded.
     return new Uint8Array(await c.req.raw.arrayBuffer());
   }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { BffLogger, LogFields } from '../observability/logger.js';
 import { requestHeader } from './request-header.js';
 
@@ -16,26 +16,42 @@ declare module 'hono' {
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
- * Per request: a request id (the caller's `X-Request-Id` when it is short and plain, else a new
- * UUID) and one log line. Responses get `no-store` (and errors the id) from `respond()`, which
- * builds them all: touching `c.res.headers` here would take the Node adapter off its fast path.
+ * The request's id: the caller's `X-Request-Id` when it is short and plain, else a UUID made on
+ * first use (a successful request that is not logged never needs one).
+ */
+export function requestIdOf(c: Context): string {
+  let id = c.get('embedRequestId');
+  if (id === undefined) {
+    id = crypto.randomUUID();
+    c.set('embedRequestId', id);
+  }
+  return id;
+}
+
+/**
+ * Per request: the request id and one log line, at `info` for errors (status 400 and up) and at
+ * `debug` for the rest, which at thousands of cached token requests a second are noise. Every
+ * line carries the request id. Responses get `no-store` (and errors the id) from `respond()`,
+ * which builds them all: touching `c.res.headers` here would take the Node adapter off its fast path.
  */
 export function requestContext(logger: BffLogger): MiddlewareHandler {
   return async function requestContext(c, next) {
     const started = performance.now();
     const given = requestHeader(c, 'x-request-id');
-    const requestId = given !== undefined && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    c.set('embedRequestId', requestId);
+    if (given !== undefined && SANE_REQUEST_ID.test(given)) c.set('embedRequestId', given);
     await next();
+    const status = c.res.status;
+    if (status < 400 && logger.debug === undefined) return;
     const fields: LogFields = {
-      requestId,
+      requestId: requestIdOf(c),
       method: c.req.method,
       path: c.req.path,
-      status: c.res.status,
+      status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     };
     const code = c.get('embedErrorCode');
     if (code !== undefined) fields.code = code;
-    logger.info('request', fields);
+    if (status < 400) logger.debug!('request', fields);
+    else logger.info('request', fields);
   };
 }

@@ -2,7 +2,15 @@ import type { Context } from 'hono';
 
 interface NodeIncoming {
   headers: Record<string, string | string[] | undefined>;
+  /** Node sets it once the parser has read the whole message, body included. */
+  complete?: boolean;
+  readableLength?: number;
+  readableDidRead?: boolean;
+  read?(): Uint8Array | null;
 }
+
+/** Node's own request under `@hono/node-server`, else `undefined`. */
+export const nodeIncoming = (c: Context): NodeIncoming | undefined => (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
 
 /**
  * One request header (lower-case `name`). On `@hono/node-server` it is read from Node's own
@@ -11,7 +19,7 @@ interface NodeIncoming {
  * Elsewhere (app.request, other runtimes) it is the standard lookup.
  */
 export function requestHeader(c: Context, name: string): string | undefined {
-  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  const incoming = nodeIncoming(c);
   if (incoming === undefined || typeof incoming.headers !== 'object') return c.req.header(name);
   const value = incoming.headers[name];
   // Node joins repeated headers with ", " except a few it keeps as arrays (set-cookie): take them as Headers would.

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BffError } from '../errors/bff-error.js';
+import { requestIdOf } from './request-context.js';
 
 /**
  * Builds every BFF response with plain-object headers, never through `Headers`: the Node
@@ -13,10 +14,7 @@ import { BffError } from '../errors/bff-error.js';
 export function respond(c: Context, status: number, body: string | null, contentType: string | undefined, extra?: Record<string, string>): Response {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   if (contentType !== undefined) headers['content-type'] = contentType;
-  if (status >= 400) {
-    const requestId = c.get('embedRequestId');
-    if (requestId !== undefined) headers['x-request-id'] = requestId;
-  }
+  if (status >= 400) headers['x-request-id'] = requestIdOf(c);
   const corsOrigin = c.get('embedCorsOrigin');
   if (corsOrigin !== undefined) {
     headers['access-control-allow-origin'] = corsOrigin;

@@ -71,6 +71,12 @@ function mapJoseError(error: unknown): BffError {
 export interface SessionVerifier {
   /** The caller's identity from its session, or a 401/403 `BffError`. */
   identify(c: Context): Promise<EmbedIdentity>;
+  /**
+   * The hot path: the identity of a session already verified and not expired, without a
+   * promise; `undefined` when it must be verified (then call `identify`). Throws the same 401
+   * as `identify` when there is no session at all.
+   */
+  identifyNow(c: Context): EmbedIdentity | undefined;
 }
 
 /**
@@ -143,17 +149,23 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     };
   };
 
+  const cached = (token: string): EmbedIdentity | undefined => {
+    const hit = cache.get(token);
+    if (hit === undefined) return undefined;
+    if (hit.expiresAtMs > now()) return hit.identity;
+    cache.delete(token);
+    return undefined;
+  };
+
   return {
     async identify(c) {
       const token = readToken(c);
-      const cached = cache.get(token);
-      if (cached !== undefined) {
-        if (cached.expiresAtMs > now()) return cached.identity;
-        cache.delete(token);
-      }
+      const identity = cached(token);
+      if (identity !== undefined) return identity;
       const session = await verify(token);
       cache.set(token, session);
       return session.identity;
     },
+    identifyNow: (c) => cached(readToken(c)),
   };
 }

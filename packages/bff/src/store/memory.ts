@@ -44,13 +44,18 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   get(groupKey: string): Promise<GroupEntry | undefined> {
+    return Promise.resolve(this.peek(groupKey));
+  }
+
+  /** `get` without the promise: the BFF's hot path asks this store synchronously. */
+  peek(groupKey: string): GroupEntry | undefined {
     const stored = this.#entries.get(groupKey);
-    if (stored === undefined) return Promise.resolve(undefined);
+    if (stored === undefined) return undefined;
     if (stored.expiresAt <= this.#now()) {
       this.#entries.delete(groupKey);
-      return Promise.resolve(undefined);
+      return undefined;
     }
-    return Promise.resolve(stored.value);
+    return stored.value;
   }
 
   set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void> {
@@ -80,6 +85,11 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   hit(key: string, windowMs: number): Promise<WindowCount> {
+    return Promise.resolve(this.hitNow(key, windowMs));
+  }
+
+  /** `hit` without the promise, for the hot path. */
+  hitNow(key: string, windowMs: number): WindowCount {
     const now = this.#now();
     let counter = this.#counters.get(key);
     if (counter === undefined || counter.windowEndsAt <= now) {
@@ -87,7 +97,7 @@ export class MemoryTokenStore implements TokenStore {
       this.#counters.set(key, counter);
     }
     counter.count += 1;
-    return Promise.resolve({ count: counter.count, resetInMs: counter.windowEndsAt - now });
+    return { count: counter.count, resetInMs: counter.windowEndsAt - now };
   }
 
   ping(): Promise<void> {

@@ -26,6 +26,7 @@ export function captureLogs(): { logger: BffLogger; lines: string[] } {
       emitted.push(line);
     },
     // No secrets given on purpose: the scan proves the BFF never puts them in a line at all.
+    level: 'debug',
   });
   return { logger, lines };
 }

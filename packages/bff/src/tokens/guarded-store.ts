@@ -19,6 +19,11 @@ export class GuardedStore {
   readonly #metrics: BffMetrics;
   readonly #timeoutMs: number | undefined;
   readonly #now: () => number;
+  /**
+   * The store itself when it is this process's memory, which answers synchronously and cannot
+   * fail: the hot path reads it directly. `undefined` for a remote (shared) store.
+   */
+  readonly memory: MemoryTokenStore | undefined;
   #failing = false;
   #lastFailureAt: number | undefined;
 
@@ -28,7 +33,8 @@ export class GuardedStore {
     this.#metrics = metrics;
     this.#now = now;
     // In-process memory cannot hang; only a remote store needs a deadline (and its timer).
-    this.#timeoutMs = store instanceof MemoryTokenStore ? undefined : timeoutMs;
+    this.memory = store instanceof MemoryTokenStore ? store : undefined;
+    this.#timeoutMs = this.memory === undefined ? timeoutMs : undefined;
   }
 
   /** Whether a store call failed within the last `windowMs`. */

@@ -58,6 +58,18 @@ export class TokenService {
     this.#miss = metrics.cacheLookups.labels('miss');
   }
 
+  /**
+   * The hot path of `POST /embed/token`, without a promise: the response when an in-memory store
+   * holds a fresh entry for the group, else `undefined` (then call `getToken`). A shared store is
+   * never answered from here, so another process's rotation is always seen.
+   */
+  tokenNow(group: ResolvedGroup): TokenResponse | undefined {
+    const entry = this.#store.memory?.peek(group.key);
+    if (entry === undefined || !this.#isFresh(entry, group.fingerprint)) return undefined;
+    this.#hit.inc();
+    return this.#respond(entry);
+  }
+
   /** The group's current token (`POST /embed/token`). */
   async getToken(group: ResolvedGroup): Promise<TokenResponse> {
     return this.#respond(await this.#current(group));

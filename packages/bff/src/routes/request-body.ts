@@ -11,16 +11,21 @@ const tooLarge = (limit: number) => new BffError('bad_request', `request body is
 
 /**
  * On Node, a small body usually arrives with its headers, and by the next microtask the parser
- * has buffered all of it in the request stream: take it from there in one `read()`, instead of
- * the fetch adapter's listeners, flowing mode and `end` event. `undefined` when it is not all
- * there yet (or not on Node): then the body is read the standard way, nothing consumed.
+ * has buffered it in the request stream: take it from there in one `read()`, instead of the
+ * fetch adapter's listeners, flowing mode and `end` event. All `length` bytes buffered is the
+ * whole body (the parser frames it by Content-Length and never buffers more). `undefined` when it
+ * is not all there yet (or not on Node): then the body is read the standard way, nothing consumed.
  */
 async function bufferedNodeBody(c: Context, length: number): Promise<Uint8Array | undefined> {
   const incoming = nodeIncoming(c);
   if (incoming?.read === undefined) return undefined;
   await Promise.resolve();
-  if (incoming.complete !== true || incoming.readableDidRead !== false || incoming.readableLength !== length) return undefined;
-  return incoming.read() ?? undefined;
+  if (incoming.readableDidRead !== false || incoming.readableLength !== length) return undefined;
+  const body = incoming.read() ?? undefined;
+  // Flowing, the stream ends by itself when the parser marks the message complete; left paused it
+  // would not, and the adapter would then drain it with timers after the response.
+  incoming.resume?.();
+  return body;
 }
 
 async function readLimited(c: Context, limit: number): Promise<Uint8Array | undefined> {

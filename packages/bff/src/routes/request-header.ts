@@ -2,11 +2,10 @@ import type { Context } from 'hono';
 
 interface NodeIncoming {
   headers: Record<string, string | string[] | undefined>;
-  /** Node sets it once the parser has read the whole message, body included. */
-  complete?: boolean;
   readableLength?: number;
   readableDidRead?: boolean;
   read?(): Uint8Array | null;
+  resume?(): unknown;
 }
 
 /** Node's own request under `@hono/node-server`, else `undefined`. */

@@ -77,7 +77,12 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   const logger = options.logger === undefined ? createJsonLogger({ secrets, level: options.logLevel }) : withRedaction(options.logger, secrets);
   const metrics = options.metrics ?? createBffMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, options.storeTimeoutMs ?? 1000, now);
-  const keyPrefix = options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:`;
+  const account = options.upstream.accountId;
+  if (account !== undefined && (typeof account !== 'string' || account === '' || account.length > 128)) {
+    throw new TypeError('upstream.accountId must be a non-empty string of at most 128 characters');
+  }
+  // The account in the key keeps deployments of different vendor accounts sharing one store apart.
+  const keyPrefix = options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`;
   const service = new TokenService(options.upstream, store, logger, metrics, {
     tokenTtlSeconds: nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600),
     revalidateAfterMs: nonNegative('revalidateAfterSeconds', options.revalidateAfterSeconds, 300) * 1000,
@@ -87,6 +92,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     lockWaitMs: nonNegative('lockWaitMs', options.lockWaitMs, 5_000),
     pollIntervalMs: 25,
     expectEnvironment: options.expectEnvironment,
+    account,
     now,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
   });

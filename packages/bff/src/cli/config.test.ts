@@ -37,8 +37,10 @@ describe('parseConfig', () => {
       EMBED_ALLOWED_ORIGINS: 'https://a.example, http://localhost:5174',
       EMBED_EXPECT_ENVIRONMENT: 'Testing',
       EMBED_REDIS_URL: 'redis://127.0.0.1:6379',
+      EMBED_KEY_PREFIX: 'staging-eu:',
     });
     expect(problems).toEqual([]);
+    expect(config?.keyPrefix).toBe('staging-eu:');
     expect(config).toMatchObject({
       port: 0,
       host: '0.0.0.0',
@@ -67,6 +69,13 @@ describe('parseConfig', () => {
     const keys = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_PORT', 'EMBED_UPSTREAM_URL', 'EMBED_MAPPING', 'EMBED_TOKEN_TTL', 'EMBED_ALLOWED_ORIGINS', 'EMBED_EXPECT_ENVIRONMENT', 'EMBED_REDIS_URL', 'EMBED_SESSION_COOKIE'];
     for (const key of keys) expect(problems.some((p) => p.startsWith(key) || p.includes(`${key}:`))).toBe(true);
     expect(problems.join('\n')).not.toMatch(/LEAKCHECK|short"/);
+  });
+
+  it('EMBED_KEY_PREFIX is unset by default and refuses odd characters', () => {
+    expect(parseConfig(minimal).config?.keyPrefix).toBeUndefined();
+    for (const bad of ['a b', 'x'.repeat(65), 'pre{fix}', 'é']) {
+      expect(parseConfig({ ...minimal, EMBED_KEY_PREFIX: bad }).problems).toEqual([expect.stringMatching(/^EMBED_KEY_PREFIX must be/)]);
+    }
   });
 
   it('requires the upstream, the API token and a session verifier, and refuses two verifiers', () => {

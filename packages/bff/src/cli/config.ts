@@ -17,6 +17,8 @@ export interface CliConfig {
   logLevel: LogLevel;
   /** `/token` requests per minute per session; 0 disables the limits. */
   rateLimitPerMinute: number;
+  /** Prefix of every store key; unset = environment and vendor account fingerprint. */
+  keyPrefix: string | undefined;
 }
 
 /** Every key the CLI reads, from the environment or the `--config` JSON file. */
@@ -41,6 +43,7 @@ export const CONFIG_KEYS = [
   'EMBED_REDIS_URL',
   'EMBED_LOG_LEVEL',
   'EMBED_RATE_LIMIT',
+  'EMBED_KEY_PREFIX',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -150,6 +153,11 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
   const rateText = get('EMBED_RATE_LIMIT') ?? '60';
   if (!/^\d+$/.test(rateText)) problems.push(`EMBED_RATE_LIMIT must be a whole number of requests per minute, 0 to disable (got ${show(rateText)})`);
 
+  const keyPrefix = get('EMBED_KEY_PREFIX');
+  if (keyPrefix !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(keyPrefix)) {
+    problems.push(`EMBED_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ : - (got ${show(keyPrefix)})`);
+  }
+
   if (problems.length > 0) return { problems };
   const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
   return {
@@ -178,6 +186,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
       redisUrl,
       logLevel,
       rateLimitPerMinute: Number(rateText),
+      keyPrefix,
     },
   };
 }

@@ -89,6 +89,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     tokenTtlSeconds: config.tokenTtlSeconds,
     allowedOrigins: config.allowedOrigins,
     expectEnvironment: config.expectEnvironment,
+    keyPrefix: config.keyPrefix,
     rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
   });
 

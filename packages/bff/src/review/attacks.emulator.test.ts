@@ -142,11 +142,11 @@ describe('one customer obtaining another customer\'s token (real emulator)', () 
     }
   });
 
-  // FINDING (medium): two deployments sharing one store with the default keyPrefix share cache
-  // entries. Here a staging BFF (Testing API key) and a production BFF (Customer API key) share a
-  // store, as two CLI processes sharing one EMBED_REDIS_URL would (the CLI has no prefix setting):
-  // production customer "acme" is handed the Testing group's token.
-  it.fails('two BFFs with different vendor API tokens sharing a store never hand out each other\'s tokens', async () => {
+  // FIXED FINDING (medium): two deployments sharing one store used to share cache entries. Here a
+  // staging BFF (Testing API key) and a production BFF (Customer API key) share a store, as two
+  // CLI processes sharing one EMBED_REDIS_URL would: keys and entries are now scoped to the
+  // vendor account (the client's accountId), so each customer gets its own environment's token.
+  it('two BFFs with different vendor API tokens sharing a store never hand out each other\'s tokens', async () => {
     const store = createMemoryStore();
     const staging = await startBff({ store }, TESTING_API_TOKEN);
     const production = await startBff({ store }, API_TOKEN);

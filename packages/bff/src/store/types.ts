@@ -19,6 +19,11 @@ export interface GroupEntry {
   syncedAt: number;
   /** Epoch ms of the last upstream rotation, for the per-group minimum interval. */
   lastRotatedAt: number | null;
+  /**
+   * The vendor account (`UserGroupUpstream.accountId`) the token belongs to. A BFF reading an
+   * entry of another account treats it as a miss. Absent in entries written before it existed.
+   */
+  account?: string;
 }
 
 /** An exclusive lock a caller holds until it releases it or its time-to-live runs out. */

@@ -276,7 +276,55 @@ describe('POST /embed/token/rotate', () => {
   });
 });
 
+describe('rotation answered for another group', () => {
+  it('withholds the token (502, error line) and re-reads the group on the next request', async () => {
+    const { app, upstream, logs } = setup();
+    const jwt = await session();
+    const { token } = (await getToken(app, jwt)).body as { token: string };
+    const rotateOriginal = upstream.rotateUserGroupToken.bind(upstream);
+    upstream.rotateUserGroupToken = async (current) => {
+      const answer = await rotateOriginal(current);
+      return { ...answer, user_group: { ...answer.user_group, provided_id: 'globex' } };
+    };
+    const res = await rotate(app, jwt, token);
+    expect(res.status).toBe(502);
+    expect((res.body as { error: { code: string } }).error.code).toBe('upstream_error');
+    const rotated = upstream.groups.get('acme')!.token;
+    expect(res.text).not.toContain(rotated);
+    expect(logs.lines.some((l) => l.includes('"level":"error"') && l.includes('another user group'))).toBe(true);
+    const before = upstream.calls.getOrCreate;
+    expect((await getToken(app, jwt)).body).toMatchObject({ token: rotated });
+    expect(upstream.calls.getOrCreate).toBe(before + 1);
+  });
+});
+
 describe('store shared by several BFF processes', () => {
+  it('never hands out an entry another vendor account wrote, even under the same key', async () => {
+    const store = createMemoryStore();
+    const a = Object.assign(new FakeUpstream(), { accountId: 'account-a' });
+    const b = Object.assign(new FakeUpstream(), { accountId: 'account-b' });
+    const opts = { session: { secret: SESSION_SECRET }, store, keyPrefix: 'shared:', logger: captureLogs().logger, rateLimit: false as const };
+    const appA = createBffApp({ ...opts, upstream: a });
+    const appB = createBffApp({ ...opts, upstream: b });
+    const jwt = await session();
+    expect((await getToken(appA, jwt)).body).toMatchObject({ token: a.groups.get('acme')!.token });
+    expect((await getToken(appB, jwt)).body).toMatchObject({ token: b.groups.get('acme')!.token });
+    expect(a.groups.get('acme')!.token).not.toBe(b.groups.get('acme')!.token);
+    // B's entry now holds the key: A's rotate of its own token must not see B's token as current.
+    const tokenA = a.groups.get('acme')!.token;
+    const res = await rotate(appA, jwt, tokenA);
+    expect(res.status).toBe(200);
+    expect((res.body as { token: string }).token).toBe(a.groups.get('acme')!.token);
+    expect(b.calls.rotate).toBe(0);
+  });
+
+  it('refuses an accountId that is not a short string', () => {
+    for (const accountId of ['', 'x'.repeat(129), 5]) {
+      // The number comes from untyped JavaScript callers.
+      expect(() => createBffApp({ upstream: Object.assign(new FakeUpstream(), { accountId: accountId as string }), session: { secret: SESSION_SECRET } })).toThrow(/accountId/);
+    }
+  });
+
   it('single-flights across apps sharing a store: the lock holder calls upstream, the other waits and reads', async () => {
     const store = createMemoryStore();
     const upstream = new FakeUpstream();

@@ -23,6 +23,8 @@ export interface TokenServiceSettings {
   lockWaitMs: number;
   pollIntervalMs: number;
   expectEnvironment: Environment | undefined;
+  /** The upstream's `accountId`: entries of any other account are misses. */
+  account: string | undefined;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -65,7 +67,7 @@ export class TokenService {
    */
   tokenNow(group: ResolvedGroup): TokenResponse | undefined {
     const entry = this.#store.memory?.peek(group.key);
-    if (entry === undefined || !this.#isFresh(entry, group.fingerprint)) return undefined;
+    if (entry === undefined || !this.#isFresh(entry, group.fingerprint) || entry.account !== this.#s.account) return undefined;
     this.#hit.inc();
     return this.#respond(entry);
   }
@@ -120,8 +122,18 @@ export class TokenService {
     });
   }
 
+  /**
+   * The group's entry when it belongs to this BFF's vendor account. An entry of another account
+   * (a store shared with a deployment using another API token or vendor, even under the same
+   * key) is a miss: its tokens are not ours to hand out, nor to rotate.
+   */
+  async #read(key: string): Promise<GroupEntry | undefined> {
+    const entry = await this.#store.get(key);
+    return entry === undefined || entry.account !== this.#s.account ? undefined : entry;
+  }
+
   async #current(group: ResolvedGroup): Promise<GroupEntry> {
-    const entry = await this.#store.get(group.key);
+    const entry = await this.#read(group.key);
     if (entry !== undefined && this.#isFresh(entry, group.fingerprint)) {
       this.#hit.inc();
       return entry;
@@ -149,7 +161,7 @@ export class TokenService {
       // The holder is slow or gone; get-or-create and update are idempotent, so go ahead.
     }
     try {
-      const latest = await this.#store.get(group.key);
+      const latest = await this.#read(group.key);
       if (latest !== undefined && this.#isFresh(latest, group.fingerprint)) return latest;
       return await this.#refresh(group, latest);
     } finally {
@@ -184,6 +196,7 @@ export class TokenService {
       syncedAt: now,
       lastRotatedAt: previous?.lastRotatedAt ?? null,
     };
+    if (this.#s.account !== undefined) entry.account = this.#s.account;
     await this.#store.set(group.key, entry, this.#s.entryTtlMs);
     return entry;
   }
@@ -197,7 +210,7 @@ export class TokenService {
       return (await this.#waitFor(group.key, (e) => e.token !== presented)) ?? seen;
     }
     try {
-      const current = (await this.#store.get(group.key)) ?? seen;
+      const current = (await this.#read(group.key)) ?? seen;
       if (current.token !== presented) {
         this.#metrics.rotations.labels('current').inc();
         return current;
@@ -209,6 +222,11 @@ export class TokenService {
       let result = 'rotated';
       try {
         const rotated = await this.#call('rotate', () => this.#upstream.rotateUserGroupToken(presented));
+        if (rotated.user_group.provided_id !== group.group.user_group_id) {
+          // Revalidate on the next request: get-or-create names this group's real token.
+          await this.#store.set(group.key, { ...current, syncedAt: 0 }, this.#s.entryTtlMs);
+          throw this.#rotatedOtherGroup(group);
+        }
         token = rotated.user_group.token;
         environment = rotated.user_group.api_environment_tag ?? environment;
       } catch (error) {
@@ -231,6 +249,16 @@ export class TokenService {
     }
   }
 
+  /**
+   * The vendor rotated the token of the group it says it did: anything else (a cache entry that
+   * was not this group's, a vendor bug) must not hand the new token to this caller.
+   */
+  #rotatedOtherGroup(group: ResolvedGroup): BffError {
+    this.#metrics.rotations.labels('refused').inc();
+    this.#logger.error('rotation answered for another user group: token withheld', { expected: group.group.user_group_id.slice(0, 256) });
+    return new BffError('upstream_error', 'the dashboard vendor rotated a token of another user group; nothing was handed out', { retryable: false });
+  }
+
   #checkEnvironment(environment: Environment | null): void {
     const expected = this.#s.expectEnvironment;
     if (expected === undefined || environment === null || environment === expected) return;
@@ -244,7 +272,7 @@ export class TokenService {
     // Counted polls, not a deadline: an injected clock that stands still must not wait forever.
     for (let polls = Math.ceil(this.#s.lockWaitMs / this.#s.pollIntervalMs); polls > 0; polls -= 1) {
       await this.#s.sleep(this.#s.pollIntervalMs);
-      const entry = await this.#store.get(key);
+      const entry = await this.#read(key);
       if (entry !== undefined && done(entry)) return entry;
     }
     return undefined;

@@ -19,4 +19,10 @@ export interface UserGroupUpstream {
   getOrCreateUserGroup(input: UserGroupInput, options?: UpstreamCallOptions): Promise<GetOrCreateUserGroupResponse>;
   updateUserGroup(input: UserGroupInput, options?: UpstreamCallOptions): Promise<UpdateUserGroupResponse>;
   rotateUserGroupToken(currentToken: string, options?: UpstreamCallOptions): Promise<RotateUserGroupTokenResponse>;
+  /**
+   * A short, non-secret id of the vendor account (base URL and API token) the calls are made
+   * as; `UserGroupClient` has it. Store keys and entries are scoped to it, so BFFs of different
+   * accounts sharing a store never hand out each other's tokens. Never the API token itself.
+   */
+  readonly accountId?: string;
 }

@@ -92,6 +92,16 @@ describe('UserGroupClient requests', () => {
     expect(result.user_group).toEqual({ team_id: 7, token: 'ugt-2', name: 'Acme Corp', provided_id: 'acme', api_environment_tag: null });
   });
 
+  it('accountId is a short fingerprint of URL and API token that never contains the token', () => {
+    const id = (baseUrl: string, apiToken: string) => new UserGroupClient({ baseUrl, apiToken, transport: scripted() }).accountId;
+    const a = id('http://vendor.test', API_TOKEN);
+    expect(a).toMatch(/^[0-9a-f]{16}$/);
+    expect(id('http://vendor.test/', API_TOKEN)).toBe(a);
+    expect(id('http://vendor.test', `${API_TOKEN}x`)).not.toBe(a);
+    expect(id('http://other.test', API_TOKEN)).not.toBe(a);
+    expect(a).not.toContain(API_TOKEN.slice(0, 8));
+  });
+
   it('createUserGroupClient builds the same client', async () => {
     const transport = scripted(created);
     const client = createUserGroupClient({ baseUrl: 'http://vendor.test', apiToken: API_TOKEN, transport });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
 import type {
   GetOrCreateUserGroupResponse,
@@ -78,6 +79,12 @@ export class UserGroupClient {
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
   #closed = false;
+  /**
+   * A short, non-secret fingerprint of the vendor account this client calls as: the first 16 hex
+   * digits of SHA-256 over the API URL and the API token. Caches shared by several deployments
+   * (the BFF's store) key their entries by it, so two accounts never see each other's tokens.
+   */
+  readonly accountId: string;
 
   constructor(options: UserGroupClientOptions) {
     this.#options = resolveOptions(options);
@@ -88,6 +95,7 @@ export class UserGroupClient {
     this.#random = random ?? Math.random;
     this.#sleep = sleep ?? defaultSleep;
     this.#now = now ?? Date.now;
+    this.accountId = createHash('sha256').update(`${this.#options.url}\n${this.#options.apiToken}`).digest('hex').slice(0, 16);
   }
 
   /**

@@ -19,6 +19,8 @@ describe('entry codec', () => {
     expect(decodeEntry(encodeEntry(entry))).toEqual(entry);
     const rotated: GroupEntry = { ...entry, previousToken: 'tok_old', environment: null, lastRotatedAt: 1_790_000_001_000 };
     expect(decodeEntry(encodeEntry(rotated))).toEqual(rotated);
+    const scoped: GroupEntry = { ...entry, account: '0123456789abcdef' };
+    expect(decodeEntry(encodeEntry(scoped))).toEqual(scoped);
   });
 
   it('stores only the entry fields, not whatever else an object carries', () => {
@@ -45,6 +47,9 @@ describe('entry codec', () => {
     ['an object as previous token', envelope({ ...entry, previousToken: {} })],
     ['an unknown environment', envelope({ ...entry, environment: 'Production' })],
     ['a string rotation time', envelope({ ...entry, lastRotatedAt: 'yesterday' })],
+    ['a numeric account', envelope({ ...entry, account: 42 })],
+    ['an empty account', envelope({ ...entry, account: '' })],
+    ['an absurdly long account', envelope({ ...entry, account: 'a'.repeat(129) })],
     ['an oversized value', envelope({ ...entry, fingerprint: 'x'.repeat(MAX_ENTRY_BYTES) })],
   ])('treats %s as a miss', (_name, raw) => {
     expect(decodeEntry(raw)).toBeUndefined();

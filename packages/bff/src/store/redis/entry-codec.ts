@@ -15,6 +15,9 @@ type Fields = Record<string, unknown>;
 const isRecord = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isToken = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_TOKEN_LENGTH;
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+/** `UserGroupUpstream.accountId` is at most this long. */
+const MAX_ACCOUNT_LENGTH = 128;
+const isAccount = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_ACCOUNT_LENGTH;
 const isEnvironment = (value: unknown): value is Environment => (ENVIRONMENTS as readonly unknown[]).includes(value);
 
 /** Serialises an entry for Redis, in a versioned envelope. */
@@ -28,6 +31,7 @@ export function encodeEntry(entry: GroupEntry): string {
     syncedAt: entry.syncedAt,
     lastRotatedAt: entry.lastRotatedAt,
   };
+  if (entry.account !== undefined) e.account = entry.account;
   return JSON.stringify({ v: FORMAT_VERSION, e });
 }
 
@@ -53,11 +57,12 @@ export function decodeEntry(raw: string | null): GroupEntry | undefined {
     !(e.previousToken === null || isToken(e.previousToken)) ||
     !(e.environment === null || isEnvironment(e.environment)) ||
     !isTime(e.syncedAt) ||
-    !(e.lastRotatedAt === null || isTime(e.lastRotatedAt))
+    !(e.lastRotatedAt === null || isTime(e.lastRotatedAt)) ||
+    !(e.account === undefined || isAccount(e.account))
   ) {
     return undefined;
   }
-  return {
+  const entry: GroupEntry = {
     token: e.token,
     firstSeenAt: e.firstSeenAt,
     fingerprint: e.fingerprint,
@@ -66,4 +71,6 @@ export function decodeEntry(raw: string | null): GroupEntry | undefined {
     syncedAt: e.syncedAt,
     lastRotatedAt: e.lastRotatedAt,
   };
+  if (e.account !== undefined) entry.account = e.account;
+  return entry;
 }

@@ -11,7 +11,7 @@ import { createBffRuntime } from './runtime.js';
 
 /**
  * The whole BFF as one Hono app: `POST {basePath}/token`, `POST {basePath}/token/rotate`,
- * `GET /healthz`, `GET /readyz`, `GET /metrics`. Serve it with `@hono/node-server`, mount it in
+ * `GET /healthz`, `GET /readyz`, and with `exposeMetrics` `GET /metrics`. Serve it with `@hono/node-server`, mount it in
  * another Hono app, or hand `app.fetch` to any fetch-style server.
  *
  * @example
@@ -38,6 +38,6 @@ export function createBffApp(options: BffAppOptions): Hono {
   app.onError(bffErrorHandler(runtime.logger));
   app.notFound((c) => respondError(c, new BffError('bad_request', 'no such route', { status: 404 })));
   app.route(basePath, buildEmbedRoutes(runtime, false));
-  app.route('/', buildHealthRoutes(runtime, options.exposeMetrics ?? true));
+  app.route('/', buildHealthRoutes(runtime, options.exposeMetrics ?? false));
   return app;
 }

@@ -1,5 +1,6 @@
 export { createBffApp } from './app.js';
 export { createEmbedRoutes } from './routes/embed-routes.js';
+export { createMetricsApp } from './routes/metrics-routes.js';
 export { BffError } from './errors/bff-error.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
 export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';

@@ -65,6 +65,9 @@ export interface BffOptions {
 export interface BffAppOptions extends BffOptions {
   /** Base path of the token routes. Default `/embed`. */
   basePath?: string;
-  /** Serve `GET /metrics` (Prometheus text). Default true; keep it off the public internet. */
+  /**
+   * Serve `GET /metrics` (Prometheus text) next to the token routes. Default false: metrics are
+   * not for the public; serve `createMetricsApp(metrics)` on an internal listener instead.
+   */
   exposeMetrics?: boolean;
 }

@@ -72,7 +72,7 @@ describe('embedded-dashboard-bff CLI', () => {
   });
 
   it('prints the listening line with the real port, serves tokens, and stops gracefully on SIGTERM with a request in flight', async () => {
-    const proc = await startNodeProcess(bin, [], { env: { ...baseEnv(), EMBED_LOG_LEVEL: 'debug' }, readyPrefix: BFF_LISTENING_PREFIX });
+    const proc = await startNodeProcess(bin, [], { env: { ...baseEnv(), EMBED_LOG_LEVEL: 'debug', EMBED_METRICS_PORT: '0' }, readyPrefix: BFF_LISTENING_PREFIX });
     try {
       expect(proc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(proc.url).not.toMatch(/:0$/);
@@ -83,6 +83,15 @@ describe('embedded-dashboard-bff CLI', () => {
       expect(first.status).toBe(200);
       expect(Object.keys(await first.json()).sort()).toEqual(['expiresAt', 'serverTime', 'token']);
       expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
+      // Metrics only on their own loopback listener, announced in a log line (stdout is batched).
+      expect((await fetch(`${proc.url}/metrics`)).status).toBe(404);
+      const metricsLine = async () => proc.output.find((l) => l.includes('"metrics listening"'));
+      for (let i = 0; i < 100 && (await metricsLine()) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+      const metricsUrl = (JSON.parse((await metricsLine())!) as { url: string }).url;
+      expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const scraped = await fetch(metricsUrl);
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toMatch(/embed_bff_token_requests_total\{route="token",outcome="ok"\} 1/);
 
       emu.emulator.setFaults({ latencyMs: 800 });
       const slow = fetch(`${proc.url}/embed/token`, {

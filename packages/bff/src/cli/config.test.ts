@@ -78,6 +78,15 @@ describe('parseConfig', () => {
     }
   });
 
+  it('serves metrics only with EMBED_METRICS_PORT, on loopback unless told otherwise', () => {
+    expect(parseConfig(minimal).config?.metrics).toBeUndefined();
+    expect(parseConfig({ ...minimal, EMBED_METRICS_PORT: '9464' }).config?.metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(parseConfig({ ...minimal, EMBED_METRICS_PORT: '9464', EMBED_METRICS_HOST: '10.0.0.5' }).config?.metrics).toEqual({ port: 9464, host: '10.0.0.5' });
+    expect(parseConfig({ ...minimal, EMBED_METRICS_PORT: 'on' }).problems).toEqual([expect.stringMatching(/^EMBED_METRICS_PORT must be an integer/)]);
+    expect(parseConfig({ ...minimal, EMBED_METRICS_HOST: '0.0.0.0' }).problems).toEqual([expect.stringMatching(/^EMBED_METRICS_HOST needs EMBED_METRICS_PORT/)]);
+    expect(parseConfig({ ...minimal, EMBED_METRICS_PORT: '8787' }).problems).toEqual([expect.stringMatching(/^EMBED_METRICS_PORT must differ/)]);
+  });
+
   it('requires the upstream, the API token and a session verifier, and refuses two verifiers', () => {
     expect(parseConfig({}).problems).toHaveLength(3);
     expect(parseConfig({ ...minimal, EMBED_SESSION_JWKS_URL: 'https://a.example/jwks' }).problems).toEqual(['set only one of EMBED_SESSION_SECRET and EMBED_SESSION_JWKS_URL']);

@@ -19,6 +19,8 @@ export interface CliConfig {
   rateLimitPerMinute: number;
   /** Prefix of every store key; unset = environment and vendor account fingerprint. */
   keyPrefix: string | undefined;
+  /** Where `/metrics` is served, on a listener of its own; unset = not served. */
+  metrics: { port: number; host: string } | undefined;
 }
 
 /** Every key the CLI reads, from the environment or the `--config` JSON file. */
@@ -44,6 +46,8 @@ export const CONFIG_KEYS = [
   'EMBED_LOG_LEVEL',
   'EMBED_RATE_LIMIT',
   'EMBED_KEY_PREFIX',
+  'EMBED_METRICS_PORT',
+  'EMBED_METRICS_HOST',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -158,6 +162,16 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
     problems.push(`EMBED_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ : - (got ${show(keyPrefix)})`);
   }
 
+  const metricsPortText = get('EMBED_METRICS_PORT');
+  const metricsHost = get('EMBED_METRICS_HOST') ?? '127.0.0.1';
+  if (metricsPortText !== undefined && (!/^\d+$/.test(metricsPortText) || Number(metricsPortText) > 65_535)) {
+    problems.push(`EMBED_METRICS_PORT must be an integer from 0 to 65535 (got ${show(metricsPortText)})`);
+  }
+  if (metricsPortText === undefined && get('EMBED_METRICS_HOST') !== undefined) problems.push('EMBED_METRICS_HOST needs EMBED_METRICS_PORT (metrics are off without it)');
+  if (metricsPortText !== undefined && metricsPortText !== '0' && Number(metricsPortText) === port && metricsHost === host) {
+    problems.push('EMBED_METRICS_PORT must differ from EMBED_PORT: metrics get a listener of their own');
+  }
+
   if (problems.length > 0) return { problems };
   const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean));
   return {
@@ -187,6 +201,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
       logLevel,
       rateLimitPerMinute: Number(rateText),
       keyPrefix,
+      metrics: metricsPortText === undefined ? undefined : { port: Number(metricsPortText), host: metricsHost },
     },
   };
 }

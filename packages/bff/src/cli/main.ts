@@ -5,6 +5,8 @@ import { UserGroupClient } from '@embedded-dashboard/client';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import { createJsonLogger } from '../observability/logger.js';
+import { createBffMetrics } from '../observability/metrics.js';
+import { createMetricsApp } from '../routes/metrics-routes.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
 import { CONFIG_KEYS, parseConfig, type CliConfig } from './config.js';
@@ -80,7 +82,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const client = new UserGroupClient({ baseUrl: config.upstreamUrl, apiToken: config.apiToken });
   const store = await openStore(config);
   const perMinute = config.rateLimitPerMinute;
+  const metrics = createBffMetrics();
   const app = createBffApp({
+    metrics,
     upstream: client,
     session: config.session,
     store,
@@ -91,6 +95,18 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     expectEnvironment: config.expectEnvironment,
     keyPrefix: config.keyPrefix,
     rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
+  });
+
+  // Metrics get a listener of their own (loopback by default), never the public one.
+  const metricsServer =
+    config.metrics === undefined
+      ? undefined
+      : serve({ fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host }, (info: AddressInfo) => {
+          logger.info('metrics listening', { url: `${formatUrl(config.metrics!.host, info.port)}/metrics` });
+        });
+  metricsServer?.once('error', (error) => {
+    io.err(`bff: cannot listen for metrics on ${config.metrics!.host}:${config.metrics!.port}: ${error.message}`);
+    process.exit(1);
   });
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
@@ -116,6 +132,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     // Keep-alive connections become idle only after their in-flight response: keep closing them.
     const closeIdle = () => ('closeIdleConnections' in server ? server.closeIdleConnections() : undefined);
     const sweeper = setInterval(closeIdle, 50);
+    metricsServer?.close();
     server.close(() => {
       clearInterval(sweeper);
       client.close();

@@ -10,7 +10,7 @@ export interface BffMetrics {
   /** Vendor calls by `op` (`getOrCreate` | `update` | `rotate`) and `outcome` (`ok` or the client's error code). */
   upstreamCalls: Counter<'op' | 'outcome'>;
   upstreamDuration: Histogram<'op'>;
-  /** Rotation requests by `result` (`rotated` | `current` | `throttled` | `recovered`). */
+  /** Rotation requests by `result` (`rotated` | `current` | `throttled` | `recovered` | `refused`). */
   rotations: Counter<'result'>;
   /** Store operations that failed, by `op`; the BFF went straight to the vendor. */
   storeFailures: Counter<'op'>;
@@ -26,8 +26,9 @@ export interface BffMetricsOptions {
 }
 
 /**
- * Creates the BFF's metrics. Pass the same object to `createEmbedRoutes` and expose
- * `metrics.registry` yourself when you do not use `createBffApp`'s `/metrics`.
+ * Creates the BFF's metrics. Pass the same object to `createEmbedRoutes` (or `createBffApp`) and
+ * serve it with `createMetricsApp(metrics)` on an internal listener, or expose `metrics.registry`
+ * yourself.
  *
  * @example
  * ```ts

@@ -13,7 +13,9 @@ import {
 import { isBffErrorBody } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
+import { createBffMetrics } from '../observability/metrics.js';
 import { createEmbedRoutes } from './embed-routes.js';
+import { createMetricsApp } from './metrics-routes.js';
 import { API_TOKEN, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
 
 const ORIGIN = 'http://localhost';
@@ -195,7 +197,7 @@ describe('every response', () => {
   });
 
   it('carries Cache-Control: no-store, and on errors the request id (a sane X-Request-Id is honoured)', async () => {
-    const { app, logs } = setup();
+    const { app, logs } = setup({ exposeMetrics: true });
     const jwt = await session();
     const insane = { 'x-request-id': `bad id <script> ${'x'.repeat(80)}` };
     for (const path of ['/embed/token', '/healthz', '/readyz', '/metrics']) {
@@ -224,8 +226,8 @@ describe('every response', () => {
 });
 
 describe('health and metrics', () => {
-  it('serves /healthz, /readyz and Prometheus /metrics from its own registry', async () => {
-    const { app } = setup();
+  it('serves /healthz, /readyz and, when asked, Prometheus /metrics from its own registry', async () => {
+    const { app } = setup({ exposeMetrics: true });
     await call(app, '/embed/token', tokenRequest(await session()));
     await call(app, '/embed/token', tokenRequest(await session()));
     expect((await call(app, '/healthz')).body).toEqual({ status: 'ok' });
@@ -239,9 +241,25 @@ describe('health and metrics', () => {
     expect(metrics.text).not.toMatch(/process_cpu/);
   });
 
-  it('can leave /metrics out', async () => {
-    const { app } = setup({ exposeMetrics: false });
+  it('leaves /metrics out by default', async () => {
+    const { app } = setup();
     expect((await call(app, '/metrics')).status).toBe(404);
+  });
+
+  it('createMetricsApp serves the same metrics on its own app, no-store, and nothing else', async () => {
+    const metrics = createBffMetrics();
+    const { app } = setup({ metrics });
+    await call(app, '/embed/token', tokenRequest(await session()));
+    const internal = createMetricsApp(metrics);
+    const res = await call(internal, '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.text).toMatch(/embed_bff_token_requests_total\{route="token",outcome="ok"\} 1/);
+    for (const [path, method] of [['/embed/token', 'POST'], ['/healthz', 'GET'], ['/metrics', 'POST']] as const) {
+      const other = await call(internal, path, { method });
+      expect(other.status).toBe(404);
+      expect(other.headers.get('cache-control')).toBe('no-store');
+    }
   });
 });
 

@@ -353,7 +353,7 @@ describe('degraded store', () => {
 
   it('keeps answering from the vendor, logs a warning, counts it, and /readyz says 503', async () => {
     const metrics = createBffMetrics();
-    const { app, upstream, logs } = setup({ store: broken(), metrics, rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
+    const { app, upstream, logs } = setup({ store: broken(), metrics, exposeMetrics: true, rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
     const jwt = await session();
     const gate = deferred();
     upstream.gate = gate.promise;

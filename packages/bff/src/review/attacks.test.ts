@@ -266,12 +266,22 @@ describe('rate limits', () => {
     expect((await ask(app, 'garbage')).status).toBe(401);
   });
 
-  // FINDING (low): without a `sub` claim every session of a group shares one bucket, so one
-  // user (or a script with one stolen session) locks every colleague out of dashboards.
-  it.fails('two different sessions of one group without sub are limited separately (per session, §4)', async () => {
+  // FIXED FINDING (low): without a `sub` claim every session of a group used to share one bucket;
+  // now the bucket is the `jti`, else a hash of the session token.
+  it('two different sessions of one group without sub are limited separately (per session, §4)', async () => {
     const { app } = setup({ rateLimit: { token: { limit: 1, windowSeconds: 60 } } });
     expect((await ask(app, await session({ ...acme, jti: 'login-1' }))).status).toBe(200);
     expect((await ask(app, await session({ ...acme, jti: 'login-2' }))).status).toBe(200);
+  });
+
+  it('without sub or jti, each session token is its own bucket, and one token is still limited', async () => {
+    const { app } = setup({ rateLimit: { token: { limit: 1, windowSeconds: 60 } } });
+    const first = await session(acme, { expSeconds: 600 });
+    const second = await session(acme, { expSeconds: 601 });
+    expect(first).not.toBe(second);
+    expect((await ask(app, first)).status).toBe(200);
+    expect((await ask(app, first)).status).toBe(429);
+    expect((await ask(app, second)).status).toBe(200);
   });
 });
 

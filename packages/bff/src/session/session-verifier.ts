@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
@@ -44,6 +45,17 @@ interface CachedSession {
 const HMAC_ALGORITHMS = ['HS256'];
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/**
+ * What tells one session from another for the per-session rate limits: the user (`sub`), else
+ * the login (`jti`), else the token itself, hashed so no key in the store is a usable session.
+ * Computed once per verified session (sessions are cached).
+ */
+function sessionId(payload: Record<string, unknown>, token: string): string {
+  if (typeof payload.sub === 'string' && payload.sub !== '') return `sub:${payload.sub.slice(0, 256)}`;
+  if (typeof payload.jti === 'string' && payload.jti !== '') return `jti:${payload.jti.slice(0, 256)}`;
+  return `jwt:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+}
 
 const unauthenticated = (message: string, cause?: unknown) => new BffError('unauthenticated', message, { cause });
 
@@ -142,9 +154,8 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
       throw mapJoseError(error);
     }
     const group = claimsToGroupInput(payload, names, staticMapping);
-    const subject = typeof payload.sub === 'string' ? payload.sub : '';
     return {
-      identity: { group, sessionKey: `${group.user_group_id}\u0000${subject}` },
+      identity: { group, sessionKey: `${group.user_group_id}\u0000${sessionId(payload, token)}` },
       expiresAtMs: (payload.exp as number) * 1000,
     };
   };

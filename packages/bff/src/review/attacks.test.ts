@@ -286,13 +286,19 @@ describe('rate limits', () => {
 });
 
 describe('environment check', () => {
-  // FINDING (low): with expectEnvironment set, a vendor answer whose api_environment_tag is null
-  // (allowed by the spec) leaves the environment unknown and the token is served: fail-open.
-  it.fails('refuses to serve when expectEnvironment is set and the vendor never states the environment', async () => {
-    const { app, upstream } = setup({ expectEnvironment: 'Customer' });
+  // FIXED FINDING (low): with expectEnvironment set, a vendor answer whose api_environment_tag is
+  // null (allowed by the spec) used to leave the environment unknown and serve the token.
+  it('refuses to serve when expectEnvironment is set and the vendor never states the environment', async () => {
+    const { app, upstream, logs } = setup({ expectEnvironment: 'Customer' });
     upstream.environment = null;
     const res = await ask(app, await session());
     expect(res.status).toBe(502);
+    expect(codeOf(res.body)).toBe('upstream_error');
+    expect(res.text).not.toContain(upstream.groups.get('acme')!.token);
+    expect(logs.lines.some((l) => l.includes('"level":"error"') && l.includes('environment unknown'))).toBe(true);
+    // Once the vendor says, the group is served.
+    upstream.environment = 'Customer';
+    expect((await ask(app, await session())).status).toBe(200);
   });
 });
 

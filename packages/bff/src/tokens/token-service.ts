@@ -261,7 +261,14 @@ export class TokenService {
 
   #checkEnvironment(environment: Environment | null): void {
     const expected = this.#s.expectEnvironment;
-    if (expected === undefined || environment === null || environment === expected) return;
+    if (expected === undefined || environment === expected) return;
+    if (environment === null) {
+      // Fail closed: a vendor that never states the environment could be serving the other one.
+      this.#logger.error('environment unknown: the vendor did not state it, so no token is handed out', { expected });
+      throw new BffError('upstream_error', `the dashboard vendor did not say which environment it serves, and this service must serve ${expected}`, {
+        retryable: false,
+      });
+    }
     this.#logger.error('environment mismatch: the vendor API token serves another environment', { expected, actual: environment });
     throw new BffError('upstream_error', `the dashboard vendor answered for the ${environment} environment, but this service must serve ${expected}`, {
       retryable: false,

@@ -33,8 +33,8 @@ const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
 const MIN_SECRET_LENGTH = 6;
 
 /**
- * Removes secrets from a finished log line: every known secret, and anything shaped like a
- * JWT. It is a safety net under code that already never logs tokens, so a mistake upstream
+ * Removes secrets from a finished log line: every known secret, as it is and as JSON text
+ * escapes it, and anything shaped like a JWT. It is a safety net under code that already never logs tokens, so a mistake upstream
  * (an error message quoting a header, say) still cannot leak them.
  *
  * @example
@@ -46,6 +46,9 @@ export function redactLine(line: string, secrets: readonly string[]): string {
   let out = line;
   for (const secret of secrets) {
     if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+    // Inside JSON text a secret with a quote, backslash or control character appears escaped.
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret && out.includes(escaped)) out = out.split(escaped).join('[redacted]');
   }
   return out.includes('eyJ') ? out.replace(JWT_PATTERN, '[redacted-jwt]') : out;
 }

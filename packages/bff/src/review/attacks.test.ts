@@ -246,14 +246,17 @@ describe('what responses, headers, logs and metrics carry', () => {
     expect((await call(app, '/metrics')).status).toBe(404);
   });
 
-  // FINDING (low): the safety-net redaction matches secrets against the finished JSON text, so a
-  // secret containing a character JSON escapes (`"` or `\`) is written to the log in full.
-  it.fails('redacts a secret that contains a quote or a backslash', () => {
+  // FIXED FINDING (low): the safety-net redaction matched secrets only as they are, so a secret
+  // containing a character JSON escapes (`"` or `\`) was written to the log in full.
+  it('redacts a secret that contains a quote or a backslash', () => {
     const secret = 'pa"ss\\word-0123456789';
     const lines: string[] = [];
-    const logger = createJsonLogger({ write: (l) => lines.push(l), secrets: [secret] });
-    logger.error('vendor call failed', { error: { message: `Authorization: Token ${secret}` } });
-    expect(JSON.parse(lines[0]!).error.message).not.toContain(secret);
+    const logger = createJsonLogger({ write: (l) => lines.push(l), secrets: [secret, 'tab\tand\u0001control'] });
+    logger.error('vendor call failed', { error: { message: `Authorization: Token ${secret}` }, other: 'x tab\tand\u0001control y' });
+    const parsed = JSON.parse(lines[0]!);
+    expect(parsed.error.message).not.toContain(secret);
+    expect(parsed.error.message).toBe('Authorization: Token [redacted]');
+    expect(parsed.other).toBe('x [redacted] y');
   });
 });
 

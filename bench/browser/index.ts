@@ -2,15 +2,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../test/support/chromium.js';
+import { freePort } from '../../test/support/ports.js';
 import { chromiumTool } from '../../test/support/tools.js';
 import { startBff, tokenUrl } from '../lib/bff.js';
 import { startEmulator } from '../lib/emulator.js';
 import { formatMs, formatRatio } from '../lib/format.js';
-import { repoDir } from '../lib/paths.js';
+import { distScript, repoDir } from '../lib/paths.js';
+import { startServerProcess } from '../lib/process.js';
 import { NotAvailable, judgeTiming, unavailableRows, type Row } from '../lib/row.js';
 import { signSession } from '../lib/session.js';
 import { ratio } from '../lib/stats.js';
-import { startPageServer } from './page-server.js';
+import { PAGES_LISTENING_PREFIX } from './page-server.js';
 import { measureRotation } from './rotation.js';
 import { measureTimeToDashboard, type TimeToDashboard } from './time-to-dashboard.js';
 
@@ -21,8 +23,8 @@ const TTD_TARGET = 1.25;
 const COOKIE = 'bench_session';
 
 /**
- * Rows 4 and 5, in Debian's headless Chromium: the emulator (dashboard host) and the BFF in
- * child processes, the host pages served from this process.
+ * Rows 4 and 5, in Debian's headless Chromium: the emulator (dashboard host), the BFF and the
+ * host pages each in a child process of their own.
  */
 export async function runBrowser(quick: boolean): Promise<Row[]> {
   const stoppers: Array<() => Promise<void>> = [];
@@ -35,15 +37,26 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
 
     const emulator = await startEmulator('browser-emulator');
     stoppers.push(emulator.stop);
-    const pages = await startPageServer({ emulatorUrl: emulator.url, elementScript });
-    stoppers.push(pages.close);
+    // The BFF must know the pages' origin and the pages the BFF's URL: the port is chosen first.
+    const pagesOrigin = `http://127.0.0.1:${await freePort()}`;
     const bff = await startBff({
       upstreamUrl: emulator.url,
       logName: 'browser-bff',
-      env: { EMBED_SESSION_COOKIE: COOKIE, EMBED_ALLOWED_ORIGINS: pages.url },
+      env: { EMBED_SESSION_COOKIE: COOKIE, EMBED_ALLOWED_ORIGINS: pagesOrigin },
     });
     stoppers.push(() => bff.stop());
-    pages.setBffUrl(bff.url);
+    const pageServer = await startServerProcess(distScript('browser/page-server-main.js'), [], {
+      readyPrefix: PAGES_LISTENING_PREFIX,
+      logName: 'browser-pages',
+      env: {
+        PAGES_EMULATOR_URL: emulator.url,
+        PAGES_ELEMENT_SCRIPT: elementScript,
+        PAGES_BFF_URL: bff.url,
+        PAGES_PORT: new URL(pagesOrigin).port,
+      },
+    });
+    stoppers.push(() => pageServer.stop());
+    const pagesUrl = pageServer.url;
     const browser: Browser = await launchChromium(chromium.path);
     stoppers.push(() => browser.close());
 
@@ -53,15 +66,15 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
       const session = await signSession('bench-ttd');
       const answer = await fetch(tokenUrl(bff.url), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', origin: pages.url, cookie: `${COOKIE}=${session}` },
+        headers: { 'content-type': 'application/json', origin: pagesUrl, cookie: `${COOKIE}=${session}` },
         body: '{}',
       });
       if (answer.status !== 200) throw new Error(`POST /embed/token answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
       const { token } = (await answer.json()) as { token: string };
       ttd = await measureTimeToDashboard(
         browser,
-        { ours: `${pages.url}/ours`, baseline: `${pages.url}/baseline?token=${encodeURIComponent(token)}` },
-        { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pages.url }] },
+        { ours: `${pagesUrl}/ours`, baseline: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}` },
+        { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] },
         quick ? 2 : 7,
       );
       const r = ratio(ttd.oursMs, ttd.baselineMs);
@@ -80,7 +93,7 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
 
     try {
       const rotation = await measureRotation(
-        { browser, pageUrl: pages.url, emulatorUrl: emulator.url, session: signSession, cookieName: COOKIE },
+        { browser, pageUrl: pagesUrl, emulatorUrl: emulator.url, session: signSession, cookieName: COOKIE },
         quick ? 1 : 3,
       );
       const reload = ttd?.baselineMs ?? Number.NaN;

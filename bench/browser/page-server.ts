@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** What the page server's process prints, followed by its URL, once it listens. */
+export const PAGES_LISTENING_PREFIX = 'pages listening on ';
+
 /** The sample dashboard both pages show. */
 export const DASHBOARD_ID = 'sales-overview';
 
@@ -10,26 +13,33 @@ export interface PageServerOptions {
   emulatorUrl: string;
   /** The element's standalone bundle (Lit inside), served as `/element.js`. */
   elementScript: string;
+  /** The BFF's base URL: where `/embed/*` is forwarded. */
+  bffUrl: string;
+  /** The port to listen on (127.0.0.1): the BFF must know this server's origin before it starts. */
+  port: number;
 }
 
 export interface PageServer {
   url: string;
-  /** Where `/embed/*` is forwarded; set once the BFF runs (it must know this server's origin first). */
-  setBffUrl(url: string): void;
   close(): Promise<void>;
 }
 
+/** The console message both pages log, followed by the time, when the dashboard is loaded. */
+export const LOADED_MESSAGE = 'bench:loaded';
+
 /*
  * Both pages record `performance.now()` (ms since navigation start) when the dashboard reports
- * itself loaded, in `window.__bench.loadAt`. They differ only in how the iframe gets its token.
+ * itself loaded, in `window.__bench.loadAt`, and log it to the console, where the bench reads it
+ * without running anything in the page. They differ only in how the iframe gets its token.
  */
 const HEAD = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench</title>
-<style>body{margin:0;font:16px sans-serif}embedded-dashboard,iframe{display:block;width:960px;border:0}iframe{height:400px}</style>`;
+<style>body{margin:0;font:16px sans-serif}embedded-dashboard,iframe{display:block;width:960px;border:0}iframe{height:400px}</style>
+<script>window.__bench={};const loaded=()=>{if(window.__bench.loadAt===undefined)console.log('${LOADED_MESSAGE}',window.__bench.loadAt=performance.now())}</script>`;
 
 /** The integrator's page: the element asks the BFF (same origin, session cookie) for the token. */
 function oursPage(emulatorUrl: string): string {
   return `${HEAD}
-<script>window.__bench={};addEventListener('dashboard-load',()=>{window.__bench.loadAt??=performance.now()});</script>
+<script>addEventListener('dashboard-load',loaded)</script>
 <script type="module" src="/element.js"></script></head><body>
 <embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${emulatorUrl}/iframe/{dashboard}" token-url="/embed/token"></embedded-dashboard>
 </body></html>`;
@@ -39,7 +49,7 @@ function oursPage(emulatorUrl: string): string {
 function baselinePage(emulatorUrl: string, token: string): string {
   const origin = new URL(emulatorUrl).origin;
   return `${HEAD}
-<script>window.__bench={};addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(origin)}&&e.data&&e.data.event==='dashboardLoaded')window.__bench.loadAt??=performance.now()});</script>
+<script>addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(origin)}&&e.data&&e.data.event==='dashboardLoaded')loaded()})</script>
 </head><body>
 <iframe title="dashboard" src="${emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(token)}"></iframe>
 </body></html>`;
@@ -52,13 +62,12 @@ function baselinePage(emulatorUrl: string, token: string): string {
  */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const element = readFileSync(options.elementScript);
-  let bff: URL | undefined;
+  const bff = new URL(options.bffUrl);
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
     res.end(body);
   };
   const proxy = (req: IncomingMessage, res: ServerResponse) => {
-    if (!bff) return send(res, 503, 'text/plain', 'no BFF yet');
     const headers = { ...req.headers, host: bff.host };
     const upstream = request({ hostname: bff.hostname, port: bff.port, path: req.url, method: req.method, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -75,13 +84,10 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));
     return send(res, 404, 'text/plain', 'not found');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    setBffUrl: (next) => {
-      bff = new URL(next);
-    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,17 @@ describe('embedded-dashboard-bff CLI', () => {
       const scraped = await fetch(metricsUrl);
       expect(scraped.status).toBe(200);
       expect(await scraped.text()).toMatch(/embed_bff_token_requests_total\{route="token",outcome="ok"\} 1/);
+      // A request the HTTP adapter refuses before the app (a bad Host) is still no-store.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(proc.url).port), '127.0.0.1');
+        let out = '';
+        socket.on('data', (d) => (out += d.toString('latin1')));
+        socket.on('close', () => resolve(out));
+        socket.on('error', reject);
+        socket.write('GET /healthz HTTP/1.1\r\nHost: a b\r\nconnection: close\r\n\r\n');
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 400/);
+      expect(raw.toLowerCase()).toContain('cache-control: no-store');
 
       emu.emulator.setFaults({ latencyMs: 800 });
       const slow = fetch(`${proc.url}/embed/token`, {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
@@ -7,6 +8,7 @@ import { createBffApp } from '../app.js';
 import { createJsonLogger } from '../observability/logger.js';
 import { createBffMetrics } from '../observability/metrics.js';
 import { createMetricsApp } from '../routes/metrics-routes.js';
+import { createBffNodeListener } from '../routes/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
 import { CONFIG_KEYS, parseConfig, type CliConfig } from './config.js';
@@ -109,8 +111,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     process.exit(1);
   });
 
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
-    io.out(`${BFF_LISTENING_PREFIX}${formatUrl(config.host, info.port)}`);
+  // Not serve(): its adapter answers a request it cannot parse (a bad Host) with a bare 400; this
+  // listener gives that answer no-store and the error body too.
+  const server: Server = createServer(createBffNodeListener(app, { hostname: config.host, logger }));
+  server.listen(config.port, config.host, () => {
+    io.out(`${BFF_LISTENING_PREFIX}${formatUrl(config.host, (server.address() as AddressInfo).port)}`);
   });
   server.once('error', (error) => {
     io.err(`bff: cannot listen on ${config.host}:${config.port}: ${error.message}`);

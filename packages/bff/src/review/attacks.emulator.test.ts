@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { createBffApp } from '../app.js';
+import { createBffNodeListener } from '../routes/node-listener.js';
 import type { BffAppOptions } from '../options.js';
 import { createMemoryStore } from '../store/memory.js';
 import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
@@ -18,7 +19,7 @@ import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SE
 const TESTING_API_TOKEN = 'LEAKCHECK-review-testing-token-0b7e';
 
 let emu: RunningEmulator;
-const running: { server: ServerType; client: UserGroupClient }[] = [];
+const running: { server: Server; client: UserGroupClient }[] = [];
 
 beforeAll(async () => {
   emu = await startEmulator({
@@ -47,9 +48,12 @@ async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_T
   const client = new UserGroupClient({ baseUrl: emu.url, apiToken, timeoutMs: 2_000, deadlineMs: 4_000 });
   const logs = captureLogs();
   const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: logs.logger, rateLimit: false, ...overrides });
+  // Served as the CLI serves it.
   const { url, port } = await new Promise<{ url: string; port: number }>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+    const server = createServer(createBffNodeListener(app, { hostname: '127.0.0.1', logger: logs.logger }));
+    server.listen(0, '127.0.0.1', () => {
       running.push({ server, client });
+      const info = server.address() as AddressInfo;
       resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port });
     });
   });
@@ -212,13 +216,14 @@ describe('HTTP-level attacks over a raw socket', () => {
     expect(bff.logs.lines.filter((l) => l.includes('"level":"error"'))).toEqual([]);
   });
 
-  // FINDING (info): a request @hono/node-server rejects before the app runs (here a Host header it
-  // calls invalid) gets a bare 400 without Cache-Control: no-store, against §4's "every response".
-  // Nothing sensitive is in it (empty body), so this is a contract nit.
-  it.fails('even a request refused by the Node adapter before any middleware carries no-store', async () => {
+  // FIXED FINDING (info): a request @hono/node-server rejects before the app runs (here a Host
+  // header it calls invalid) used to get a bare 400 without Cache-Control: no-store.
+  it('even a request refused by the Node adapter before any middleware carries no-store', async () => {
     const bff = await startBff();
     const reply = await rawHttp(bff.port, `GET /healthz HTTP/1.1\r\nHost: a b\r\nconnection: close\r\n\r\n`);
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
     expect(reply.toLowerCase()).toContain('cache-control: no-store');
+    expect(reply).toContain('"code":"bad_request"');
+    expect(bff.logs.lines.some((l) => l.includes('refused by the HTTP adapter'))).toBe(true);
   });
 });

@@ -87,6 +87,16 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...minimal, EMBED_METRICS_PORT: '8787' }).problems).toEqual([expect.stringMatching(/^EMBED_METRICS_PORT must differ/)]);
   });
 
+  it('refuses secrets with surrounding whitespace instead of trimming them, quoting nothing', () => {
+    for (const [key, value] of [['EMBED_API_TOKEN', `${TOKEN}\n`], ['EMBED_SESSION_SECRET', ` ${SECRET}`], ['EMBED_REDIS_URL', 'redis://:LEAKCHECK@127.0.0.1:6379 ']] as const) {
+      const { problems, config } = parseConfig({ ...minimal, [key]: value });
+      expect(config).toBeUndefined();
+      expect(problems).toContain(`${key} has leading or trailing whitespace (value not shown): remove it, secrets are used exactly as given`);
+      expect(problems.join('\n')).not.toMatch(/LEAKCHECK/);
+    }
+    expect(parseConfig({}, { ...minimal, EMBED_API_TOKEN: `${TOKEN} ` }).problems).toEqual([expect.stringMatching(/^EMBED_API_TOKEN has leading or trailing whitespace/)]);
+  });
+
   it('requires the upstream, the API token and a session verifier, and refuses two verifiers', () => {
     expect(parseConfig({}).problems).toHaveLength(3);
     expect(parseConfig({ ...minimal, EMBED_SESSION_JWKS_URL: 'https://a.example/jwks' }).problems).toEqual(['set only one of EMBED_SESSION_SECRET and EMBED_SESSION_JWKS_URL']);

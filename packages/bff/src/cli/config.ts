@@ -97,6 +97,15 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
     const value = env[key] !== undefined && env[key] !== '' ? env[key] : fromFile[key];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
+  // Secrets are used exactly as given: trimming one silently would make a key that works here
+  // differ from the one the vendor or the session issuer holds, so surrounding spaces are refused.
+  const SECRET_KEYS: readonly ConfigKey[] = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_REDIS_URL'];
+  for (const key of SECRET_KEYS) {
+    const value = env[key] !== undefined && env[key] !== '' ? env[key] : fromFile[key];
+    if (value !== undefined && value.trim() !== '' && value !== value.trim()) {
+      problems.push(`${key} has leading or trailing whitespace (value not shown): remove it, secrets are used exactly as given`);
+    }
+  }
   const show = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 
   const upstreamUrl = get('EMBED_UPSTREAM_URL');

@@ -1,12 +1,13 @@
 import { Hono, type Context } from 'hono';
 import { BFF_ROUTES, type TokenResponse } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
+import { hotCounter } from '../observability/metrics.js';
 import type { BffOptions } from '../options.js';
 import { createBffRuntime, type BffRuntime, type TokenRoute } from '../runtime.js';
 import { bffErrorHandler } from './error-handler.js';
 import { originGuard } from './origin-guard.js';
 import { readJsonObject } from './request-body.js';
-import { respondJson } from './respond.js';
+import { respondToken } from './respond.js';
 import { requestContext } from './request-context.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
@@ -39,14 +40,14 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   }
   routes.use('*', originGuard(runtime.allowedOrigins));
 
-  const outcomes = (route: TokenRoute) => ({ ok: runtime.metrics.tokenRequests.labels(route, 'ok'), metric: runtime.metrics.tokenRequests });
+  const outcomes = (route: TokenRoute) => ({ ok: hotCounter(runtime.metrics.tokenRequests, route, 'ok'), metric: runtime.metrics.tokenRequests });
   const count = (route: TokenRoute, handler: (c: Context) => Promise<TokenResponse>) => {
     const { ok, metric } = outcomes(route);
     return async function countedTokenRoute(c: Context) {
       try {
         const body = await handler(c);
         ok.inc();
-        return respondJson(c, 200, body);
+        return respondToken(c, body);
       } catch (error) {
         metric.labels(route, error instanceof BffError ? error.code : 'internal').inc();
         throw error;

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { TokenResponse } from '@embedded-dashboard/protocol';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BffError } from '../errors/bff-error.js';
 import { requestIdOf } from './request-context.js';
@@ -23,6 +24,19 @@ export function respond(c: Context, status: number, body: string | null, content
   if (extra !== undefined) Object.assign(headers, extra);
   return new Response(body, { status, headers });
 }
+
+/**
+ * A 200 token answer, its JSON written by hand: the token through `JSON.stringify` (so any
+ * character is escaped), the numbers as JSON prints them (a non-finite one as null).
+ */
+export const respondToken = (c: Context, { token, expiresAt, serverTime }: TokenResponse): Response =>
+  respond(c, 200, tokenJson(token, expiresAt, serverTime), 'application/json');
+
+const jsonNumber = (n: number | null): string => (n !== null && Number.isFinite(n) ? String(n) : 'null');
+
+/** Exactly `JSON.stringify({ token, expiresAt, serverTime })`, without the generic walk. */
+export const tokenJson = (token: string, expiresAt: number | null, serverTime: number): string =>
+  `{"token":${JSON.stringify(token)},"expiresAt":${jsonNumber(expiresAt)},"serverTime":${jsonNumber(serverTime)}}`;
 
 export const respondJson = (c: Context, status: ContentfulStatusCode, value: unknown): Response =>
   respond(c, status, JSON.stringify(value), 'application/json');

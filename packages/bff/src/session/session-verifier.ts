@@ -121,17 +121,18 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const maxLength = options.maxTokenLength ?? 8192;
   const cookie = options.cookie;
-  const cache = new LruMap<string, CachedSession>(options.cacheSize ?? 10_000);
+  const cacheSize = options.cacheSize ?? 10_000;
+  // Verified sessions by their exact token, and by the exact header that carried them: a
+  // returning caller sends the same header, so the hot path is one lookup, no parsing.
+  const cache = new LruMap<string, CachedSession>(cacheSize);
+  const byHeader = new LruMap<string, CachedSession>(cacheSize);
+  const headerName = cookie !== undefined ? 'cookie' : 'authorization';
 
-  const readToken = (c: Context): string => {
+  const readToken = (header: string | undefined): string => {
     let token: string | undefined;
-    if (cookie !== undefined) {
-      const header = requestHeader(c, 'cookie');
-      token = header === undefined ? undefined : parseCookies(header, cookie)[cookie];
-    } else {
-      const header = requestHeader(c, 'authorization');
-      token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    }
+    if (header === undefined) token = undefined;
+    else if (cookie !== undefined) token = parseCookies(header, cookie)[cookie];
+    else token = BEARER.exec(header)?.[1];
     if (token === undefined || token === '') throw unauthenticated(cookie !== undefined ? `no session cookie "${cookie}"` : 'no Bearer session token');
     if (token.length > maxLength) throw unauthenticated('session token is too long');
     return token;
@@ -160,23 +161,37 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     };
   };
 
-  const cached = (token: string): EmbedIdentity | undefined => {
-    const hit = cache.get(token);
+  const live = (map: LruMap<string, CachedSession>, key: string): CachedSession | undefined => {
+    const hit = map.get(key);
     if (hit === undefined) return undefined;
-    if (hit.expiresAtMs > now()) return hit.identity;
-    cache.delete(token);
+    if (hit.expiresAtMs > now()) return hit;
+    map.delete(key);
     return undefined;
+  };
+  /** The cached session of this exact header, else of the token it carries (then remembered by header too). */
+  const cached = (header: string | undefined): { token: string; session: CachedSession | undefined } | CachedSession => {
+    const byHeaderHit = header === undefined ? undefined : live(byHeader, header);
+    if (byHeaderHit !== undefined) return byHeaderHit;
+    const token = readToken(header);
+    const session = live(cache, token);
+    if (session !== undefined) byHeader.set(header!, session);
+    return { token, session };
   };
 
   return {
     async identify(c) {
-      const token = readToken(c);
-      const identity = cached(token);
-      if (identity !== undefined) return identity;
-      const session = await verify(token);
-      cache.set(token, session);
+      const header = requestHeader(c, headerName);
+      const found = cached(header);
+      if ('identity' in found) return found.identity;
+      if (found.session !== undefined) return found.session.identity;
+      const session = await verify(found.token);
+      cache.set(found.token, session);
+      byHeader.set(header!, session);
       return session.identity;
     },
-    identifyNow: (c) => cached(readToken(c)),
+    identifyNow: (c) => {
+      const found = cached(requestHeader(c, headerName));
+      return 'identity' in found ? found.identity : found.session?.identity;
+    },
   };
 }

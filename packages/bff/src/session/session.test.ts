@@ -110,6 +110,26 @@ describe('session JWT verification (HS256 secret)', () => {
     expect(upstream.calls.getOrCreate).toBe(1);
   });
 
+  it('a cached session is found by its exact header; any other header is parsed and checked again', async () => {
+    const { app } = setup({ session: { secret: SESSION_SECRET, cookie: 'embed_session' } });
+    const jwt = await session();
+    expect((await ask(app, undefined, { cookie: `embed_session=${jwt}` })).status).toBe(200);
+    // Same token in another cookie header: parsed again, served from the token cache.
+    expect((await ask(app, undefined, { cookie: `a=1; embed_session=${jwt}` })).status).toBe(200);
+    // The cached token under another cookie name, or cut short, is not the session.
+    expect((await ask(app, undefined, { cookie: `embed_session_x=${jwt}` })).status).toBe(401);
+    expect((await ask(app, undefined, { cookie: `embed_session=${jwt.slice(0, -1)}` })).status).toBe(401);
+    const bearer = setup();
+    const header = `Bearer ${jwt}`;
+    expect((await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: header }, body: '{}' })).status).toBe(200);
+    for (const variant of [`bearer  ${jwt}`, `Bearer ${jwt} `]) {
+      expect((await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: variant }, body: '{}' })).status).toBe(200);
+    }
+    for (const bad of [`Bearer ${jwt} x`, `Basic ${jwt}`, jwt]) {
+      expect((await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: bad }, body: '{}' })).status).toBe(401);
+    }
+  });
+
   it('reads the session from the configured cookie only', async () => {
     const { app } = setup({ session: { secret: SESSION_SECRET, cookie: 'embed_session' } });
     const jwt = await session();

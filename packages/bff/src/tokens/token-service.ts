@@ -2,7 +2,7 @@ import type { Environment, TokenResponse, UserGroupInput } from '@embedded-dashb
 import { BffError } from '../errors/bff-error.js';
 import { isAmbiguousFailure, toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
-import type { BffMetrics } from '../observability/metrics.js';
+import { hotCounter, type BffMetrics } from '../observability/metrics.js';
 import type { GroupEntry } from '../store/types.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { UserGroupUpstream } from './upstream.js';
@@ -56,8 +56,8 @@ export class TokenService {
     this.#logger = logger;
     this.#metrics = metrics;
     this.#s = settings;
-    this.#hit = metrics.cacheLookups.labels('hit');
-    this.#miss = metrics.cacheLookups.labels('miss');
+    this.#hit = hotCounter(metrics.cacheLookups, 'hit');
+    this.#miss = hotCounter(metrics.cacheLookups, 'miss');
   }
 
   /**

@@ -75,7 +75,7 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
         browser,
         { ours: `${pagesUrl}/ours`, baseline: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}` },
         { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] },
-        quick ? 2 : 7,
+        quick ? 2 : 15,
       );
       const r = ratio(ttd.oursMs, ttd.baselineMs);
       rows.push({

@@ -1,32 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_DASHBOARD_HEIGHT } from '@embedded-dashboard/protocol';
 import { EmbeddedDashboard } from './embedded-dashboard.js';
 import {
-  FakeBroadcastChannel,
   json,
   mount,
-  nextTokenUrl,
   ORIGIN,
   postedTokens,
   settle,
   stubFetch,
   tokenBody,
+  useElementTestEnvironment,
   type Mounted,
 } from './test-support/fixtures.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
-  vi.stubGlobal('BroadcastChannel', FakeBroadcastChannel);
-  FakeBroadcastChannel.open = [];
-  nextTokenUrl();
-});
-
-afterEach(() => {
-  document.body.replaceChildren();
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-});
+useElementTestEnvironment();
 
 const ready = { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales' } };
 const loaded = (height = 640) => ({ event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: height, loadTime: 321 } });

@@ -1,4 +1,4 @@
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 import type { TokenResponse } from '@embedded-dashboard/protocol';
 import type { EmbeddedDashboard } from '../embedded-dashboard.js';
 import '../index.js';
@@ -115,3 +115,23 @@ export const settle = async (el?: EmbeddedDashboard): Promise<void> => {
 
 export const postedTokens = (win: Mounted['win']): string[] =>
   win.postMessage.mock.calls.filter(([m]) => m.event === 'updateToken').map(([m]) => m.detail.token);
+
+/**
+ * Registers the hooks every element test file needs: a fake clock at a fixed date, the fake
+ * BroadcastChannel, a fresh token-url per test, and a clean page and globals afterwards.
+ */
+export function useElementTestEnvironment(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+    vi.stubGlobal('BroadcastChannel', FakeBroadcastChannel);
+    FakeBroadcastChannel.open = [];
+    nextTokenUrl();
+  });
+
+  afterEach(() => {
+    document.body.replaceChildren();
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+  });
+}

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
 import { MIN_REFRESH_DELAY_MS, TOKEN_TIMEOUT_MS } from './token-controller.js';
 import {
@@ -13,21 +13,10 @@ import {
   settle,
   stubFetch,
   tokenBody,
+  useElementTestEnvironment,
 } from '../test-support/fixtures.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
-  vi.stubGlobal('BroadcastChannel', FakeBroadcastChannel);
-  FakeBroadcastChannel.open = [];
-  nextTokenUrl();
-});
-
-afterEach(() => {
-  document.body.replaceChildren();
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-});
+useElementTestEnvironment();
 
 const urlOf = (call: unknown[]) => String(call[0]);
 

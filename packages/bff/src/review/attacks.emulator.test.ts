@@ -11,9 +11,8 @@ import { createMemoryStore } from '../store/memory.js';
 import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
 
 /**
- * Security review: attacks against a BFF on a real socket in front of the real emulator.
- * `it.fails` marks an attack that currently succeeds (an unfixed finding): the test states the
- * safe behaviour, so it turns red the day the bug is fixed and the marker must come off.
+ * Security review: attacks against a BFF on a real socket in front of the real emulator, each
+ * stating the safe behaviour. Every finding of the review is fixed; its test keeps it fixed.
  */
 
 const TESTING_API_TOKEN = 'LEAKCHECK-review-testing-token-0b7e';

@@ -8,9 +8,8 @@ import type { BffAppOptions } from '../options.js';
 import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_KEY, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
 
 /**
- * Security review: attacks through `app.request`. `it.fails` marks an attack that currently
- * succeeds (an unfixed finding): the test states the safe behaviour, so it turns red when the
- * bug is fixed and the marker must come off.
+ * Security review: attacks through `app.request`, each stating the safe behaviour. Every finding
+ * of the review is fixed; its test is what keeps it fixed.
  */
 
 const ORIGIN = 'http://localhost';

@@ -98,3 +98,14 @@ export async function emulatorStats(emulator: RunningProcess): Promise<EmulatorS
   const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.stats}`, { signal: AbortSignal.timeout(5_000) });
   return ((await response.json()) as EmulatorStats).requests;
 }
+
+/** The name of the group a user group token identifies, as the vendor's dashboard host sees it (undefined when refused). */
+export async function groupNameOf(emulator: RunningProcess, token: string): Promise<string | undefined> {
+  const response = await fetch(`${emulator.url}/iframe-data/sales-overview`, {
+    headers: { Authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(5_000),
+  });
+  if (response.status !== 200) return undefined;
+  const body = (await response.json()) as { group?: { name?: string } };
+  return body.group?.name;
+}

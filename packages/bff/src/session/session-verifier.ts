@@ -127,6 +127,12 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
   const cache = new LruMap<string, CachedSession>(cacheSize);
   const byHeader = new LruMap<string, CachedSession>(cacheSize);
   const headerName = cookie !== undefined ? 'cookie' : 'authorization';
+  // A cookie header can carry far more than the session token; remembering only headers of about
+  // the token's size keeps the cache's memory bounded by cacheSize × maxTokenLength.
+  const maxCachedHeaderLength = maxLength + 512;
+  const rememberHeader = (header: string | undefined, session: CachedSession) => {
+    if (header !== undefined && header.length <= maxCachedHeaderLength) byHeader.set(header, session);
+  };
 
   const readToken = (header: string | undefined): string => {
     let token: string | undefined;
@@ -174,7 +180,7 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     if (byHeaderHit !== undefined) return byHeaderHit;
     const token = readToken(header);
     const session = live(cache, token);
-    if (session !== undefined) byHeader.set(header!, session);
+    if (session !== undefined) rememberHeader(header, session);
     return { token, session };
   };
 
@@ -186,7 +192,7 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
       if (found.session !== undefined) return found.session.identity;
       const session = await verify(found.token);
       cache.set(found.token, session);
-      byHeader.set(header!, session);
+      rememberHeader(header, session);
       return session.identity;
     },
     identifyNow: (c) => {

@@ -130,6 +130,16 @@ describe('session JWT verification (HS256 secret)', () => {
     }
   });
 
+  it('serves a session carried in a cookie header far longer than any token, again and again', async () => {
+    // Such headers are not remembered whole (bounded cache memory); the token inside still is.
+    const { app, upstream } = setup({ session: { secret: SESSION_SECRET, cookie: 'embed_session' } });
+    const jwt = await session();
+    const cookie = `${'x'.repeat(20_000)}=1; embed_session=${jwt}`;
+    for (let i = 0; i < 3; i++) expect((await ask(app, undefined, { cookie })).status).toBe(200);
+    expect((await ask(app, undefined, { cookie: `${'x'.repeat(20_000)}=1; embed_session=${jwt.slice(0, -2)}` })).status).toBe(401);
+    expect(upstream.calls.getOrCreate).toBe(1);
+  });
+
   it('reads the session from the configured cookie only', async () => {
     const { app } = setup({ session: { secret: SESSION_SECRET, cookie: 'embed_session' } });
     const jwt = await session();

@@ -27,7 +27,7 @@ function setup(overrides: Partial<BffAppOptions> = {}) {
   return { app, upstream, logs };
 }
 
-const post = (path: string, jwt: string | undefined, init: { body?: string; headers?: Record<string, string> } = {}): RequestInit => ({
+const post = (jwt: string | undefined, init: { body?: string; headers?: Record<string, string> } = {}): RequestInit => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', ...(jwt ? { authorization: `Bearer ${jwt}` } : {}), ...init.headers },
   body: init.body,
@@ -39,13 +39,13 @@ describe('origin and CSRF checks', () => {
   it('allows same-origin requests and requests without Origin', async () => {
     const { app } = setup();
     const jwt = await session();
-    expect((await call(app, `${ORIGIN}/embed/token`, post('/embed/token', jwt, { headers: { origin: ORIGIN } }))).status).toBe(200);
-    expect((await call(app, '/embed/token', post('/embed/token', jwt))).status).toBe(200);
+    expect((await call(app, `${ORIGIN}/embed/token`, post(jwt, { headers: { origin: ORIGIN } }))).status).toBe(200);
+    expect((await call(app, '/embed/token', post(jwt))).status).toBe(200);
   });
 
   it.each(['https://evil.example', 'null', 'http://localhost:8080', 'https://localhost'])('refuses Origin %s with 403 before reading the session', async (origin) => {
     const { app, upstream } = setup();
-    const res = await call(app, `${ORIGIN}/embed/token`, post('/embed/token', await session(), { headers: { origin } }));
+    const res = await call(app, `${ORIGIN}/embed/token`, post(await session(), { headers: { origin } }));
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ error: { code: 'forbidden', retryable: false } });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -54,7 +54,7 @@ describe('origin and CSRF checks', () => {
 
   it('allows configured origins with CORS headers and answers their preflight', async () => {
     const { app } = setup({ allowedOrigins: ['https://app.example'] });
-    const res = await call(app, `${ORIGIN}/embed/token`, post('/embed/token', await session(), { headers: { origin: 'https://app.example' } }));
+    const res = await call(app, `${ORIGIN}/embed/token`, post(await session(), { headers: { origin: 'https://app.example' } }));
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(res.headers.get('access-control-allow-credentials')).toBe('true');
@@ -79,7 +79,7 @@ describe('origin and CSRF checks', () => {
 
   it('accepts application/json with a charset', async () => {
     const { app } = setup();
-    const res = await call(app, '/embed/token', post('/embed/token', await session(), { body: '{}', headers: { 'content-type': 'Application/JSON; charset=utf-8' } }));
+    const res = await call(app, '/embed/token', post(await session(), { body: '{}', headers: { 'content-type': 'Application/JSON; charset=utf-8' } }));
     expect(res.status).toBe(200);
   });
 });
@@ -88,8 +88,8 @@ describe('request bodies', () => {
   it('accepts an empty body or {} on /token', async () => {
     const { app } = setup();
     const jwt = await session();
-    expect((await call(app, '/embed/token', post('/embed/token', jwt))).status).toBe(200);
-    expect((await call(app, '/embed/token', post('/embed/token', jwt, { body: '{}' }))).status).toBe(200);
+    expect((await call(app, '/embed/token', post(jwt))).status).toBe(200);
+    expect((await call(app, '/embed/token', post(jwt, { body: '{}' }))).status).toBe(200);
   });
 
   it.each([
@@ -101,7 +101,7 @@ describe('request bodies', () => {
     ['invalid UTF-8', '\uDC00', 400],
   ])('refuses %s on /token', async (_, body, status) => {
     const { app, upstream } = setup();
-    const res = await call(app, '/embed/token', post('/embed/token', await session(), { body }));
+    const res = await call(app, '/embed/token', post(await session(), { body }));
     expect(res.status).toBe(status);
     expect(isBffErrorBody(res.body)).toBe(true);
     expect(upstream.calls.getOrCreate).toBe(0);
@@ -116,7 +116,7 @@ describe('request bodies', () => {
     ['a huge token', JSON.stringify({ token: 'x'.repeat(3000) })],
   ])('refuses %s on /token/rotate with 400', async (_, body) => {
     const { app, upstream } = setup();
-    const res = await call(app, '/embed/token/rotate', post('/embed/token/rotate', await session(), { body }));
+    const res = await call(app, '/embed/token/rotate', post(await session(), { body }));
     expect(res.status).toBe(400);
     expect(upstream.calls.rotate).toBe(0);
   });
@@ -125,7 +125,7 @@ describe('request bodies', () => {
     const { app } = setup({ bodyLimitBytes: 64 });
     const jwt = await session();
     const big = JSON.stringify({ token: 'x'.repeat(100) });
-    expect((await call(app, '/embed/token/rotate', post('/embed/token/rotate', jwt, { body: big }))).status).toBe(413);
+    expect((await call(app, '/embed/token/rotate', post(jwt, { body: big }))).status).toBe(413);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode('          '));

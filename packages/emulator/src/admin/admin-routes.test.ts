@@ -3,7 +3,7 @@ import { EMULATOR_ADMIN_ROUTES } from '@embedded-dashboard/protocol';
 import { createEmulator } from '../emulator.js';
 import { callApi, group } from '../testing/call-api.js';
 
-const post = (path: string, body: unknown, contentType = 'application/json') => ({
+const post = (body: unknown, contentType = 'application/json') => ({
   method: 'POST',
   headers: { 'Content-Type': contentType },
   body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -13,7 +13,7 @@ describe('admin routes off (default)', () => {
   it.each(Object.values(EMULATOR_ADMIN_ROUTES))('answers 404 for %s', async (path) => {
     const emulator = createEmulator();
     await callApi(emulator.app, 'GET', { body: group('a') });
-    for (const init of [{ method: 'GET' }, post(path, {})]) {
+    for (const init of [{ method: 'GET' }, post({})]) {
       const response = await emulator.app.request(path, init);
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ success: 0, error: { code: 'not_found' } });
@@ -46,10 +46,10 @@ describe('admin routes on', () => {
   it('POST expire stops a token; unknown tokens are 404 unknown_token', async () => {
     const emulator = createEmulator({ admin: true });
     const token = (await callApi(emulator.app, 'GET', { body: group('a') })).body.user_group.token;
-    const ok = await emulator.app.request(EMULATOR_ADMIN_ROUTES.expire, post(EMULATOR_ADMIN_ROUTES.expire, { token }));
+    const ok = await emulator.app.request(EMULATOR_ADMIN_ROUTES.expire, post({ token }));
     expect(ok.status).toBe(200);
     expect(emulator.resolveToken(token)).toBeUndefined();
-    const unknown = await emulator.app.request(EMULATOR_ADMIN_ROUTES.expire, post(EMULATOR_ADMIN_ROUTES.expire, { token: 'nope' }));
+    const unknown = await emulator.app.request(EMULATOR_ADMIN_ROUTES.expire, post({ token: 'nope' }));
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ error: { code: 'unknown_token' } });
   });
@@ -63,30 +63,30 @@ describe('admin routes on', () => {
     ['[]', 400],
   ])('POST expire refuses %j', async (body, status) => {
     const { app } = createEmulator({ admin: true });
-    const response = await app.request(EMULATOR_ADMIN_ROUTES.expire, post(EMULATOR_ADMIN_ROUTES.expire, body));
+    const response = await app.request(EMULATOR_ADMIN_ROUTES.expire, post(body));
     expect(response.status).toBe(status);
     expect((await response.json()).success).toBe(0);
   });
 
   it('POST faults sets and clears the faults', async () => {
     const emulator = createEmulator({ admin: true });
-    const set = await emulator.app.request(EMULATOR_ADMIN_ROUTES.faults, post(EMULATOR_ADMIN_ROUTES.faults, { serverErrorRate: 1 }));
+    const set = await emulator.app.request(EMULATOR_ADMIN_ROUTES.faults, post({ serverErrorRate: 1 }));
     expect(await set.json()).toEqual({ success: 1, faults: { serverErrorRate: 1 } });
     expect((await callApi(emulator.app, 'GET', { body: group('a') })).status).toBe(503);
-    await emulator.app.request(EMULATOR_ADMIN_ROUTES.faults, post(EMULATOR_ADMIN_ROUTES.faults, {}));
+    await emulator.app.request(EMULATOR_ADMIN_ROUTES.faults, post({}));
     expect((await callApi(emulator.app, 'GET', { body: group('a') })).status).toBe(200);
   });
 
   it.each([[{ dropRate: 5 }], [{ bogus: true }], [{ operations: ['x'] }]])('POST faults refuses %j with invalid_field', async (body) => {
     const { app } = createEmulator({ admin: true });
-    const response = await app.request(EMULATOR_ADMIN_ROUTES.faults, post(EMULATOR_ADMIN_ROUTES.faults, body));
+    const response = await app.request(EMULATOR_ADMIN_ROUTES.faults, post(body));
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ success: 0, error: { code: 'invalid_field' } });
   });
 
   it('POST faults refuses a wrong content type', async () => {
     const { app } = createEmulator({ admin: true });
-    const response = await app.request(EMULATOR_ADMIN_ROUTES.faults, post(EMULATOR_ADMIN_ROUTES.faults, {}, 'text/plain'));
+    const response = await app.request(EMULATOR_ADMIN_ROUTES.faults, post({}, 'text/plain'));
     expect(response.status).toBe(415);
   });
 });

@@ -33,7 +33,7 @@ const UPSTREAM_CODES: ReadonlySet<string> = new Set([
  * Recognises the client's typed error by shape rather than `instanceof`, so a client loaded
  * twice (sources in tests, dist in production) or an integrator's own upstream still maps.
  */
-export function isUpstreamError(error: unknown): error is UpstreamErrorLike & Error {
+function isUpstreamError(error: unknown): error is UpstreamErrorLike & Error {
   if (!(error instanceof Error)) return false;
   const e = error as Error & Partial<UpstreamErrorLike>;
   return typeof e.code === 'string' && UPSTREAM_CODES.has(e.code) && typeof e.retryable === 'boolean';

@@ -15,7 +15,7 @@ const codeForStatus = (status: number): BffErrorCode =>
   : 'internal';
 
 /** Turns any error into the §4 error body; only `BffError` messages reach the browser. */
-export function toBffErrorResponse(error: unknown): BffError {
+function toBffErrorResponse(error: unknown): BffError {
   if (error instanceof BffError) return error;
   if (error instanceof HTTPException) {
     const code = codeForStatus(error.status);

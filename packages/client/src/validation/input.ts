@@ -1,9 +1,9 @@
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
 
 /** Request bodies above this are a caller bug, refused before anything is sent. */
-export const MAX_REQUEST_BYTES = 256 * 1024;
+const MAX_REQUEST_BYTES = 256 * 1024;
 /** A user group token longer than this is not one. */
-export const MAX_TOKEN_CHARS = 4096;
+const MAX_TOKEN_CHARS = 4096;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;

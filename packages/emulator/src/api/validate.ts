@@ -2,9 +2,9 @@ import { EmulatorErrorCode, type DataSourceMapping, type UserGroupProperties } f
 import { EmulatorHttpError } from '../http/errors.js';
 
 /** Longest accepted `name`, `user_group_id`, mapping key or value, in characters. */
-export const MAX_STRING_LENGTH = 256;
+const MAX_STRING_LENGTH = 256;
 /** Most entries accepted in `mapping`. */
-export const MAX_MAPPING_ENTRIES = 100;
+const MAX_MAPPING_ENTRIES = 100;
 /** Longest accepted `current_token`; real tokens are far shorter. */
 const MAX_TOKEN_LENGTH = 512;
 

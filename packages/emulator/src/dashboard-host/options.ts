@@ -21,7 +21,7 @@ export interface DashboardHostOptions {
   dataRefreshMs?: number;
 }
 
-export const DEFAULT_DATA_REFRESH_MS = 15_000;
+const DEFAULT_DATA_REFRESH_MS = 15_000;
 const MIN_DATA_REFRESH_MS = 10;
 const MAX_DATA_REFRESH_MS = 86_400_000;
 

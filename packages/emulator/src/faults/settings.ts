@@ -4,7 +4,7 @@ const RATE_FIELDS = ['dropRate', 'serverErrorRate', 'rateLimitRate', 'failureRat
 const OPERATIONS: readonly FaultOperation[] = ['getOrCreate', 'update', 'rotate'];
 const KNOWN_FIELDS = new Set<string>([...RATE_FIELDS, 'latencyMs', 'retryAfterSeconds', 'operations']);
 /** Upper bound of `latencyMs`: long enough for any timeout test, short enough not to wedge a run. */
-export const MAX_LATENCY_MS = 60_000;
+const MAX_LATENCY_MS = 60_000;
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /**

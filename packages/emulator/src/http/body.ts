@@ -20,13 +20,13 @@ export interface EmulatorEnv {
 }
 
 /** Nesting deeper than this is refused: serialising it again would risk the stack. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 const tooLarge = (limit: number) =>
   new EmulatorHttpError(EmulatorErrorCode.payloadTooLarge, `request body exceeds ${limit} bytes`, { headers: { Connection: 'close' } });
 
 /** Accepts `application/json`, optionally with `charset=utf-8`; nothing else. */
-export function assertJsonContentType(c: Context): void {
+function assertJsonContentType(c: Context): void {
   const header = c.req.header('content-type') ?? '';
   const [type, ...params] = header.split(';').map((part) => part.trim().toLowerCase());
   const charsetOk = params.every((param) => !param.startsWith('charset=') || param === 'charset=utf-8' || param === 'charset="utf-8"');
@@ -36,7 +36,7 @@ export function assertJsonContentType(c: Context): void {
 }
 
 /** Reads the body as bytes, from `rawBody`, the raw Node request (GET) or the `Request`. */
-export async function readBodyBytes(c: Context<EmulatorEnv>, limit: number): Promise<Uint8Array> {
+async function readBodyBytes(c: Context<EmulatorEnv>, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const env = c.env ?? {};
@@ -130,7 +130,7 @@ function depthOf(value: unknown): number {
 }
 
 /** Decodes strict UTF-8 and parses JSON; the result must be a plain object. */
-export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
+function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

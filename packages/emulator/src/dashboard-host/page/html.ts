@@ -3,7 +3,7 @@ import { dashboardPageScript } from './inline-script.js';
 import { DASHBOARD_PAGE_CSS } from './styles.js';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

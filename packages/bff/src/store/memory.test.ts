@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from './memory.js';
+import { groupEntry as entry } from '../testing/group-entry.js';
 import type { GroupEntry } from './types.js';
-
-const entry = (token: string): GroupEntry => ({
-  token,
-  firstSeenAt: 1,
-  fingerprint: 'fp',
-  previousToken: null,
-  environment: null,
-  syncedAt: 1,
-  lastRotatedAt: null,
-});
 
 const clock = () => {
   let t = 1_000;

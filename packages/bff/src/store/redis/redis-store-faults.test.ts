@@ -2,20 +2,12 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisServer, type RedisServer } from '../../../../../test/support/redis-server.js';
 import { redisServerTool } from '../../../../../test/support/tools.js';
-import type { GroupEntry } from '../types.js';
+import { groupEntry } from '../../testing/group-entry.js';
 import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
 
 const tool = redisServerTool();
 
-const entry: GroupEntry = {
-  token: 'tok_1',
-  firstSeenAt: 1,
-  fingerprint: 'fp',
-  previousToken: null,
-  environment: null,
-  syncedAt: 1,
-  lastRotatedAt: null,
-};
+const entry = groupEntry('tok_1');
 
 const everyMethod = (store: RedisStore) => ({
   get: () => store.get('acme'),

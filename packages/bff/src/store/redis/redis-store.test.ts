@@ -2,23 +2,12 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisServer, type RedisServer } from '../../../../../test/support/redis-server.js';
 import { redisServerTool } from '../../../../../test/support/tools.js';
-import type { GroupEntry } from '../types.js';
+import { groupEntry as entry } from '../../testing/group-entry.js';
 import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
 import { encodeEntry } from './entry-codec.js';
 import { redisKeys } from './keys.js';
 
 const tool = redisServerTool();
-
-const entry = (token: string, overrides: Partial<GroupEntry> = {}): GroupEntry => ({
-  token,
-  firstSeenAt: 1_790_000_000_000,
-  fingerprint: `fp-${token}`,
-  previousToken: null,
-  environment: 'Customer',
-  syncedAt: 1_790_000_000_000,
-  lastRotatedAt: null,
-  ...overrides,
-});
 
 describe.skipIf(!tool.available)('createRedisStore against a real redis-server', () => {
   let server: RedisServer;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,46 @@ describe('embedded-dashboard-emulator CLI', () => {
     const saved = JSON.parse(readFileSync(dataFile, 'utf8')) as { groups: { token: string }[] };
     const tokens = new Set(saved.groups.map((g) => g.token));
     for (const token of acknowledged) expect(tokens.has(token)).toBe(true);
+  });
+
+  it('acknowledges a group another request is still creating only once the creator\'s write is on disk (SIGKILL right after the first answer)', async () => {
+    const dataFile = join(dir, 'groups.json');
+    // A few MB of existing groups make each write take long enough for a second request to
+    // find the new group while the creator's write is still on its way to disk.
+    const blob = 'x'.repeat(2_000);
+    const groups = Array.from({ length: 2_500 }, (_, n) => ({
+      teamId: n + 1, environment: 'Customer', providedId: `seed${n}`, name: `seed${n}`, mapping: {}, properties: { blob }, token: `seed-token-${n}`,
+    }));
+    writeFileSync(dataFile, JSON.stringify({ version: 1, nextTeamId: groups.length + 1, groups, tokens: [] }));
+    for (let round = 0; round < 3; round++) {
+      const emulator = await start(['--port', '0', '--data', dataFile]);
+      processes.push(emulator);
+      const id = `race${round}`;
+      const body = { name: id, user_group_id: id, properties: { region: 'EU' } };
+      // Whichever answers first, creator or finder, has acknowledged the group with its token.
+      const first = await Promise.race([call(emulator.url, 'GET', body), call(emulator.url, 'GET', body)]);
+      emulator.child.kill('SIGKILL');
+      expect(first.status).toBe(200);
+      await new Promise((resolve) => emulator.child.once('exit', resolve));
+      const again = await start(['--port', '0', '--data', dataFile]);
+      processes.push(again);
+      const after = await call(again.url, 'GET', body);
+      expect(after.body).toMatchObject({ new_user_group: false, user_group: { token: first.body.user_group.token } });
+      expect(await again.stop()).toBe(0);
+    }
+  });
+
+  it('removes temp files an interrupted write left behind when it starts, and nothing else', async () => {
+    const dataFile = join(dir, 'groups.json');
+    writeFileSync(join(dir, '.groups.json.4242.7.tmp'), '{"version":1,"gro');
+    writeFileSync(join(dir, '.other.json.4242.7.tmp'), 'not ours');
+    writeFileSync(join(dir, 'notes.tmp'), 'not ours');
+    const emulator = await start(['--port', '0', '--data', dataFile]);
+    processes.push(emulator);
+    expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.7.tmp', 'notes.tmp']);
+    await call(emulator.url, 'GET', { name: 'Acme', user_group_id: 'acme' });
+    expect(await emulator.stop()).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['.other.json.4242.7.tmp', 'groups.json', 'notes.tmp']);
   });
 
   it('refuses to start on a corrupt data file with one clear line', () => {

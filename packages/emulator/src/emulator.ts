@@ -7,7 +7,7 @@ import { parseFaultSettings } from './faults/settings.js';
 import type { EmulatorEnv } from './http/body.js';
 import { errorResponse, toErrorResponse } from './http/errors.js';
 import { resolveOptions, type EmulatorOptions } from './options.js';
-import { DataFileWriter, loadDataFile } from './store/data-file.js';
+import { DataFileWriter, loadDataFile, removeLeftoverTempFiles } from './store/data-file.js';
 import { GroupStore } from './store/group-store.js';
 
 /** A running emulator: its Hono app plus in-process controls (the admin routes call these too). */
@@ -43,12 +43,14 @@ export interface Emulator {
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const config = resolveOptions(options);
+  if (config.dataFile !== undefined) removeLeftoverTempFiles(config.dataFile);
   const store = new GroupStore(
     { now: config.now, tokenTtlMs: config.tokenTtlMs, rotationGraceMs: config.rotationGraceMs },
     config.dataFile === undefined ? undefined : loadDataFile(config.dataFile),
   );
   const writer = config.dataFile === undefined ? undefined : new DataFileWriter(config.dataFile, () => store.snapshot());
   const persist = () => writer?.write() ?? Promise.resolve();
+  const durable = () => writer?.durable() ?? Promise.resolve();
   // Sync callers cannot wait; a failed write is retried by the next one, which writes everything.
   const persistLater = () => void persist().catch(() => undefined);
 
@@ -74,7 +76,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
   app.route(
     '/',
-    userApiRoutes({ store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, faults: () => faults, random: Math.random, counters }),
+    userApiRoutes({ store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters }),
   );
   if (config.admin) {
     app.route(

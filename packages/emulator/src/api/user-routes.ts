@@ -15,6 +15,12 @@ export interface UserApiDependencies {
   maxBodyBytes: number;
   /** Resolves once the store's current state is durable (immediately without a data file). */
   persist(): Promise<void>;
+  /**
+   * Resolves once every change already made is durable, writing nothing when it is. A read
+   * that finds state another request is still persisting (a group being created, updated or
+   * rotated) waits here, so it never acknowledges what a crash could still lose.
+   */
+  durable(): Promise<void>;
   faults(): FaultSettings;
   random(): number;
   /** Incremented for every request that reaches an operation, failed ones included. */
@@ -29,9 +35,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
 
-  const persisted = async () => {
+  const persisted = async (wait: () => Promise<void> = deps.persist) => {
     try {
-      await deps.persist();
+      await wait();
     } catch (error) {
       throw new EmulatorHttpError(EmulatorErrorCode.internal, 'the change could not be persisted', { cause: error });
     }
@@ -41,7 +47,7 @@ export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
     async getOrCreate(c, environment) {
       const request = parseGroupRequest(await readJsonObject(c, deps.maxBodyBytes));
       const { group, created } = deps.store.getOrCreate(environment, request);
-      if (created) await persisted();
+      await persisted(created ? deps.persist : deps.durable);
       return c.json(getOrCreateResponse(group, created));
     },
     async update(c, environment) {

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseSnapshot, type StoreSnapshot } from './snapshot.js';
@@ -32,6 +32,34 @@ export function loadDataFile(path: string): StoreSnapshot | undefined {
   }
 }
 
+/** `.groups.json.<pid>.<sequence>.tmp`: the temp files `DataFileWriter` writes next to `path`. */
+const isTempFileOf = (path: string, name: string) => {
+  const prefix = `.${basename(path)}.`;
+  return name.startsWith(prefix) && /^\d+\.\d+\.tmp$/.test(name.slice(prefix.length));
+};
+
+/**
+ * Deletes temp files a write interrupted by a crash left next to the data file. Called once at
+ * start, before this process writes anything; those files are never read (see `loadDataFile`).
+ */
+export function removeLeftoverTempFiles(path: string): void {
+  const dir = dirname(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!isTempFileOf(path, name)) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new DataFileError(`cannot remove leftover temp file ${join(dir, name)}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
 /**
  * Writes snapshots atomically: a temp file in the same directory, fsync, rename over the data
  * file, fsync the directory. Writes never overlap; callers that ask while one runs share the
@@ -44,6 +72,9 @@ export class DataFileWriter {
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #sequence = 0;
+  /** Counts `write()` calls; `#durableCount` is the count the last successful write covered. */
+  #requestedCount = 0;
+  #durableCount = 0;
 
   constructor(path: string, snapshot: () => StoreSnapshot) {
     this.#path = path;
@@ -51,6 +82,7 @@ export class DataFileWriter {
   }
 
   write(): Promise<void> {
+    this.#requestedCount++;
     if (this.#queued) return this.#queued;
     if (!this.#running) return this.#start();
     this.#queued = this.#running
@@ -62,15 +94,32 @@ export class DataFileWriter {
     return this.#queued;
   }
 
+  /**
+   * Resolves once everything a `write()` was asked for is on disk, without writing when it
+   * already is. A reader that found state a writer is still persisting waits here, so nothing
+   * is acknowledged before it is durable; rejects when that write fails.
+   */
+  durable(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    if (this.#running) return this.#running;
+    if (this.#durableCount < this.#requestedCount) return this.write();
+    return Promise.resolve();
+  }
+
   /** Resolves once every requested write has finished (successfully or not). */
   async flush(): Promise<void> {
     await (this.#queued ?? this.#running)?.catch(() => undefined);
   }
 
   #start(): Promise<void> {
-    const running = this.#writeNow(JSON.stringify(this.#snapshot())).finally(() => {
-      if (this.#running === running) this.#running = undefined;
-    });
+    const covers = this.#requestedCount;
+    const running = this.#writeNow(JSON.stringify(this.#snapshot()))
+      .then(() => {
+        this.#durableCount = Math.max(this.#durableCount, covers);
+      })
+      .finally(() => {
+        if (this.#running === running) this.#running = undefined;
+      });
     this.#running = running;
     return running;
   }

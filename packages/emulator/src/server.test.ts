@@ -97,6 +97,20 @@ describe('startEmulator on a real socket', () => {
     expect(running.emulator.stats().groups).toBe(0);
   });
 
+  it('always lets the client read the 413 for a 3 MB body, declared or chunked, GET or PUT, never a reset', async () => {
+    running = await startEmulator({ port: 0 });
+    const big = Buffer.alloc(3 * 1024 * 1024, 'x');
+    for (let round = 0; round < 15; round++) {
+      for (const method of ['GET', 'PUT']) {
+        for (const chunked of [false, true]) {
+          const response = await send(running.url, method, big, { chunked });
+          expect({ method, chunked, status: response.status }).toEqual({ method, chunked, status: 413 });
+          expect(JSON.parse(response.body).error.code).toBe('payload_too_large');
+        }
+      }
+    }
+  });
+
   it('answers non-UTF-8 GET bytes with 400', async () => {
     running = await startEmulator({ port: 0 });
     const response = await send(running.url, 'GET', Buffer.from([0x7b, 0xc3, 0x28, 0x7d]));

@@ -35,22 +35,38 @@ function assertJsonContentType(c: Context): void {
   }
 }
 
-/** Reads the body as bytes, from `rawBody`, the raw Node request (GET) or the `Request`. */
+/**
+ * How many bytes past the limit are read and thrown away before a 413 is answered. The 413
+ * closes the connection; closing it while the client is still sending makes the kernel reset
+ * it, and the client may never read the answer. Reading the rest first lets it see the 413; a
+ * body larger still is refused at once (then the client may see a reset).
+ */
+const MAX_DISCARD_BYTES = 16 * 1024 * 1024;
+
+/** Reads the body as bytes, from `rawBody`, the raw Node request or the `Request`. */
 async function readBodyBytes(c: Context<EmulatorEnv>, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const env = c.env ?? {};
+  if (env.incoming) {
+    if (Number.isFinite(declared) && declared > limit + MAX_DISCARD_BYTES) throw tooLarge(limit);
+    return readIncoming(env.incoming, limit);
+  }
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (env.rawBody !== undefined) {
     const bytes = typeof env.rawBody === 'string' ? new TextEncoder().encode(env.rawBody) : env.rawBody;
     if (bytes.byteLength > limit) throw tooLarge(limit);
     return bytes;
   }
-  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && env.incoming) return readIncoming(env.incoming, limit);
   const stream = c.req.raw.body;
   if (!stream) return new Uint8Array();
   return readStream(stream, limit);
 }
 
+/**
+ * Reads the raw Node request (any method: `@hono/node-server` builds the `Request` body only
+ * when asked, and it is not). Over the limit it keeps reading and discarding up to
+ * `MAX_DISCARD_BYTES`, and rejects with the 413 once the body has ended.
+ */
 function readIncoming(incoming: IncomingMessage, limit: number): Promise<Uint8Array> {
   if (incoming.readableEnded) return Promise.resolve(new Uint8Array());
   return new Promise((resolve, reject) => {
@@ -64,17 +80,16 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Uint8Ar
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
+      if (size > limit + MAX_DISCARD_BYTES) {
         cleanup();
         incoming.pause();
         reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
+      } else if (size <= limit) chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks));
+      if (size > limit) reject(tooLarge(limit));
+      else resolve(Buffer.concat(chunks));
     };
     const onAbort = () => {
       cleanup();

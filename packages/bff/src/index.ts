@@ -1,7 +1,7 @@
 export { createBffApp } from './app.js';
 export { createEmbedRoutes } from './routes/embed-routes.js';
 export { createMetricsApp } from './routes/metrics-routes.js';
-export { createBffNodeListener } from './routes/node-listener.js';
+export { createBffNodeListener } from './http/node-listener.js';
 export { BffError } from './errors/bff-error.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
 export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';
@@ -10,7 +10,7 @@ export { DEFAULT_CLAIM_NAMES } from './session/claims.js';
 export { groupFingerprint } from './tokens/fingerprint.js';
 
 export type { BffOptions, BffAppOptions, RateLimitRule } from './options.js';
-export type { BffNodeListenerOptions, NodeRequestListener } from './routes/node-listener.js';
+export type { BffNodeListenerOptions, NodeRequestListener } from './http/node-listener.js';
 export type { BffErrorOptions } from './errors/bff-error.js';
 export type { TokenStore, GroupEntry, LockHandle, WindowCount } from './store/types.js';
 export type { MemoryStoreOptions } from './store/memory.js';

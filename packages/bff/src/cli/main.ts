@@ -8,7 +8,7 @@ import { createBffApp } from '../app.js';
 import { createJsonLogger } from '../observability/logger.js';
 import { createBffMetrics } from '../observability/metrics.js';
 import { createMetricsApp } from '../routes/metrics-routes.js';
-import { createBffNodeListener } from '../routes/node-listener.js';
+import { createBffNodeListener } from '../http/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
 import { CONFIG_KEYS, parseConfig, type CliConfig } from './config.js';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { createBffApp } from '../app.js';
-import { createBffNodeListener } from '../routes/node-listener.js';
+import { createBffNodeListener } from '../http/node-listener.js';
 import type { BffAppOptions } from '../options.js';
 import { createMemoryStore } from '../store/memory.js';
 import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';

@@ -3,10 +3,13 @@ import { BFF_ROUTES, type TokenResponse } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { hotCounter } from '../observability/metrics.js';
 import type { BffOptions } from '../options.js';
-import { createBffRuntime, type BffRuntime, type TokenRoute } from '../runtime.js';
+import type { Caller } from '../caller/caller.js';
+import type { TokenRoute } from '../rate-limit/rate-limiter.js';
+import { createBffRuntime, type BffRuntime } from '../runtime.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { bffErrorHandler } from './error-handler.js';
 import { originGuard } from './origin-guard.js';
-import { readJsonObject } from './request-body.js';
+import { readJsonObject } from '../http/request-body.js';
 import { respondToken } from './respond.js';
 import { requestContext } from './request-context.js';
 
@@ -55,15 +58,19 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     };
   };
 
-  // A returning caller (cached session, in-memory store) is answered without further awaits:
-  // each `…Now` is the synchronous hot path, and the awaited call runs only when it cannot answer.
+  /**
+   * A token request from its caller to its answer: who is asking, its rate limit, then `answer`.
+   * Each step answers at once when it can (a session verified before, a store in this process's
+   * memory), so a returning caller is served without an await; a step that cannot is awaited.
+   */
+  const forCaller = (c: Context, route: TokenRoute, answer: (caller: Caller) => MaybePromise<TokenResponse>) =>
+    andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller)));
+
   routes.post(
     BFF_ROUTES.token,
     count('token', async (c) => {
       checkTokenBody(await readJsonObject(c, runtime.bodyLimitBytes));
-      const caller = runtime.identifyNow(c) ?? (await runtime.identify(c));
-      if (!runtime.limitNow(caller, 'token')) await runtime.limit(caller, 'token');
-      return runtime.service.tokenNow(caller.group) ?? runtime.service.getToken(caller.group);
+      return forCaller(c, 'token', (caller) => runtime.service.token(caller.group));
     }),
   );
 
@@ -71,9 +78,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     BFF_ROUTES.rotate,
     count('rotate', async (c) => {
       const presented = presentedToken(await readJsonObject(c, runtime.bodyLimitBytes));
-      const caller = runtime.identifyNow(c) ?? (await runtime.identify(c));
-      if (!runtime.limitNow(caller, 'rotate')) await runtime.limit(caller, 'rotate');
-      return runtime.service.rotate(caller.group, presented);
+      return forCaller(c, 'rotate', (caller) => runtime.service.rotate(caller.group, presented));
     }),
   );
   return routes;

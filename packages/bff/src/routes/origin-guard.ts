@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { BffError } from '../errors/bff-error.js';
 import { respond } from './respond.js';
-import { requestHeader } from './request-header.js';
+import { requestHeader } from '../http/request-header.js';
 
 const ownOrigin = (c: Context): string => {
   const url = c.req.url;

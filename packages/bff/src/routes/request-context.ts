@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { BffLogger, LogFields } from '../observability/logger.js';
-import { requestHeader } from './request-header.js';
+import { requestHeader } from '../http/request-header.js';
 
 declare module 'hono' {
   interface ContextVariableMap {

@@ -5,9 +5,10 @@ import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTVerifyGe
 import type { DataSourceMapping } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { LruMap } from '../util/lru-map.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 import { claimsToGroupInput, DEFAULT_CLAIM_NAMES, type ClaimNames } from './claims.js';
 import type { EmbedIdentity } from './identity.js';
-import { requestHeader } from '../routes/request-header.js';
+import { requestHeader } from '../http/request-header.js';
 
 /** How sessions are read and verified. Exactly one of `secret`, `jwksUrl`, `getKey`. */
 export interface SessionOptions {
@@ -81,14 +82,11 @@ function mapJoseError(error: unknown): BffError {
 }
 
 export interface SessionVerifier {
-  /** The caller's identity from its session, or a 401/403 `BffError`. */
-  identify(c: Context): Promise<EmbedIdentity>;
   /**
-   * The hot path: the identity of a session already verified and not expired, without a
-   * promise; `undefined` when it must be verified (then call `identify`). Throws the same 401
-   * as `identify` when there is no session at all.
+   * The caller's identity from its session, or a 401/403 `BffError`. A session already verified
+   * and not expired is answered at once, without a promise (the hot path); any other is verified.
    */
-  identifyNow(c: Context): EmbedIdentity | undefined;
+  identify(c: Context): MaybePromise<EmbedIdentity>;
 }
 
 /**
@@ -184,20 +182,20 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     return { token, session };
   };
 
+  const verifyAndRemember = async (token: string, header: string | undefined): Promise<EmbedIdentity> => {
+    const session = await verify(token);
+    cache.set(token, session);
+    rememberHeader(header, session);
+    return session.identity;
+  };
+
   return {
-    async identify(c) {
+    identify(c) {
       const header = requestHeader(c, headerName);
       const found = cached(header);
       if ('identity' in found) return found.identity;
       if (found.session !== undefined) return found.session.identity;
-      const session = await verify(found.token);
-      cache.set(found.token, session);
-      rememberHeader(header, session);
-      return session.identity;
-    },
-    identifyNow: (c) => {
-      const found = cached(requestHeader(c, headerName));
-      return 'identity' in found ? found.identity : found.session?.identity;
+      return verifyAndRemember(found.token, header);
     },
   };
 }

@@ -47,7 +47,7 @@ export class MemoryTokenStore implements TokenStore {
     return Promise.resolve(this.peek(groupKey));
   }
 
-  /** `get` without the promise: the BFF's hot path asks this store synchronously. */
+  /** `get` without the promise (the optional `TokenStore.peek`): the BFF's hot path asks this store synchronously. */
   peek(groupKey: string): GroupEntry | undefined {
     const stored = this.#entries.get(groupKey);
     if (stored === undefined) return undefined;
@@ -88,7 +88,7 @@ export class MemoryTokenStore implements TokenStore {
     return Promise.resolve(this.hitNow(key, windowMs));
   }
 
-  /** `hit` without the promise, for the hot path. */
+  /** `hit` without the promise (the optional `TokenStore.hitNow`), for the hot path. */
   hitNow(key: string, windowMs: number): WindowCount {
     const now = this.#now();
     let counter = this.#counters.get(key);

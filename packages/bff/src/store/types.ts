@@ -56,4 +56,13 @@ export interface TokenStore {
   /** Resolves when the backend answers; rejects when it does not (used by `/readyz`). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional, for a store in this process's memory: `get` answered synchronously. A store that
+   * has it (with `hitNow`) lets the BFF answer a returning caller without awaiting, and is trusted
+   * never to hang (its calls run without a deadline). A shared store (Redis) leaves both out, so
+   * every read goes to it and another process's rotation is always seen.
+   */
+  peek?(groupKey: string): GroupEntry | undefined;
+  /** Optional, with `peek`: `hit` answered synchronously. */
+  hitNow?(key: string, windowMs: number): WindowCount;
 }

@@ -3,6 +3,7 @@ import { describeError } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 import { MemoryTokenStore } from '../store/memory.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/types.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
 
@@ -11,6 +12,9 @@ const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
  * Reads miss, writes are dropped, locks are granted (in-process single-flight still holds) and
  * rate limits fall back to this process's memory; each failure is counted and the first of a
  * run is logged, so the BFF degrades to calling the vendor directly.
+ *
+ * A store with the synchronous capability (`peek` and `hitNow`: this process's memory) is read
+ * and counted without a promise, which is the BFF's hot path, and runs without a deadline.
  */
 export class GuardedStore {
   readonly #store: TokenStore;
@@ -19,11 +23,7 @@ export class GuardedStore {
   readonly #metrics: BffMetrics;
   readonly #timeoutMs: number | undefined;
   readonly #now: () => number;
-  /**
-   * The store itself when it is this process's memory, which answers synchronously and cannot
-   * fail: the hot path reads it directly. `undefined` for a remote (shared) store.
-   */
-  readonly memory: MemoryTokenStore | undefined;
+  readonly #sync: boolean;
   #failing = false;
   #lastFailureAt: number | undefined;
 
@@ -32,9 +32,9 @@ export class GuardedStore {
     this.#logger = logger;
     this.#metrics = metrics;
     this.#now = now;
+    this.#sync = typeof store.peek === 'function' && typeof store.hitNow === 'function';
     // In-process memory cannot hang; only a remote store needs a deadline (and its timer).
-    this.memory = store instanceof MemoryTokenStore ? store : undefined;
-    this.#timeoutMs = this.memory === undefined ? timeoutMs : undefined;
+    this.#timeoutMs = this.#sync ? undefined : timeoutMs;
   }
 
   /** Whether a store call failed within the last `windowMs`. */
@@ -54,19 +54,32 @@ export class GuardedStore {
         return value;
       },
       (error: unknown) => {
-        this.#metrics.storeFailures.labels(op).inc();
-        this.#lastFailureAt = this.#now();
-        if (!this.#failing) {
-          this.#failing = true;
-          this.#metrics.storeDegraded.set(1);
-          this.#logger.warn('store failing: answering from the vendor directly', { op, error: describeError(error) });
-        }
+        this.#failed(op, error);
         return fallback();
       },
     );
   }
 
-  get(key: string): Promise<GroupEntry | undefined> {
+  #failed(op: string, error: unknown): void {
+    this.#metrics.storeFailures.labels(op).inc();
+    this.#lastFailureAt = this.#now();
+    if (!this.#failing) {
+      this.#failing = true;
+      this.#metrics.storeDegraded.set(1);
+      this.#logger.warn('store failing: answering from the vendor directly', { op, error: describeError(error) });
+    }
+  }
+
+  /** The entry under `key`: at once from a synchronous store, else a promise. A failing store reads as a miss. */
+  get(key: string): MaybePromise<GroupEntry | undefined> {
+    if (this.#sync) {
+      try {
+        return this.#store.peek!(key);
+      } catch (error) {
+        this.#failed('get', error);
+        return undefined;
+      }
+    }
     return this.#run('get', () => this.#store.get(key), () => undefined);
   }
 
@@ -86,8 +99,17 @@ export class GuardedStore {
     );
   }
 
-  hit(key: string, windowMs: number): Promise<WindowCount> {
-    return this.#run('hit', () => this.#store.hit(key, windowMs), () => this.#local.hit(key, windowMs));
+  /** Counts one hit on `key`: at once on a synchronous store, else a promise. A failing store counts in this process. */
+  hit(key: string, windowMs: number): MaybePromise<WindowCount> {
+    if (this.#sync) {
+      try {
+        return this.#store.hitNow!(key, windowMs);
+      } catch (error) {
+        this.#failed('hit', error);
+        return this.#local.hitNow(key, windowMs);
+      }
+    }
+    return this.#run('hit', () => this.#store.hit(key, windowMs), () => this.#local.hitNow(key, windowMs));
   }
 
   /** For `/readyz`: resolves when the store answers within the deadline. */

@@ -345,6 +345,45 @@ describe('store shared by several BFF processes', () => {
   });
 });
 
+describe('synchronous store capability', () => {
+  /** A store of our own class (not MemoryTokenStore) over a memory store, counting which reads it gets. */
+  const counted = (sync: boolean) => {
+    const inner = createMemoryStore();
+    const reads = { get: 0, peek: 0, hit: 0, hitNow: 0 };
+    const store: TokenStore = {
+      get: (k) => (reads.get++, inner.get(k)),
+      set: (k, e, t) => inner.set(k, e, t),
+      delete: (k) => inner.delete(k),
+      tryLock: (n, t) => inner.tryLock(n, t),
+      hit: (k, w) => (reads.hit++, inner.hit(k, w)),
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+      ...(sync ? { peek: (k: string) => (reads.peek++, inner.peek(k)), hitNow: (k: string, w: number) => (reads.hitNow++, inner.hitNow(k, w)) } : {}),
+    };
+    return { store, reads };
+  };
+
+  it('reads and counts through peek and hitNow when any store offers them', async () => {
+    const { store, reads } = counted(true);
+    const { app } = setup({ store, rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
+    const jwt = await session();
+    for (let i = 0; i < 3; i++) expect((await getToken(app, jwt)).status).toBe(200);
+    expect(reads.get).toBe(0);
+    expect(reads.hit).toBe(0);
+    expect(reads.peek).toBeGreaterThanOrEqual(3);
+    expect(reads.hitNow).toBe(3);
+  });
+
+  it('always awaits a store without them (a shared store), so no request is answered from a stale local copy', async () => {
+    const { store, reads } = counted(false);
+    const { app } = setup({ store, rateLimit: { token: { limit: 100, windowSeconds: 60 } } });
+    const jwt = await session();
+    for (let i = 0; i < 3; i++) expect((await getToken(app, jwt)).status).toBe(200);
+    expect(reads.get).toBeGreaterThanOrEqual(3);
+    expect(reads.hit).toBe(3);
+  });
+});
+
 describe('degraded store', () => {
   const broken = (): TokenStore => {
     const fail = () => Promise.reject(new Error('ECONNREFUSED redis'));

@@ -3,6 +3,7 @@ import { BffError } from '../errors/bff-error.js';
 import { isAmbiguousFailure, toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
 import { hotCounter, type BffMetrics } from '../observability/metrics.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { GroupEntry } from '../store/types.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { UserGroupUpstream } from './upstream.js';
@@ -61,20 +62,12 @@ export class TokenService {
   }
 
   /**
-   * The hot path of `POST /embed/token`, without a promise: the response when an in-memory store
-   * holds a fresh entry for the group, else `undefined` (then call `getToken`). A shared store is
-   * never answered from here, so another process's rotation is always seen.
+   * The group's current token (`POST /embed/token`). Answered at once, without a promise, when a
+   * synchronous store (this process's memory) holds a fresh entry: the hot path of a returning
+   * caller. A shared store is always awaited, so another process's rotation is always seen.
    */
-  tokenNow(group: ResolvedGroup): TokenResponse | undefined {
-    const entry = this.#store.memory?.peek(group.key);
-    if (entry === undefined || !this.#isFresh(entry, group.fingerprint) || entry.account !== this.#s.account) return undefined;
-    this.#hit.inc();
-    return this.#respond(entry);
-  }
-
-  /** The group's current token (`POST /embed/token`). */
-  async getToken(group: ResolvedGroup): Promise<TokenResponse> {
-    return this.#respond(await this.#current(group));
+  token(group: ResolvedGroup): MaybePromise<TokenResponse> {
+    return andThen(this.#current(group), this.#respond);
   }
 
   /**
@@ -98,10 +91,10 @@ export class TokenService {
     return this.#respond(await pending);
   }
 
-  #respond(entry: GroupEntry): TokenResponse {
+  readonly #respond = (entry: GroupEntry): TokenResponse => {
     const ttl = this.#s.tokenTtlSeconds;
     return { token: entry.token, expiresAt: ttl === 0 ? null : entry.firstSeenAt + ttl * 1000, serverTime: this.#s.now() };
-  }
+  };
 
   #isFresh(entry: GroupEntry, fingerprint: string): boolean {
     return entry.fingerprint === fingerprint && this.#s.now() - entry.syncedAt < this.#s.revalidateAfterMs;
@@ -127,21 +120,29 @@ export class TokenService {
    * (a store shared with a deployment using another API token or vendor, even under the same
    * key) is a miss: its tokens are not ours to hand out, nor to rotate.
    */
-  async #read(key: string): Promise<GroupEntry | undefined> {
-    const entry = await this.#store.get(key);
-    return entry === undefined || entry.account !== this.#s.account ? undefined : entry;
+  #read(key: string): MaybePromise<GroupEntry | undefined> {
+    return andThen(this.#store.get(key), this.#ours);
   }
 
-  async #current(group: ResolvedGroup): Promise<GroupEntry> {
-    const entry = await this.#read(group.key);
+  readonly #ours = (entry: GroupEntry | undefined): GroupEntry | undefined =>
+    entry === undefined || entry.account !== this.#s.account ? undefined : entry;
+
+  /** The group's entry when it is fresh, else the result of syncing the group with the vendor. */
+  #current(group: ResolvedGroup): MaybePromise<GroupEntry> {
+    const entry = this.#read(group.key);
+    return entry instanceof Promise ? entry.then((e) => this.#freshOrSynced(group, e)) : this.#freshOrSynced(group, entry);
+  }
+
+  #freshOrSynced(group: ResolvedGroup, entry: GroupEntry | undefined): MaybePromise<GroupEntry> {
     if (entry !== undefined && this.#isFresh(entry, group.fingerprint)) {
       this.#hit.inc();
       return entry;
     }
     this.#miss.inc();
-    const synced = await this.#sharedSync(group);
-    // A sync started for another version of this group's input (a session changed meanwhile): run ours.
-    return synced.fingerprint === group.fingerprint ? synced : this.#sharedSync(group);
+    return this.#sharedSync(group).then((synced) =>
+      // A sync started for another version of this group's input (a session changed meanwhile): run ours.
+      synced.fingerprint === group.fingerprint ? synced : this.#sharedSync(group),
+    );
   }
 
   #sharedSync(group: ResolvedGroup): Promise<GroupEntry> {

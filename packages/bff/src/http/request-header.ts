@@ -1,5 +1,10 @@
 import type { Context } from 'hono';
 
+/**
+ * Node's own request under `@hono/node-server`, as far as the BFF reads it. This module and
+ * `request-body.ts` are the only code that knows it exists: everything else asks for a header
+ * or the body and gets the standard answer on any other runtime.
+ */
 interface NodeIncoming {
   headers: Record<string, string | string[] | undefined>;
   readableLength?: number;

@@ -1,0 +1,47 @@
+import { BffError } from '../errors/bff-error.js';
+import type { RateLimitRule, BffOptions } from '../options.js';
+import type { WindowCount } from '../store/types.js';
+import type { GuardedStore } from '../tokens/guarded-store.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
+
+/** The token routes, each with its own per-session limit. */
+export type TokenRoute = 'token' | 'rotate';
+
+const DEFAULT_RATE_LIMITS: Record<TokenRoute, RateLimitRule> = {
+  token: { limit: 60, windowSeconds: 60 },
+  rotate: { limit: 12, windowSeconds: 60 },
+};
+
+/** Counts one request against its counter; throws the 429 when it is over. */
+export type RateLimiter = (counterKey: string, route: TokenRoute) => MaybePromise<void>;
+
+/** The rule of each route from the `rateLimit` option: defaults, or none where it says `false`. */
+function rulesFrom(configured: BffOptions['rateLimit']): Record<TokenRoute, RateLimitRule | undefined> {
+  const rule = (route: TokenRoute): RateLimitRule | undefined => {
+    if (configured === false) return undefined;
+    const given = configured?.[route];
+    return given === false ? undefined : (given ?? DEFAULT_RATE_LIMITS[route]);
+  };
+  return { token: rule('token'), rotate: rule('rotate') };
+}
+
+/**
+ * Per-session fixed-window limits of the token routes, counted in the store (so they hold across
+ * every process sharing it). On a synchronous store the count is taken at once, without a promise.
+ */
+export function createRateLimiter(configured: BffOptions['rateLimit'], store: GuardedStore): RateLimiter {
+  const rules = rulesFrom(configured);
+  const check = (rule: RateLimitRule, { count, resetInMs }: WindowCount): void => {
+    if (count > rule.limit) {
+      throw new BffError('rate_limited', 'too many token requests for this session; retry later', {
+        retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
+      });
+    }
+  };
+  return function rateLimit(counterKey, route) {
+    const rule = rules[route];
+    if (rule === undefined) return undefined;
+    const counted = store.hit(counterKey, rule.windowSeconds * 1000);
+    return counted instanceof Promise ? counted.then((window) => check(rule, window)) : check(rule, counted);
+  };
+}

@@ -1,0 +1,71 @@
+import type { BffOptions } from './options.js';
+import type { TokenServiceSettings } from './tokens/token-service.js';
+
+/** The options checked once (caller mistakes throw `TypeError` naming the option), with defaults filled in. */
+export interface BffSettings {
+  now: () => number;
+  allowedOrigins: readonly string[];
+  /** Redacted from every log line: the session secret and the integrator's `secrets`. */
+  secrets: string[];
+  /** Prefix of every store key. */
+  keyPrefix: string;
+  bodyLimitBytes: number;
+  storeTimeoutMs: number;
+  tokens: TokenServiceSettings;
+}
+
+const nonNegative = (name: string, value: number | undefined, fallback: number): number => {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number`);
+  return v;
+};
+
+function checkOrigins(origins: readonly string[]): void {
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin) {
+      throw new TypeError(`allowedOrigins: "${origin}" is not an origin like https://app.example.com`);
+    }
+  }
+}
+
+export function resolveSettings(options: BffOptions): BffSettings {
+  if (options.upstream === undefined) throw new TypeError('upstream is required');
+  if (options.identify === undefined && options.session === undefined) throw new TypeError('set session or identify');
+  const now = options.now ?? Date.now;
+  const allowedOrigins = options.allowedOrigins ?? [];
+  checkOrigins(allowedOrigins);
+  const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
+  const account = options.upstream.accountId;
+  if (account !== undefined && (typeof account !== 'string' || account === '' || account.length > 128)) {
+    throw new TypeError('upstream.accountId must be a non-empty string of at most 128 characters');
+  }
+  const tokenTtlSeconds = nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600);
+  return {
+    now,
+    allowedOrigins,
+    secrets: [...(options.secrets ?? []), ...sessionSecret],
+    // The account in the key keeps deployments of different vendor accounts sharing one store apart.
+    keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,
+    bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
+    storeTimeoutMs: options.storeTimeoutMs ?? 1000,
+    tokens: {
+      tokenTtlSeconds,
+      revalidateAfterMs: nonNegative('revalidateAfterSeconds', options.revalidateAfterSeconds, 300) * 1000,
+      entryTtlMs: Math.max(86_400_000, 2 * tokenTtlSeconds * 1000),
+      minRotationIntervalMs: nonNegative('minRotationIntervalSeconds', options.minRotationIntervalSeconds, 10) * 1000,
+      lockTtlMs: nonNegative('lockTtlMs', options.lockTtlMs, 30_000),
+      lockWaitMs: nonNegative('lockWaitMs', options.lockWaitMs, 5_000),
+      pollIntervalMs: 25,
+      expectEnvironment: options.expectEnvironment,
+      account,
+      now,
+      sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    },
+  };
+}

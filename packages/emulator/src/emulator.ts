@@ -72,6 +72,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   };
 
   const app = new Hono<EmulatorEnv>();
+  app.use('*', async function noSniffJson(c, next) {
+    await next();
+    // A JSON answer is never to be sniffed into HTML or script (the dashboard pages set their own).
+    if (c.res.headers.get('content-type')?.startsWith('application/json')) c.res.headers.set('X-Content-Type-Options', 'nosniff');
+  });
   app.onError((error) => toErrorResponse(error));
   app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
   app.route(

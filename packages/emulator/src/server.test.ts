@@ -111,6 +111,29 @@ describe('startEmulator on a real socket', () => {
     }
   });
 
+  it('sends X-Content-Type-Options: nosniff with every JSON answer, success, refusal or parser error', async () => {
+    running = await startEmulator({ port: 0, admin: true });
+    const answers = [
+      await send(running.url, 'GET', acme),
+      await send(running.url, 'GET', acme, { headers: { Authorization: 'Token wrong' } }),
+      await send(running.url, 'PUT', '{', {}),
+      await send(running.url, 'GET', Buffer.alloc(300 * 1024, 'x')),
+      await send(running.url, 'DELETE', undefined),
+    ];
+    const stats = await fetch(`${running.url}/__emulator/stats`);
+    const missing = await fetch(`${running.url}/nowhere`);
+    const parserError = await rawExchange(running.port, 'GET /api/user HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n');
+    expect(answers.map((a) => [a.status, a.headers['x-content-type-options']])).toEqual([
+      [200, 'nosniff'],
+      [401, 'nosniff'],
+      [400, 'nosniff'],
+      [413, 'nosniff'],
+      [405, 'nosniff'],
+    ]);
+    expect([stats.headers.get('x-content-type-options'), missing.headers.get('x-content-type-options')]).toEqual(['nosniff', 'nosniff']);
+    expect(parserError).toMatch(/^HTTP\/1\.1 400 [^]*\r\nX-Content-Type-Options: nosniff\r\n/);
+  });
+
   it('answers non-UTF-8 GET bytes with 400', async () => {
     running = await startEmulator({ port: 0 });
     const response = await send(running.url, 'GET', Buffer.from([0x7b, 0xc3, 0x28, 0x7d]));

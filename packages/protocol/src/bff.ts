@@ -1,3 +1,5 @@
+import { isUserGroupToken } from './vendor.js';
+
 /**
  * The browser-facing contract of the BFF (ARCHITECTURE §4): routes, bodies and error codes.
  */
@@ -72,13 +74,12 @@ export interface ReadinessResponse {
 /** The line the BFF CLI prints once listening (the real port follows). */
 export const BFF_LISTENING_PREFIX = 'bff listening on ';
 
-/** Type guard for a body that has the shape of a `TokenResponse`. */
+/** Type guard for a body that has the shape of a `TokenResponse`, its token a well-formed one (`isUserGroupToken`). */
 export function isTokenResponse(value: unknown): value is TokenResponse {
   if (typeof value !== 'object' || value === null) return false;
   const body = value as Record<string, unknown>;
   return (
-    typeof body.token === 'string' &&
-    body.token.length > 0 &&
+    isUserGroupToken(body.token) &&
     (body.expiresAt === null || (typeof body.expiresAt === 'number' && Number.isFinite(body.expiresAt))) &&
     typeof body.serverTime === 'number' &&
     Number.isFinite(body.serverTime)

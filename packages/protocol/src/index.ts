@@ -2,6 +2,8 @@ export {
   USER_API_PATH,
   VENDOR_AUTH_SCHEME,
   ENVIRONMENTS,
+  MAX_USER_GROUP_TOKEN_CHARS,
+  isUserGroupToken,
 } from './vendor.js';
 export type {
   Environment,

@@ -9,6 +9,19 @@ export const USER_API_PATH = '/api/user';
 /** The scheme word of the vendor's `Authorization` header: `Authorization: Token <API_TOKEN>`. */
 export const VENDOR_AUTH_SCHEME = 'Token';
 
+/** The longest user group token accepted from the vendor or a BFF; longer is not a token. */
+export const MAX_USER_GROUP_TOKEN_CHARS = 4096;
+
+/**
+ * Whether `value` is shaped like a user group token the vendor documents: opaque ids (hex, as
+ * in its examples, or base64url) and compact JWT/JWE serialisations (base64url segments joined
+ * by dots, some possibly empty). Only RFC 3986 unreserved characters pass, so a token that
+ * passes needs no escaping in a URL, a header, HTML or a log line; markup, control characters,
+ * line separators and oversized text do not.
+ */
+export const isUserGroupToken = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= MAX_USER_GROUP_TOKEN_CHARS && /^[\w.~-]+$/.test(value);
+
 /** The two environments a user group id is unique within (spec §2.2). */
 export const ENVIRONMENTS = ['Customer', 'Testing'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];

@@ -14,7 +14,7 @@ export interface BffNodeListenerOptions {
 const answer = (status: number, code: string, message: string): Response =>
   new Response(JSON.stringify({ error: { code, message, retryable: false } }), {
     status,
-    headers: { 'cache-control': 'no-store', 'content-type': 'application/json' },
+    headers: { 'cache-control': 'no-store', 'content-type': 'application/json', 'x-content-type-options': 'nosniff' },
   });
 
 /**

@@ -13,7 +13,7 @@ import { requestIdOf } from './request-context.js';
  * marked no-store is cached).
  */
 export function respond(c: Context, status: number, body: string | null, contentType: string | undefined, extra?: Record<string, string>): Response {
-  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  const headers: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   if (contentType !== undefined) headers['content-type'] = contentType;
   if (status >= 400) headers['x-request-id'] = requestIdOf(c);
   const corsOrigin = c.get('embedCorsOrigin');

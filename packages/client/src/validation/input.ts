@@ -1,9 +1,7 @@
-import type { UserGroupInput } from '@embedded-dashboard/protocol';
+import { MAX_USER_GROUP_TOKEN_CHARS, type UserGroupInput } from '@embedded-dashboard/protocol';
 
 /** Request bodies above this are a caller bug, refused before anything is sent. */
 const MAX_REQUEST_BYTES = 256 * 1024;
-/** A user group token longer than this is not one. */
-const MAX_TOKEN_CHARS = 4096;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -44,8 +42,8 @@ export function userGroupBody(method: string, input: unknown): { body: string; i
 
 /** Checks the token to rotate and returns the JSON body to send. */
 export function rotateBody(method: string, currentToken: unknown): string {
-  if (typeof currentToken !== 'string' || currentToken.length === 0 || currentToken.length > MAX_TOKEN_CHARS) {
-    throw new TypeError(`${method}: currentToken must be a non-empty string of at most ${MAX_TOKEN_CHARS} characters`);
+  if (typeof currentToken !== 'string' || currentToken.length === 0 || currentToken.length > MAX_USER_GROUP_TOKEN_CHARS) {
+    throw new TypeError(`${method}: currentToken must be a non-empty string of at most ${MAX_USER_GROUP_TOKEN_CHARS} characters`);
   }
   return serialize(method, { current_token: currentToken });
 }

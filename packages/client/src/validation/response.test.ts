@@ -114,3 +114,26 @@ describe('interpretResponse: failures', () => {
     expect(error.message.length).toBeLessThan(300);
   });
 });
+
+describe('interpretResponse: the vendor\'s token', () => {
+  it.each([
+    ['markup', 'abc<script>alert(1)</script>'],
+    ['NUL', 'abc\u0000def'],
+    ['CR/LF', 'abc\r\ndef'],
+    ['U+2028', 'abc\u2028def'],
+    ['100 KB of text', 'a'.repeat(100 * 1024)],
+  ])('refuses a token with %s as malformed_response, in every operation', (_, token) => {
+    for (const expectation of [getOrCreate, update, rotate]) {
+      const body = expectation.op === 'getOrCreate' ? { success: 1, new_user_group: false, user_group: { ...GROUP, token } } : { success: 1, user_group: { ...GROUP, token } };
+      const error = errorOf(expectation, ok(body));
+      expect(error.code).toBe('malformed_response');
+      expect(error.message).not.toContain(token.slice(0, 20));
+    }
+  });
+
+  it('accepts hex, base64url and JWT-shaped tokens', () => {
+    for (const token of ['a'.repeat(64), 'Ez8i68V5l3hPoyRPVimoh74SoMsOnTgv', 'eyJhbGciOiJkaXIifQ..aXY.Y2lwaGVy.dGFn']) {
+      expect(interpretResponse(rotate, ok({ success: 1, user_group: { ...GROUP, token } }), [], 0).user_group.token).toBe(token);
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { ENVIRONMENTS } from '@embedded-dashboard/protocol';
+import { ENVIRONMENTS, isUserGroupToken, MAX_USER_GROUP_TOKEN_CHARS } from '@embedded-dashboard/protocol';
 import type {
   Environment,
   GetOrCreateUserGroupResponse,
@@ -30,6 +30,10 @@ function userGroupBase(value: unknown): { group: Json; out: UserGroup } {
   const { team_id: teamId, token, name, provided_id: providedId } = value;
   if (typeof teamId !== 'number' || !Number.isFinite(teamId)) throw new ShapeProblem('"user_group.team_id" is not a number');
   if (typeof token !== 'string' || token.length === 0) throw new ShapeProblem('"user_group.token" is not a non-empty string');
+  // Handed on to browsers and URLs: markup, control characters or 100 KB of text are not a token.
+  if (!isUserGroupToken(token)) {
+    throw new ShapeProblem(`"user_group.token" is not a token (at most ${MAX_USER_GROUP_TOKEN_CHARS} of A-Z a-z 0-9 - . _ ~)`);
+  }
   if (typeof name !== 'string') throw new ShapeProblem('"user_group.name" is not a string');
   if (typeof providedId !== 'string') throw new ShapeProblem('"user_group.provided_id" is not a string');
   return { group: value, out: { team_id: teamId, token, name, provided_id: providedId } };

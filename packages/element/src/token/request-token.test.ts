@@ -59,6 +59,11 @@ describe('requestToken', () => {
     [new Response('<html>', { status: 503 }), 'http_503', true],
     [new Response('<html>', { status: 200 }), 'invalid_response', false],
     [json({ token: 't', expiresAt: 'soon', serverTime: 1 }), 'invalid_response', false],
+    // A token that would need escaping in a URL is not one: the element never uses it.
+    [json({ token: 'a/b?c=d&e', expiresAt: null, serverTime: 1 }), 'invalid_response', false],
+    [json({ token: '<script>x</script>', expiresAt: null, serverTime: 1 }), 'invalid_response', false],
+    [json({ token: 'abc\r\ndef', expiresAt: null, serverTime: 1 }), 'invalid_response', false],
+    [json({ token: 'x'.repeat(100_000), expiresAt: null, serverTime: 1 }), 'invalid_response', false],
   ])('classifies %#', async (response, code, retryable) => {
     stubFetch(response);
     const error = await requestToken(url(), undefined, options).catch((e: unknown) => e);

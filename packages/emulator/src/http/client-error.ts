@@ -26,6 +26,6 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   const body: EmulatorErrorBody = { success: 0, error: { code, message } };
   const json = JSON.stringify(body);
   socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${json}`,
   );
 }

@@ -13,12 +13,17 @@ export interface BenchEmulator {
   process: BenchProcess;
 }
 
-/** Starts the emulator CLI (admin routes on, one Customer key) in a child process. */
+/**
+ * Starts the emulator CLI (admin routes on, one Customer key) in a child process. Without a
+ * `--rate-limit` in `extraArgs` the vendor's limit is off: the rows that measure the BFF itself
+ * must not be measuring the limit; the fleet row passes the vendor's `--rate-limit 180`.
+ */
 export async function startEmulator(logName: string, extraArgs: readonly string[] = []): Promise<BenchEmulator> {
   const script = packageBin('emulator', 'embedded-dashboard-emulator');
+  const rateLimit = extraArgs.some((arg) => arg.startsWith('--rate-limit')) ? [] : ['--rate-limit', '0'];
   const child = await startServerProcess(
     script,
-    ['--port', '0', '--host', '127.0.0.1', '--admin', '--api-key', `${BENCH_API_KEY}:Customer`, ...extraArgs],
+    ['--port', '0', '--host', '127.0.0.1', '--admin', '--api-key', `${BENCH_API_KEY}:Customer`, ...rateLimit, ...extraArgs],
     { readyPrefix: EMULATOR_LISTENING_PREFIX, logName },
   );
   const url = child.url.replace(/\/$/, '');

@@ -92,7 +92,7 @@ describe('BFF over a socket against the emulator', () => {
     const jwts = await Promise.all(Array.from({ length: G }, (_, g) => session({ org_id: `org-${g}`, org_name: `Org ${g}`, embed_properties: { g } })));
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => bff.getToken(jwts[i % G]!)));
     expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(emu.emulator.stats()).toEqual({ requests: { getOrCreate: G, update: 0, rotate: 0 }, groups: G });
+    expect(emu.emulator.stats()).toEqual({ requests: { getOrCreate: G, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: G });
   });
 
   it('syncs drift: changed properties are pushed with update before the token is handed out', async () => {

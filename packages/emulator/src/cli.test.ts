@@ -13,7 +13,7 @@ const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/embedded-dashboard-emulator.js', import.meta.url));
 
 /** `body` is `any`: the tests assert on whichever shape comes back. */
-function call(url: string, method: string, body: unknown, key = 'dev-customer-key'): Promise<{ status: number; body: any }> {
+function call(url: string, method: string, body: unknown, key = 'dev-customer-key'): Promise<{ status: number; body: any; retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
     const req = httpRequest(`${url}/api/user`, {
@@ -22,7 +22,7 @@ function call(url: string, method: string, body: unknown, key = 'dev-customer-ke
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), retryAfter: res.headers['retry-after'] }));
     });
     req.on('error', reject);
     req.end(text);
@@ -64,9 +64,30 @@ describe('embedded-dashboard-emulator CLI', () => {
     processes.push(plain, admin);
     expect((await fetch(`${plain.url}/__emulator/stats`)).status).toBe(404);
     const stats = await fetch(`${admin.url}/__emulator/stats`);
-    expect(await stats.json()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0 }, groups: 0 });
+    expect(await stats.json()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
     expect(admin.output.slice(1)).toEqual(['api key (Testing): k']);
     expect((await call(admin.url, 'PUT', { name: 'x', user_group_id: 'x' })).status).toBe(401);
+  });
+
+  it("enforces the vendor's 180 a minute by default, and --rate-limit N per API key, with 429 and Retry-After", async () => {
+    const faithful = await start(['--port', '0', '--admin']);
+    const limited = await start(['--port', '0', '--admin', '--rate-limit', '2']);
+    processes.push(faithful, limited);
+    // A full bucket admits 180 at once and refills 3 a second while the burst is in flight.
+    const startedAt = performance.now();
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => call(faithful.url, 'GET', { name: 'Acme', user_group_id: 'acme' }).then((r) => r.status)));
+    const refilled = Math.floor(((performance.now() - startedAt) / 1000) * 3);
+    const admitted = statuses.filter((status) => status === 200).length;
+    expect(admitted).toBeGreaterThanOrEqual(180);
+    expect(admitted).toBeLessThanOrEqual(180 + refilled);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(200 - admitted);
+    for (let i = 0; i < 2; i++) expect((await call(limited.url, 'GET', { name: 'Acme', user_group_id: 'acme' })).status).toBe(200);
+    const refused = await call(limited.url, 'PUT', { name: 'Acme', user_group_id: 'acme' });
+    expect(refused).toMatchObject({ status: 429, body: { success: 0, error: { code: 'rate_limited' } } });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(30);
+    const stats = await (await fetch(`${limited.url}/__emulator/stats`)).json();
+    expect(stats).toMatchObject({ requests: { getOrCreate: 2, update: 1 }, rejected: { rateLimited: 1 } });
   });
 
   it('keeps groups across a restart with --data', async () => {

@@ -7,6 +7,7 @@ import { parseFaultSettings } from './faults/settings.js';
 import type { EmulatorEnv } from './http/body.js';
 import { errorResponse, toErrorResponse } from './http/errors.js';
 import { resolveOptions, type EmulatorOptions } from './options.js';
+import { apiKeyRateLimit } from './rate-limit/api-key-rate-limit.js';
 import { DataFileWriter, loadDataFile, removeLeftoverTempFiles } from './store/data-file.js';
 import { GroupStore } from './store/group-store.js';
 
@@ -56,15 +57,19 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   let faults = config.faults;
   const counters: Record<FaultOperation, number> = { getOrCreate: 0, update: 0, rotate: 0 };
+  const rejected = { rateLimited: 0 };
+  const rateLimit = apiKeyRateLimit(config.rateLimitPerMinute, config.now);
 
   const setFaults = (settings: FaultSettings) => {
     faults = parseFaultSettings(settings);
   };
-  const stats = (): EmulatorStats => ({ requests: { ...counters }, groups: store.size });
+  const stats = (): EmulatorStats => ({ requests: { ...counters }, rejected: { ...rejected }, groups: store.size });
   const resetState = () => {
     store.reset();
     faults = {};
     counters.getOrCreate = counters.update = counters.rotate = 0;
+    rejected.rateLimited = 0;
+    rateLimit.reset();
   };
   const resolveToken = (token: string): DashboardGroupView | undefined => {
     const group = typeof token === 'string' ? store.resolveToken(token) : undefined;
@@ -81,7 +86,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
   app.route(
     '/',
-    userApiRoutes({ store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters }),
+    userApiRoutes({ store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters, rateLimit, rejected }),
   );
   if (config.admin) {
     app.route(

@@ -33,6 +33,12 @@ export interface EmulatorOptions {
    * notices a token that stopped working and says `tokenExpired`. Default `15`.
    */
   dashboardRefreshSeconds?: number;
+  /**
+   * Requests a minute each API key may make to `/api/user` (a token bucket: a minute's worth at
+   * once, then the steady rate); over it, `429 rate_limited` with `Retry-After`. `0` (default)
+   * is no limit. The CLI's default is {@link DEFAULT_CLI_RATE_LIMIT_PER_MINUTE}, the vendor's.
+   */
+  rateLimitPerMinute?: number;
 }
 
 /** The dev keys used when none are configured; printed by the CLI at start. */
@@ -43,6 +49,11 @@ export const DEFAULT_API_KEYS: readonly { token: string; environment: Environmen
 export const DEFAULT_EMBED_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*'];
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_DASHBOARD_REFRESH_SECONDS = 15;
+/**
+ * The CLI's `--rate-limit` default: the vendor's documented 180 requests a minute
+ * (https://docs.explo.co/security/rate-limits), so a local fleet meets the limit it will meet live.
+ */
+export const DEFAULT_CLI_RATE_LIMIT_PER_MINUTE = 180;
 
 export interface ResolvedOptions {
   apiKeys: Map<string, Environment>;
@@ -55,6 +66,7 @@ export interface ResolvedOptions {
   faults: FaultSettings;
   maxBodyBytes: number;
   dashboardRefreshMs: number;
+  rateLimitPerMinute: number;
 }
 
 function seconds(name: string, value: number | undefined): number {
@@ -86,6 +98,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (typeof dashboardRefreshSeconds !== 'number' || !Number.isFinite(dashboardRefreshSeconds) || dashboardRefreshSeconds < 0.1 || dashboardRefreshSeconds > 86_400) {
     throw new TypeError('dashboardRefreshSeconds must be a number of seconds from 0.1 to 86400');
   }
+  const rateLimitPerMinute = options.rateLimitPerMinute ?? 0;
+  if (!Number.isSafeInteger(rateLimitPerMinute) || rateLimitPerMinute < 0) throw new TypeError('rateLimitPerMinute must be a non-negative integer (0 = no limit)');
   return {
     apiKeys,
     tokenTtlMs: seconds('tokenTtlSeconds', options.tokenTtlSeconds),
@@ -97,5 +111,6 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     faults: parseFaultSettings(options.faults ?? {}),
     maxBodyBytes,
     dashboardRefreshMs: Math.round(dashboardRefreshSeconds * 1000),
+    rateLimitPerMinute,
   };
 }

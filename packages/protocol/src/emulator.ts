@@ -43,6 +43,8 @@ export interface ExpireTokenRequest {
 /** `GET /__emulator/stats`. Counts successful and failed calls that reached each operation. */
 export interface EmulatorStats {
   requests: { getOrCreate: number; update: number; rotate: number };
+  /** Requests refused before their operation ran: `rateLimited` by the per-key `--rate-limit` (injected 429 faults not included). */
+  rejected: { rateLimited: number };
   groups: number;
 }
 

@@ -4,14 +4,15 @@ import { EmulatorHttpError } from '../http/errors.js';
 const unauthorized = (message: string) => new EmulatorHttpError(EmulatorErrorCode.unauthorized, message);
 
 /**
- * The environment of the API key in `Authorization: Token <key>` (scheme word exactly `Token`,
- * one space). Messages never repeat the presented key.
+ * The API key in `Authorization: Token <key>` (scheme word exactly `Token`, one space) and the
+ * environment it is bound to. Messages never repeat the presented key.
  */
-export function authenticate(header: string | undefined, apiKeys: ReadonlyMap<string, Environment>): Environment {
+export function authenticate(header: string | undefined, apiKeys: ReadonlyMap<string, Environment>): { apiKey: string; environment: Environment } {
   if (header === undefined || header === '') throw unauthorized('missing Authorization header; expected "Token <API key>"');
   const prefix = `${VENDOR_AUTH_SCHEME} `;
   if (!header.startsWith(prefix)) throw unauthorized('Authorization must use the scheme "Token": "Token <API key>"');
-  const environment = apiKeys.get(header.slice(prefix.length));
+  const apiKey = header.slice(prefix.length);
+  const environment = apiKeys.get(apiKey);
   if (!environment) throw unauthorized('unknown API key');
-  return environment;
+  return { apiKey, environment };
 }

@@ -4,6 +4,7 @@ import { readJsonObject, type EmulatorEnv } from '../http/body.js';
 import { EmulatorHttpError, errorResponse } from '../http/errors.js';
 import { drawFault, type FaultKind } from '../faults/settings.js';
 import { losingFaultResponse, rejectingFaultResponse } from '../faults/respond.js';
+import type { ApiKeyRateLimit } from '../rate-limit/api-key-rate-limit.js';
 import type { GroupStore } from '../store/group-store.js';
 import { authenticate } from './auth.js';
 import { getOrCreateResponse, rotateResponse, updateResponse } from './responses.js';
@@ -25,6 +26,10 @@ export interface UserApiDependencies {
   random(): number;
   /** Incremented for every request that reaches an operation, failed ones included. */
   counters: Record<FaultOperation, number>;
+  /** The per-API-key request limit (`--rate-limit`). */
+  rateLimit: ApiKeyRateLimit;
+  /** Incremented for every request the rate limit refused. */
+  rejected: { rateLimited: number };
 }
 
 const OPERATION_BY_METHOD: Readonly<Record<string, FaultOperation>> = { GET: 'getOrCreate', PUT: 'update', POST: 'rotate' };
@@ -80,7 +85,12 @@ export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
     const fault: FaultKind | undefined = drawFault(settings, operation, deps.random);
     const rejected = fault && rejectingFaultResponse(fault, settings.retryAfterSeconds ?? 1);
     if (rejected) return rejected;
-    const environment = authenticate(c.req.header('authorization'), deps.apiKeys);
+    const { apiKey, environment } = authenticate(c.req.header('authorization'), deps.apiKeys);
+    const retryAfterSeconds = deps.rateLimit.take(apiKey);
+    if (retryAfterSeconds !== undefined) {
+      deps.rejected.rateLimited++;
+      return errorResponse(EmulatorErrorCode.rateLimited, 'rate limit exceeded for this API key', 429, { 'Retry-After': String(retryAfterSeconds) });
+    }
     const response = await operations[operation](c, environment);
     return (fault && losingFaultResponse(c, fault)) ?? response;
   });

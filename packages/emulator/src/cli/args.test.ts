@@ -2,15 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { parseArgs } from './args.js';
 
 describe('parseArgs', () => {
-  it('defaults to starting with admin off', () => {
-    expect(parseArgs([])).toEqual({ command: { kind: 'start', options: { admin: false } }, problems: [] });
+  it("defaults to starting with admin off and the vendor's rate limit", () => {
+    expect(parseArgs([])).toEqual({ command: { kind: 'start', options: { admin: false, rateLimitPerMinute: 180 } }, problems: [] });
+  });
+
+  it('reads --rate-limit, 0 meaning no limit, and refuses what is not a count', () => {
+    expect(parseArgs(['--rate-limit', '0']).command).toEqual({ kind: 'start', options: { admin: false, rateLimitPerMinute: 0 } });
+    expect(parseArgs(['--rate-limit=1800']).command).toEqual({ kind: 'start', options: { admin: false, rateLimitPerMinute: 1800 } });
+    for (const bad of ['-1', '1.5', 'lots', '1000001']) {
+      expect(parseArgs(['--rate-limit', bad]).problems).toEqual([`--rate-limit must be an integer from 0 to 1000000, got ${JSON.stringify(bad)}`]);
+    }
   });
 
   it('reads every flag, in both --flag value and --flag=value forms', () => {
     const { command, problems } = parseArgs([
       '--port', '0', '--host=0.0.0.0', '--api-key', 'k1:Customer', '--api-key=k:2:Testing', '--data', 'x.json',
       '--token-ttl', '60', '--rotation-grace=5', '--embed-origin', 'http://localhost:*', '--embed-origin', 'https://app.example.com', '--admin',
-      '--dashboard-refresh', '2',
+      '--dashboard-refresh', '2', '--rate-limit', '60',
     ]);
     expect(problems).toEqual([]);
     expect(command).toEqual({
@@ -25,6 +33,7 @@ describe('parseArgs', () => {
         rotationGraceSeconds: 5,
         embedOrigins: ['http://localhost:*', 'https://app.example.com'],
         dashboardRefreshSeconds: 2,
+        rateLimitPerMinute: 60,
       },
     });
   });

@@ -1,4 +1,5 @@
 import { ENVIRONMENTS, type Environment } from '@embedded-dashboard/protocol';
+import { DEFAULT_CLI_RATE_LIMIT_PER_MINUTE } from '../options.js';
 import type { StartEmulatorOptions } from '../server.js';
 
 export const USAGE = `Usage: embedded-dashboard-emulator [options]
@@ -17,12 +18,14 @@ Options:
                              (default http://localhost:*, http://127.0.0.1:*)
   --dashboard-refresh SEC    how often a dashboard page re-fetches its data and so notices
                              a dead token (default 15)
+  --rate-limit N             requests a minute each API key may make (token bucket);
+                             over it 429 with Retry-After; 0 no limit (default 180, the vendor's)
   --admin                    enable the /__emulator/* admin routes  (default off)
   --help                     print this help`;
 
 export type CliCommand = { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions };
 
-const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin', '--dashboard-refresh']);
+const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin', '--dashboard-refresh', '--rate-limit']);
 const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
 
 function integer(flag: string, text: string, max: number, problems: string[]): number | undefined {
@@ -88,6 +91,9 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
   const refresh = single('--dashboard-refresh');
   if (refresh !== undefined) options.dashboardRefreshSeconds = integer('--dashboard-refresh', refresh, 86_400, problems);
   if (options.dashboardRefreshSeconds === 0) problems.push('--dashboard-refresh must be at least 1');
+
+  const rateLimit = single('--rate-limit');
+  options.rateLimitPerMinute = rateLimit === undefined ? DEFAULT_CLI_RATE_LIMIT_PER_MINUTE : integer('--rate-limit', rateLimit, 1_000_000, problems);
 
   const keys = values.get('--api-key');
   if (keys) {

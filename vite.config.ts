@@ -41,7 +41,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['packages/{protocol,client,emulator,bff}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
-          exclude: ['test/e2e/**', '**/node_modules/**', '**/dist/**'],
+          exclude: ['test/e2e/**', 'test/packaging/**', '**/node_modules/**', '**/dist/**'],
         },
       },
       {

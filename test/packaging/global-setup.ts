@@ -1,0 +1,35 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { installConsumer, packWorkspaces } from './consumer.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The installed consumer project (outside the workspace), shared by every packaging test. */
+    consumerDir: string;
+  }
+}
+
+/**
+ * Packs every published package and installs the tarballs into one fresh project under the OS
+ * temp directory, once per run. `KEEP_CONSUMER=1` keeps it for a look afterwards;
+ * `REUSE_CONSUMER=<its app dir>` runs the tests against it again without packing or installing.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // While working on a test: reuse a kept project (its tarballs are as old as that run).
+  const reuse = process.env.REUSE_CONSUMER;
+  if (reuse) {
+    project.provide('consumerDir', reuse);
+    return async () => undefined;
+  }
+  const base = await mkdtemp(join(tmpdir(), 'embedded-dashboard-consumer-'));
+  const tarballs = await packWorkspaces(join(base, 'tarballs'));
+  const consumerDir = join(base, 'app');
+  await installConsumer(consumerDir, tarballs);
+  project.provide('consumerDir', consumerDir);
+  return async () => {
+    if (process.env.KEEP_CONSUMER === '1') console.log(`consumer project kept at ${consumerDir}`);
+    else await rm(base, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * Installed, not linked: every published package from its `npm pack` tarball, in a project
+ * outside the workspace (global-setup.ts). Its manifests, both CLIs, the README's library
+ * code, the standalone script in Chromium, and a type-checked consumer file.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectPageErrors, chromium, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
+import { PUBLISHED_PACKAGES, REPOSITORY_ROOT, run, runOk, startServer, type ServerProcess } from './consumer.js';
+
+const consumerDir = inject('consumerDir');
+const bin = (name: string) => join(consumerDir, 'node_modules', '.bin', name);
+const SESSION_SECRET = 'packaging-test-session-secret-0123456789abcdef';
+
+interface Manifest {
+  name: string;
+  version: string;
+  type?: string;
+  main?: string;
+  types?: string;
+  exports: Record<string, string | Record<string, string>>;
+  engines?: { node?: string };
+  sideEffects?: boolean | string[];
+  files?: string[];
+  bin?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+const installedDir = (name: string) => join(consumerDir, 'node_modules', '@embedded-dashboard', name);
+const manifestOf = (name: string) => JSON.parse(readFileSync(join(installedDir(name), 'package.json'), 'utf8')) as Manifest;
+
+async function listFiles(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) out.push(...(await listFiles(join(dir, entry.name), `${prefix}${entry.name}/`)));
+    else out.push(`${prefix}${entry.name}`);
+  }
+  return out;
+}
+
+/** Signs a session as an integrator's login would (jose, from the consumer's own install). */
+async function signSession(claims: Record<string, unknown>): Promise<string> {
+  const { stdout } = await runOk(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { SignJWT } from 'jose';
+       const claims = JSON.parse(process.env.CLAIMS);
+       console.log(await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h')
+         .sign(new TextEncoder().encode(process.env.SECRET)));`,
+    ],
+    { cwd: consumerDir, env: { CLAIMS: JSON.stringify(claims), SECRET: SESSION_SECRET } },
+  );
+  return stdout.trim();
+}
+
+describe.each(PUBLISHED_PACKAGES)('the installed @embedded-dashboard/%s', (name) => {
+  it('declares its entry points types-first, and every file they name is in the tarball', async () => {
+    const manifest = manifestOf(name);
+    expect(manifest.name).toBe(`@embedded-dashboard/${name}`);
+    expect(manifest.type).toBe('module');
+    expect(manifest.engines?.node).toBe('>=20.19');
+    expect(manifest.sideEffects).toBeDefined();
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      const conditions = typeof target === 'string' ? { default: target } : target;
+      const keys = Object.keys(conditions);
+      if (keys.includes('types')) expect(keys[0], `${subpath}: "types" must come first`).toBe('types');
+      if (subpath !== './package.json' && /\.js$/.test(conditions.default ?? '') && !subpath.includes('standalone')) {
+        expect(keys, `${subpath} has types`).toContain('types');
+      }
+      for (const file of Object.values(conditions)) expect(existsSync(join(installedDir(name), file)), `${subpath} → ${file}`).toBe(true);
+    }
+    for (const file of Object.values(manifest.bin ?? {})) expect(existsSync(join(installedDir(name), file)), file).toBe(true);
+    for (const file of [manifest.main, manifest.types].filter(Boolean)) expect(existsSync(join(installedDir(name), file!)), file).toBe(true);
+  });
+
+  it('ships no tests, test helpers or TypeScript sources, and has a README', async () => {
+    const files = await listFiles(installedDir(name));
+    expect(files).toContain('README.md');
+    expect(files.filter((file) => /\.test(-d)?\.|(^|\/)(testing|test-support)\/|^src\/|(?<!\.d)\.ts$/.test(file))).toEqual([]);
+  });
+
+  it('depends on our own packages at its own version, and each dependency is one it imports', async () => {
+    const manifest = manifestOf(name);
+    for (const [dependency, range] of Object.entries(manifest.dependencies ?? {})) {
+      if (dependency.startsWith('@embedded-dashboard/')) expect(range, dependency).toBe(manifest.version);
+      const sources = (await listFiles(join(installedDir(name), 'dist'))).filter((file) => file.endsWith('.js'));
+      const imported = sources.some((file) => readFileSync(join(installedDir(name), 'dist', file), 'utf8').includes(`from '${dependency}`) || readFileSync(join(installedDir(name), 'dist', file), 'utf8').includes(`('${dependency}`));
+      expect(imported, `${dependency} is declared but nothing in dist imports it`).toBe(true);
+    }
+  });
+});
+
+describe('the installed CLIs', () => {
+  let emulator: ServerProcess | undefined;
+  let bff: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    emulator = await startServer(bin('embedded-dashboard-emulator'), ['--port', '0'], { cwd: consumerDir, readyText: 'emulator listening on ' });
+    bff = await startServer(bin('embedded-dashboard-bff'), [], {
+      cwd: consumerDir,
+      readyText: 'bff listening on ',
+      env: { EMBED_UPSTREAM_URL: emulator.url, EMBED_API_TOKEN: 'dev-customer-key', EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_PORT: '0' },
+    });
+  });
+  afterAll(async () => {
+    await bff?.stop();
+    await emulator?.stop();
+  });
+
+  it('answer a real token request: the BFF gets the group from the emulator and hands out its token', async () => {
+    const session = await signSession({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' } });
+    const response = await fetch(`${bff!.url}/embed/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+      body: '{}',
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { token: string; expiresAt: number; serverTime: number };
+    expect(body.token).toMatch(/^\S{16,}$/);
+    // The emulator's own view: that token belongs to the group the session named.
+    const vendor = await fetch(`${emulator!.url}/api/user`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: 'Token dev-customer-key' },
+      body: JSON.stringify({ name: 'Acme Corp', user_group_id: 'acme', properties: { region: 'EU' } }),
+    });
+    expect(((await vendor.json()) as { user_group: { token: string } }).user_group.token).toBe(body.token);
+    expect(bff!.output.join('\n')).not.toContain('dev-customer-key');
+  });
+
+  it('the BFF refuses a request without a session with 401', async () => {
+    const response = await fetch(`${bff!.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('the README library code, run in the consumer', () => {
+  it("packages/client/README.md's try-client.mjs works against the installed emulator", async () => {
+    const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/client/README.md'), 'utf8');
+    const snippet = /save this as `try-client\.mjs`[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet, 'the README still has the try-client.mjs example').toBeDefined();
+    const emulator = await startServer(bin('embedded-dashboard-emulator'), ['--port', '0'], { cwd: consumerDir, readyText: 'emulator listening on ' });
+    try {
+      // The README points at the emulator's default port; this one listens on a free port.
+      await writeFile(join(consumerDir, 'try-client.mjs'), snippet!.replace('http://127.0.0.1:8790', emulator.url));
+      const { stdout, stderr } = await runOk(process.execPath, ['try-client.mjs'], { cwd: consumerDir });
+      expect(stderr).toBe('');
+      expect(stdout).toMatch(/^created acme \S+\nenvironment Customer\nnew token \S+\n$/);
+    } finally {
+      await emulator.stop();
+    }
+  });
+
+  it('every entry point imports in Node (the element too: its import is SSR-safe)', async () => {
+    const imports = {
+      '@embedded-dashboard/protocol': ['parseDashboardMessage', 'isTokenResponse'],
+      '@embedded-dashboard/client': ['UserGroupClient', 'UserGroupApiError'],
+      '@embedded-dashboard/emulator': ['createEmulator', 'startEmulator'],
+      '@embedded-dashboard/bff': ['createBffApp', 'createEmbedRoutes', 'createBffNodeListener', 'createMemoryStore'],
+      '@embedded-dashboard/bff/redis': ['createRedisStore'],
+      '@embedded-dashboard/element': ['EmbeddedDashboard', 'TokenRequestError', 'TAG_NAME'],
+    };
+    const script = Object.entries(imports)
+      .map(([specifier, names], i) => `import * as m${i} from '${specifier}';\nfor (const n of ${JSON.stringify(names)}) if (!(n in m${i})) throw new Error('${specifier} lacks ' + n);`)
+      .join('\n');
+    const { stdout, stderr } = await runOk(process.execPath, ['--input-type=module', '-e', `${script}\nconsole.log('ok');`], { cwd: consumerDir });
+    expect(stderr).toBe('');
+    expect(stdout).toBe('ok\n');
+  });
+});
+
+describe('consumer files, type-checked with tsc against the installed types', () => {
+  const tsconfig = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      // Our .d.ts files (and what they pull in) are checked; TypeScript's own lib files are not.
+      skipLibCheck: false,
+      skipDefaultLibCheck: true,
+    },
+  };
+  const consumer = `import { createEmbedRoutes, createBffNodeListener, createBffApp, type BffOptions } from '@embedded-dashboard/bff';
+import { createRedisStore } from '@embedded-dashboard/bff/redis';
+import { UserGroupClient, UserGroupApiError } from '@embedded-dashboard/client';
+import { startEmulator } from '@embedded-dashboard/emulator';
+import { isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import '@embedded-dashboard/element';
+import { TAG_NAME, type DashboardLoadEvent, type EmbeddedDashboard } from '@embedded-dashboard/element';
+
+const upstream = new UserGroupClient({ baseUrl: 'http://127.0.0.1:8790', apiToken: 'dev-customer-key' });
+const options: BffOptions = { upstream, session: { secret: 'x'.repeat(32), cookie: 'session' }, secrets: ['dev-customer-key'] };
+export const routes = createEmbedRoutes(options);
+export const listener = createBffNodeListener(createBffApp({ ...options, store: createRedisStore({ url: 'redis://127.0.0.1:6379' }) }));
+export const running = startEmulator({ port: 0 }).then((e) => e.url.length);
+export const isApiError = (e: unknown): e is UserGroupApiError => e instanceof UserGroupApiError;
+export const tokenOf = (x: unknown): TokenResponse | undefined => (isTokenResponse(x) ? x : undefined);
+
+const el: EmbeddedDashboard = document.createElement('embedded-dashboard');
+el.variables = { region: 'EU', seats: 3, beta: true, note: null };
+el.addEventListener('dashboard-load', (e) => {
+  const loaded: DashboardLoadEvent = e;
+  console.log(loaded.detail.loadTime.toFixed(0), el.state === 'ready', TAG_NAME);
+});
+el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detail.retryable));
+`;
+
+  it('passes with the published declarations, and fails where a consumer gets the types wrong', async () => {
+    await mkdir(join(consumerDir, 'typecheck'), { recursive: true });
+    await writeFile(join(consumerDir, 'typecheck', 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+    await writeFile(join(consumerDir, 'typecheck', 'consumer.ts'), consumer);
+    // A second file with two mistakes proves the declarations are really read (not `any`).
+    await writeFile(
+      join(consumerDir, 'typecheck', 'mistakes.ts'),
+      `${consumer}\nel.variables = 42;\nel.addEventListener('dashboard-load', (e) => e.detail.nope);\n`,
+    );
+    const result = await run(bin('tsc'), ['-p', 'typecheck/tsconfig.json'], { cwd: consumerDir });
+    const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
+    expect(result.stderr).toBe('');
+    expect(errors.filter((line) => !line.startsWith('typecheck/mistakes.ts'))).toEqual([]);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/^typecheck\/mistakes\.ts\(\d+,1\): error TS2322/);
+    expect(errors[1]).toMatch(/Property 'nope' does not exist/);
+  });
+});
+
+describe.skipIf(!chromium.available)('the installed standalone script, in Chromium', () => {
+  let browser: Browser;
+  let emulator: ServerProcess | undefined;
+  let bff: ServerProcess | undefined;
+  let pages: Server | undefined;
+  let pageHtml = '';
+
+  beforeAll(async () => {
+    // A plain HTML page of the integrator's site (its own origin), with the script copied out of node_modules.
+    const script = readFileSync(join(installedDir('element'), 'dist/standalone/embedded-dashboard.js'));
+    pages = createServer((req, res) => {
+      if (req.url === '/assets/embedded-dashboard.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(pageHtml);
+    });
+    await new Promise<void>((resolve) => pages!.listen(0, '127.0.0.1', resolve));
+    const pageOrigin = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+    emulator = await startServer(bin('embedded-dashboard-emulator'), ['--port', '0'], { cwd: consumerDir, readyText: 'emulator listening on ' });
+    bff = await startServer(bin('embedded-dashboard-bff'), [], {
+      cwd: consumerDir,
+      readyText: 'bff listening on ',
+      env: {
+        EMBED_UPSTREAM_URL: emulator.url,
+        EMBED_API_TOKEN: 'dev-customer-key',
+        EMBED_SESSION_SECRET: SESSION_SECRET,
+        EMBED_SESSION_COOKIE: 'session',
+        EMBED_ALLOWED_ORIGINS: pageOrigin,
+        EMBED_PORT: '0',
+      },
+    });
+    pageHtml = `<!doctype html><html lang="en"><head><title>Integrator</title><script type="module" src="/assets/embedded-dashboard.js"></script></head>
+<body><embedded-dashboard dashboard="sales-overview" src-template="${emulator.url}/iframe/{dashboard}"
+  token-url="${bff.url}/embed/token" with-credentials variables='{"region":"US"}'></embedded-dashboard></body></html>`;
+    browser = await openChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await bff?.stop();
+    await emulator?.stop();
+    await new Promise((resolve) => pages?.close(resolve));
+  });
+
+  it("shows the signed-in customer's dashboard, ready, with no console errors", async () => {
+    const pageUrl = `http://127.0.0.1:${(pages!.address() as AddressInfo).port}/`;
+    const context = await browser.newContext();
+    // Cookies are not port-scoped: the session set for 127.0.0.1 also goes to the BFF's port.
+    await context.addCookies([{ name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl }]);
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(pageUrl);
+    await waitForDashboardReady(page, errors);
+    expect(await dashboardGroupName(page)).toBe('Globex');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

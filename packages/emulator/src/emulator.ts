@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { EmulatorErrorCode, type EmulatorStats, type FaultOperation, type FaultSettings } from '@embedded-dashboard/protocol';
 import { adminRoutes } from './admin/admin-routes.js';
+import { customerApiRoutes } from './api/customer-routes.js';
 import { userApiRoutes } from './api/user-routes.js';
 import { dashboardHostRoutes, type DashboardGroupView } from './dashboard-host/index.js';
 import { parseFaultSettings } from './faults/settings.js';
@@ -13,7 +14,7 @@ import { GroupStore } from './store/group-store.js';
 
 /** A running emulator: its Hono app plus in-process controls (the admin routes call these too). */
 export interface Emulator {
-  /** `/api/user`, the dashboard host, and with `admin` the `/__emulator/*` routes. */
+  /** `/api/user`, the Customer API, the dashboard host, and with `admin` the `/__emulator/*` routes. */
   app: Hono<EmulatorEnv>;
   /** Replaces the fault settings (`{}` clears them). Throws a `TypeError` for bad settings. */
   setFaults(settings: FaultSettings): void;
@@ -84,10 +85,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   });
   app.onError((error) => toErrorResponse(error));
   app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
-  app.route(
-    '/',
-    userApiRoutes({ store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters, rateLimit, rejected }),
-  );
+  const apiDependencies = { store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters, rateLimit, rejected };
+  app.route('/', userApiRoutes(apiDependencies));
+  app.route('/', customerApiRoutes(apiDependencies));
   if (config.admin) {
     app.route(
       '/',

@@ -19,6 +19,22 @@ export type {
   VendorFailureResponse,
 } from './vendor.js';
 
+export {
+  UPSTREAM_APIS,
+  EXPLO_CUSTOMER_ROUTES,
+  EXPLO_AUTH_HEADER,
+  ExploFrameEvent,
+  ExploHostEvent,
+  EXPLO_IFRAME_QUERY,
+} from './explo.js';
+export type {
+  UpstreamApiName,
+  ExploCustomerInput,
+  ExploCustomer,
+  ExploGetOrCreateCustomerResponse,
+  ExploCustomerResponse,
+} from './explo.js';
+
 export { EmulatorErrorCode, EMULATOR_ADMIN_ROUTES, EMULATOR_LISTENING_PREFIX } from './emulator.js';
 export type { EmulatorErrorBody, ExpireTokenRequest, EmulatorStats, FaultOperation, FaultSettings } from './emulator.js';
 

@@ -47,7 +47,8 @@ export interface RotateTokenInput {
 
 /** `user_group` in a get-or-create response. */
 export interface UserGroup {
-  team_id: number;
+  /** The vendor's internal id; absent when the client speaks the Customer API, which has none. */
+  team_id?: number;
   token: string;
   name: string;
   provided_id: string;

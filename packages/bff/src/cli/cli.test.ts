@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,5 +129,51 @@ describe('embedded-dashboard-bff CLI', () => {
       emu.emulator.setFaults({});
       await proc.stop();
     }
+  });
+
+  it('with EMBED_UPSTREAM_API=explo-customer hands out and rotates tokens through the vendor Customer API', async () => {
+    // A recording pass-through in front of the emulator shows which API the CLI really speaks.
+    const seen: string[] = [];
+    const proxy: Server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers['explo-authorization'] === `Token ${API_TOKEN}`}`);
+      const upstream = httpRequest(`${emu.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const proc = await startNodeProcess(bin, [], { env: { ...baseEnv(), EMBED_UPSTREAM_URL: proxyUrl, EMBED_UPSTREAM_API: 'explo-customer' }, readyPrefix: BFF_LISTENING_PREFIX });
+    try {
+      const jwt = await session({ org_id: 'explo-cli', org_name: 'Explo CLI', embed_properties: { region: 'EU' } });
+      const call = async (path: string, body: unknown) =>
+        fetch(`${proc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: JSON.stringify(body) });
+      const first = await call('/embed/token', {});
+      expect(first.status).toBe(200);
+      const t0 = ((await first.json()) as { token: string }).token;
+      expect(emu.emulator.resolveToken(t0)).toMatchObject({ providedId: 'explo-cli', name: 'Explo CLI', properties: { region: 'EU' } });
+      emu.emulator.expireToken(t0);
+      const rotated = await call('/embed/token/rotate', { token: t0 });
+      expect(rotated.status).toBe(200);
+      const t1 = ((await rotated.json()) as { token: string }).token;
+      expect(t1).not.toBe(t0);
+      expect(emu.emulator.resolveToken(t1)?.providedId).toBe('explo-cli');
+      expect(seen).toEqual(['POST /api/create_customer/ true', 'POST /api/refresh_customer_token/ true']);
+      expect(proc.output.join('\n')).not.toContain(API_TOKEN);
+    } finally {
+      await proc.stop();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('refuses EMBED_UPSTREAM_API values it does not know, and EMBED_EXPECT_ENVIRONMENT with the Customer API', () => {
+    const run = (extra: Record<string, string>) => spawnSync(process.execPath, [bin], { env: { ...baseEnv(), ...extra }, encoding: 'utf8', timeout: 15_000 });
+    const unknown = run({ EMBED_UPSTREAM_API: 'graphql' });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr.trim()).toBe('config: EMBED_UPSTREAM_API must be user-group-service or explo-customer (got "graphql")');
+    const both = run({ EMBED_UPSTREAM_API: 'explo-customer', EMBED_EXPECT_ENVIRONMENT: 'Customer' });
+    expect(both.status).toBe(1);
+    expect(both.stderr).toMatch(/^config: EMBED_EXPECT_ENVIRONMENT cannot be checked with EMBED_UPSTREAM_API=explo-customer/);
   });
 });

@@ -15,6 +15,7 @@ describe('parseConfig', () => {
       tokenTtlSeconds: 3600,
       allowedOrigins: [],
       expectEnvironment: undefined,
+      upstreamApi: 'user-group-service',
       redisUrl: undefined,
       session: { secret: SECRET, cookie: undefined, staticMapping: {}, claims: { groupId: 'org_id', groupName: 'org_name', properties: 'embed_properties', mapping: 'embed_mapping' } },
     });

@@ -1,4 +1,4 @@
-import { ENVIRONMENTS, type DataSourceMapping, type Environment } from '@embedded-dashboard/protocol';
+import { ENVIRONMENTS, UPSTREAM_APIS, type DataSourceMapping, type Environment, type UpstreamApiName } from '@embedded-dashboard/protocol';
 import type { LogLevel } from '../observability/logger.js';
 import { DEFAULT_CLAIM_NAMES, isDataSourceMapping } from '../session/claims.js';
 import type { SessionOptions } from '../session/session-verifier.js';
@@ -6,6 +6,8 @@ import type { SessionOptions } from '../session/session-verifier.js';
 /** The CLI's configuration once validated. */
 export interface CliConfig {
   upstreamUrl: string;
+  /** Which vendor API the client speaks (`EMBED_UPSTREAM_API`). */
+  upstreamApi: UpstreamApiName;
   apiToken: string;
   port: number;
   host: string;
@@ -26,6 +28,7 @@ export interface CliConfig {
 /** Every key the CLI reads, from the environment or the `--config` JSON file. */
 export const CONFIG_KEYS = [
   'EMBED_UPSTREAM_URL',
+  'EMBED_UPSTREAM_API',
   'EMBED_API_TOKEN',
   'EMBED_PORT',
   'EMBED_HOST',
@@ -157,6 +160,14 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
     problems.push(`EMBED_EXPECT_ENVIRONMENT must be ${ENVIRONMENTS.join(' or ')} (got ${show(environment)})`);
   }
 
+  const upstreamApi = get('EMBED_UPSTREAM_API') ?? 'user-group-service';
+  if (!(UPSTREAM_APIS as readonly string[]).includes(upstreamApi)) {
+    problems.push(`EMBED_UPSTREAM_API must be ${UPSTREAM_APIS.join(' or ')} (got ${show(upstreamApi)})`);
+  } else if (upstreamApi === 'explo-customer' && environment !== undefined) {
+    // The Customer API never states Customer/Testing, so the check could only fail every request.
+    problems.push('EMBED_EXPECT_ENVIRONMENT cannot be checked with EMBED_UPSTREAM_API=explo-customer (the Customer API does not state an environment); unset it');
+  }
+
   const redisUrl = get('EMBED_REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) problems.push('EMBED_REDIS_URL must be a redis:// or rediss:// URL (value not shown)');
 
@@ -187,6 +198,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
     problems,
     config: {
       upstreamUrl: upstreamUrl!,
+      upstreamApi: upstreamApi as UpstreamApiName,
       apiToken: apiToken!,
       port,
       host,

@@ -81,7 +81,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const secrets = [config.apiToken, config.session.secret, redisPassword].filter((s): s is string => typeof s === 'string' && s !== '');
   // Only for the process's own lines; the app builds its logger (same secrets, same stdout).
   const logger = createJsonLogger({ secrets, level: config.logLevel });
-  const client = new UserGroupClient({ baseUrl: config.upstreamUrl, apiToken: config.apiToken });
+  const client = new UserGroupClient({ baseUrl: config.upstreamUrl, apiToken: config.apiToken, api: config.upstreamApi });
   const store = await openStore(config);
   const perMinute = config.rateLimitPerMinute;
   const metrics = createBffMetrics();

@@ -4,6 +4,7 @@ import type {
   GetOrCreateUserGroupResponse,
   RotateUserGroupTokenResponse,
   UpdateUserGroupResponse,
+  UpstreamApiName,
   UserGroupInput,
 } from '@embedded-dashboard/protocol';
 import {
@@ -17,7 +18,7 @@ import { redact, sanitizeCause } from '../errors/redact.js';
 import { backoffDelay } from '../retry/backoff.js';
 import { Semaphore } from '../retry/semaphore.js';
 import { createNodeTransport, type NodeTransport } from '../transport/node.js';
-import type { Transport, TransportRequest, TransportResponse } from '../transport/types.js';
+import type { Transport, TransportResponse } from '../transport/types.js';
 import { rotateBody, userGroupBody } from '../validation/input.js';
 import { resolveOptions, type ResolvedOptions } from '../validation/options.js';
 import { interpretResponse, type Expectation, type ResponseFor } from '../validation/response.js';
@@ -25,10 +26,18 @@ import { defaultSleep, linkedController, raceAbort } from './signals.js';
 
 /** Options of {@link UserGroupClient}. Invalid values throw a `TypeError` naming the option. */
 export interface UserGroupClientOptions {
-  /** Vendor base URL (http or https), e.g. `http://127.0.0.1:8790`; `/api/user` is appended. */
+  /** Vendor base URL (http or https), e.g. `http://127.0.0.1:8790`; the API's paths are appended. */
   baseUrl: string;
-  /** The vendor API token, sent as `Authorization: Token <apiToken>`. Never appears in errors. */
+  /** The vendor API token, sent as `Authorization: Token <apiToken>` (`Explo-Authorization` with `explo-customer`). Never appears in errors. */
   apiToken: string;
+  /**
+   * Which upstream API to speak. `user-group-service` (default): the spec's `/api/user`
+   * (GET with a body / PUT / POST). `explo-customer`: the vendor's current Customer API
+   * (`POST /api/create_customer/`, `/api/update_customer/`, `/api/refresh_customer_token/`).
+   * Both give the same typed results; the Customer API's carry no `team_id` and no
+   * `api_environment_tag`.
+   */
+  api?: UpstreamApiName;
   /** Network seam. Default: {@link createNodeTransport} with `maxSockets: maxInFlight`. */
   transport?: Transport;
   /** Per attempt, in ms. Default `10_000`. */
@@ -98,31 +107,36 @@ export class UserGroupClient {
     this.accountId = createHash('sha256').update(`${this.#options.url}\n${this.#options.apiToken}`).digest('hex').slice(0, 16);
   }
 
+  /** The upstream API profile this client speaks. */
+  get api(): UpstreamApiName {
+    return this.#options.api.name;
+  }
+
   /**
-   * `GET /api/user`: returns the group with this `user_group_id`, creating it when absent.
+   * get-or-create (`GET /api/user`, or `POST /api/create_customer/`): returns the group with this `user_group_id`, creating it when absent.
    * An existing group comes back as stored (not updated): compare and call
    * {@link UserGroupClient.updateUserGroup} when name, mapping or properties changed.
    * Retried on transient failures.
    */
   async getOrCreateUserGroup(input: UserGroupInput, options?: CallOptions): Promise<GetOrCreateUserGroupResponse> {
-    const { body, input: clean } = userGroupBody('getOrCreateUserGroup', input);
-    return this.#call({ op: 'getOrCreate', input: clean }, 'GET', body, true, [], options);
+    const { body, input: clean } = userGroupBody('getOrCreateUserGroup', input, this.#options.api.groupBody);
+    return this.#call({ op: 'getOrCreate', input: clean }, body, true, [], options);
   }
 
-  /** `PUT /api/user`: updates an existing group's name, mapping and properties. Retried on transient failures. */
+  /** update (`PUT /api/user`, or `POST /api/update_customer/`): updates an existing group's name, mapping and properties. Retried on transient failures. */
   async updateUserGroup(input: UserGroupInput, options?: CallOptions): Promise<UpdateUserGroupResponse> {
-    const { body, input: clean } = userGroupBody('updateUserGroup', input);
-    return this.#call({ op: 'update', input: clean }, 'PUT', body, true, [], options);
+    const { body, input: clean } = userGroupBody('updateUserGroup', input, this.#options.api.groupBody);
+    return this.#call({ op: 'update', input: clean }, body, true, [], options);
   }
 
   /**
-   * `POST /api/user` with `current_token`: the returned `user_group.token` replaces it.
+   * rotate (`POST /api/user`, or `POST /api/refresh_customer_token/`) with `current_token`: the returned `user_group.token` replaces it.
    * Made exactly once, never retried: after a failure the old token may or may not still work,
    * so recover with {@link UserGroupClient.getOrCreateUserGroup}, which returns the current token.
    */
   async rotateUserGroupToken(currentToken: string, options?: CallOptions): Promise<RotateUserGroupTokenResponse> {
     const body = rotateBody('rotateUserGroupToken', currentToken);
-    return this.#call({ op: 'rotate' }, 'POST', body, false, [currentToken], options);
+    return this.#call({ op: 'rotate' }, body, false, [currentToken], options);
   }
 
   /**
@@ -136,7 +150,6 @@ export class UserGroupClient {
 
   async #call<E extends Expectation>(
     expectation: E,
-    method: TransportRequest['method'],
     body: string,
     idempotent: boolean,
     extraSecrets: string[],
@@ -160,13 +173,13 @@ export class UserGroupClient {
     };
     try {
       for (let attempt = 1; ; attempt += 1) {
-        const outcome = await this.#attempt(method, body, scope.controller.signal, interrupted);
+        const outcome = await this.#attempt(expectation.op, body, scope.controller.signal, interrupted);
         let error: UserGroupApiError;
         if (outcome instanceof UserGroupApiError) {
           error = outcome;
         } else {
           try {
-            return interpretResponse(expectation, outcome, secrets, this.#now());
+            return interpretResponse(expectation, outcome, secrets, this.#now(), this.#options.api);
           } catch (caught) {
             if (!(caught instanceof UserGroupApiError)) throw caught;
             error = caught;
@@ -191,7 +204,7 @@ export class UserGroupClient {
 
   /** One exchange: waits for a slot, then sends with its own timeout. Never throws. */
   async #attempt(
-    method: TransportRequest['method'],
+    op: Expectation['op'],
     body: string,
     scope: AbortSignal,
     interrupted: (caught: unknown) => UserGroupApiError,
@@ -202,7 +215,9 @@ export class UserGroupClient {
     } catch (caught) {
       return interrupted(caught);
     }
-    const { url, apiToken, timeoutMs } = this.#options;
+    const { url: root, api, apiToken, timeoutMs } = this.#options;
+    const { method, path } = api.route(op);
+    const url = `${root}${path}`;
     const attempt = linkedController([scope]);
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -212,7 +227,7 @@ export class UserGroupClient {
     try {
       const signal = attempt.controller.signal;
       const headers = {
-        Authorization: `${VENDOR_AUTH_SCHEME} ${apiToken}`,
+        [api.authHeader]: `${VENDOR_AUTH_SCHEME} ${apiToken}`,
         'Content-Type': 'application/json',
         Accept: 'application/json',
       };

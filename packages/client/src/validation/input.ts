@@ -24,9 +24,14 @@ function serialize(method: string, value: unknown): string {
 
 /**
  * Checks a caller's get-or-create / update input and returns the JSON body to send.
- * Only the four documented fields travel; anything else on the object is left behind.
+ * Only the four documented fields travel (named as the API profile names them); anything else
+ * on the object is left behind.
  */
-export function userGroupBody(method: string, input: unknown): { body: string; input: UserGroupInput } {
+export function userGroupBody(
+  method: string,
+  input: unknown,
+  toWire: (input: UserGroupInput) => Record<string, unknown>,
+): { body: string; input: UserGroupInput } {
   if (!isPlainObject(input)) throw new TypeError(`${method}: input must be an object`);
   const { name, user_group_id: id, mapping, properties } = input;
   if (typeof name !== 'string' || name.length === 0) throw new TypeError(`${method}: "name" must be a non-empty string`);
@@ -37,7 +42,7 @@ export function userGroupBody(method: string, input: unknown): { body: string; i
   }
   if (!isPlainObject(properties)) throw new TypeError(`${method}: "properties" must be an object`);
   const clean: UserGroupInput = { name, user_group_id: id, mapping: mapping as Record<string, string>, properties };
-  return { body: serialize(method, clean), input: clean };
+  return { body: serialize(method, toWire(clean)), input: clean };
 }
 
 /** Checks the token to rotate and returns the JSON body to send. */

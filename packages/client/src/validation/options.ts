@@ -1,9 +1,16 @@
-import { USER_API_PATH } from '@embedded-dashboard/protocol';
+import { UPSTREAM_APIS, type UpstreamApiName } from '@embedded-dashboard/protocol';
+import { exploCustomerApi } from '../api/explo-customer.js';
+import type { UpstreamApi } from '../api/upstream-api.js';
+import { userGroupServiceApi } from '../api/user-group-service.js';
 import type { Transport } from '../transport/types.js';
+
+const APIS: Readonly<Record<UpstreamApiName, UpstreamApi>> = { 'user-group-service': userGroupServiceApi, 'explo-customer': exploCustomerApi };
 
 /** What the client needs after its options are checked and defaulted. */
 export interface ResolvedOptions {
+  /** The base URL plus the API profile's root: where every route of the profile starts. */
   url: string;
+  api: UpstreamApi;
   apiToken: string;
   transport: Transport | undefined;
   timeoutMs: number;
@@ -37,7 +44,13 @@ function optionalFunction<T>(option: string, value: unknown): T | undefined {
 // Header values cannot carry control characters; refusing them here also stops header injection.
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
-function resolveUrl(baseUrl: unknown): string {
+function resolveApi(api: unknown): UpstreamApi {
+  if (api === undefined) return userGroupServiceApi;
+  if (typeof api !== 'string' || !Object.hasOwn(APIS, api)) return fail('api', `must be one of ${UPSTREAM_APIS.join(', ')}`);
+  return APIS[api as UpstreamApiName];
+}
+
+function resolveUrl(baseUrl: unknown, root: string): string {
   if (typeof baseUrl !== 'string' || baseUrl.length === 0) return fail('baseUrl', 'must be a non-empty string');
   let url: URL;
   try {
@@ -48,14 +61,15 @@ function resolveUrl(baseUrl: unknown): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('baseUrl', 'must use http: or https:');
   if (url.username || url.password) fail('baseUrl', 'must not contain credentials (use "apiToken")');
   if (url.search || url.hash) fail('baseUrl', 'must not contain a query or a fragment');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${USER_API_PATH}`;
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${root}`;
 }
 
 /** Validates and defaults the constructor options; caller mistakes throw a `TypeError` naming the option. */
 export function resolveOptions(options: unknown): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('UserGroupClient: options must be an object');
   const o = options as Record<string, unknown>;
-  const url = resolveUrl(o.baseUrl);
+  const api = resolveApi(o.api);
+  const url = resolveUrl(o.baseUrl, api.root);
   // The token's value is never echoed, only the rule it broke.
   if (typeof o.apiToken !== 'string' || o.apiToken.length === 0) fail('apiToken', 'must be a non-empty string');
   const apiToken = o.apiToken as string;
@@ -67,6 +81,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   const maxMs = integer('backoff.maxMs', b.maxMs, Math.max(5_000, baseMs), baseMs, 600_000);
   return {
     url,
+    api,
     apiToken,
     transport: optionalFunction<Transport>('transport', o.transport),
     timeoutMs: integer('timeoutMs', o.timeoutMs, 10_000, 1, 600_000),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UserGroupApiError } from '../errors/errors.js';
 import { interpretResponse, type Expectation } from './response.js';
+import { userGroupServiceApi } from '../api/user-group-service.js';
 
 const INPUT = { name: 'Acme Corp', user_group_id: 'acme', mapping: {}, properties: { region: 'EU' } };
 const GROUP = { team_id: 7, token: 'ugt-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } };
@@ -11,7 +12,7 @@ const rotate: Expectation = { op: 'rotate' };
 const ok = (body: unknown, status = 200) => ({ status, headers: {}, body: typeof body === 'string' ? body : JSON.stringify(body) });
 const errorOf = (expectation: Expectation, response: ReturnType<typeof ok>) => {
   try {
-    interpretResponse(expectation, response, ['api-key'], 0);
+    interpretResponse(expectation, response, ['api-key'], 0, userGroupServiceApi);
   } catch (error) {
     return error as UserGroupApiError;
   }
@@ -20,30 +21,30 @@ const errorOf = (expectation: Expectation, response: ReturnType<typeof ok>) => {
 
 describe('interpretResponse: documented shapes', () => {
   it('accepts get-or-create with and without properties', () => {
-    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: true, user_group: GROUP }), [], 0).user_group).toEqual(GROUP);
+    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: true, user_group: GROUP }), [], 0, userGroupServiceApi).user_group).toEqual(GROUP);
     const { properties: _omitted, ...bare } = GROUP;
-    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: bare }), [], 0).user_group).toEqual(bare);
-    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: { ...GROUP, properties: null } }), [], 0).user_group.properties).toBeNull();
+    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: bare }), [], 0, userGroupServiceApi).user_group).toEqual(bare);
+    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: { ...GROUP, properties: null } }), [], 0, userGroupServiceApi).user_group.properties).toBeNull();
   });
 
   it('lets an existing group come back under its stored name (get-or-create does not update)', () => {
     const stale = { ...GROUP, name: 'Acme Inc (old)' };
-    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: stale }), [], 0).user_group.name).toBe('Acme Inc (old)');
+    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: stale }), [], 0, userGroupServiceApi).user_group.name).toBe('Acme Inc (old)');
   });
 
   it.each(['Customer', 'Testing', null, undefined])('accepts api_environment_tag %j on update and rotate', (tag) => {
     const userGroup = tag === undefined ? GROUP : { ...GROUP, api_environment_tag: tag };
-    expect(interpretResponse(update, ok({ success: 1, user_group: userGroup }), [], 0).user_group.api_environment_tag).toBe(tag);
-    expect(interpretResponse(rotate, ok({ success: 1, user_group: userGroup }), [], 0).user_group.api_environment_tag).toBe(tag);
+    expect(interpretResponse(update, ok({ success: 1, user_group: userGroup }), [], 0, userGroupServiceApi).user_group.api_environment_tag).toBe(tag);
+    expect(interpretResponse(rotate, ok({ success: 1, user_group: userGroup }), [], 0, userGroupServiceApi).user_group.api_environment_tag).toBe(tag);
   });
 
   it('drops undocumented fields, and properties from rotate', () => {
-    const result = interpretResponse(rotate, ok({ success: 1, extra: true, user_group: { ...GROUP, api_environment_tag: 'Testing', secret: 1 } }), [], 0);
+    const result = interpretResponse(rotate, ok({ success: 1, extra: true, user_group: { ...GROUP, api_environment_tag: 'Testing', secret: 1 } }), [], 0, userGroupServiceApi);
     expect(result).toEqual({ success: 1, user_group: { team_id: 7, token: 'ugt-1', name: 'Acme Corp', provided_id: 'acme', api_environment_tag: 'Testing' } });
   });
 
   it('accepts any 2xx status', () => {
-    expect(interpretResponse(rotate, ok({ success: 1, user_group: GROUP }, 201), [], 0).success).toBe(1);
+    expect(interpretResponse(rotate, ok({ success: 1, user_group: GROUP }, 201), [], 0, userGroupServiceApi).success).toBe(1);
   });
 });
 
@@ -133,7 +134,7 @@ describe('interpretResponse: the vendor\'s token', () => {
 
   it('accepts hex, base64url and JWT-shaped tokens', () => {
     for (const token of ['a'.repeat(64), 'Ez8i68V5l3hPoyRPVimoh74SoMsOnTgv', 'eyJhbGciOiJkaXIifQ..aXY.Y2lwaGVy.dGFn']) {
-      expect(interpretResponse(rotate, ok({ success: 1, user_group: { ...GROUP, token } }), [], 0).user_group.token).toBe(token);
+      expect(interpretResponse(rotate, ok({ success: 1, user_group: { ...GROUP, token } }), [], 0, userGroupServiceApi).user_group.token).toBe(token);
     }
   });
 });

@@ -40,13 +40,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
 
-  const persisted = async (wait: () => Promise<void> = deps.persist) => {
-    try {
-      await wait();
-    } catch (error) {
-      throw new EmulatorHttpError(EmulatorErrorCode.internal, 'the change could not be persisted', { cause: error });
-    }
-  };
+  const persisted = persistedBy(deps.persist);
 
   const operations: Record<FaultOperation, (c: Context<EmulatorEnv>, environment: Environment) => Promise<Response>> = {
     async getOrCreate(c, environment) {
@@ -71,6 +65,7 @@ export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
     },
   };
 
+  const run = operationRunner(deps);
   app.all(USER_API_PATH, async function userApi(c) {
     const operation = OPERATION_BY_METHOD[c.req.method];
     if (!operation) {
@@ -78,6 +73,25 @@ export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
         Allow: 'GET, PUT, POST',
       });
     }
+    return run(c, operation, 'authorization', (environment) => operations[operation](c, environment));
+  });
+
+  return app;
+}
+
+/**
+ * What every operation of either API goes through, in order: its counter, latency and faults
+ * (a fault that rejects answers before authentication, as a proxy in front would), then
+ * authentication with the API's header, the per-key rate limit (one budget for both APIs),
+ * then the operation.
+ */
+export function operationRunner(deps: Pick<UserApiDependencies, 'apiKeys' | 'faults' | 'random' | 'counters' | 'rateLimit' | 'rejected'>) {
+  return async function runOperation(
+    c: Context<EmulatorEnv>,
+    operation: FaultOperation,
+    authHeader: string,
+    perform: (environment: Environment) => Promise<Response>,
+  ): Promise<Response> {
     deps.counters[operation]++;
     const settings = deps.faults();
     const applies = !settings.operations || settings.operations.includes(operation);
@@ -85,15 +99,27 @@ export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
     const fault: FaultKind | undefined = drawFault(settings, operation, deps.random);
     const rejected = fault && rejectingFaultResponse(fault, settings.retryAfterSeconds ?? 1);
     if (rejected) return rejected;
-    const { apiKey, environment } = authenticate(c.req.header('authorization'), deps.apiKeys);
+    const { apiKey, environment } = authenticate(c.req.header(authHeader), deps.apiKeys, authHeader);
     const retryAfterSeconds = deps.rateLimit.take(apiKey);
     if (retryAfterSeconds !== undefined) {
       deps.rejected.rateLimited++;
       return errorResponse(EmulatorErrorCode.rateLimited, 'rate limit exceeded for this API key', 429, { 'Retry-After': String(retryAfterSeconds) });
     }
-    const response = await operations[operation](c, environment);
+    const response = await perform(environment);
     return (fault && losingFaultResponse(c, fault)) ?? response;
-  });
+  };
+}
 
-  return app;
+/**
+ * Waits for `wait` (by default: the store's state is durable); a failed write is the emulator's
+ * own `internal` error.
+ */
+export function persistedBy(persist: () => Promise<void>): (wait?: () => Promise<void>) => Promise<void> {
+  return async (wait = persist) => {
+    try {
+      await wait();
+    } catch (error) {
+      throw new EmulatorHttpError(EmulatorErrorCode.internal, 'the change could not be persisted', { cause: error });
+    }
+  };
 }

@@ -18,6 +18,7 @@ export interface GroupRequest {
 
 const GROUP_FIELDS = new Set(['name', 'user_group_id', 'mapping', 'properties']);
 const ROTATE_FIELDS = new Set(['current_token']);
+const CUSTOMER_FIELDS = new Set(['provided_id', 'name', 'mapping', 'properties']);
 
 const invalid = (message: string) => new EmulatorHttpError(EmulatorErrorCode.invalidField, message);
 
@@ -76,4 +77,19 @@ export function parseGroupRequest(body: Record<string, unknown>): GroupRequest {
 export function parseRotateRequest(body: Record<string, unknown>): string {
   rejectUnknownFields(body, ROTATE_FIELDS);
   return requiredString(body, 'current_token', MAX_TOKEN_LENGTH);
+}
+
+/**
+ * Validates a Customer API create_customer / update_customer body. The emulator implements the
+ * four fields the client sends; the vendor's other documented fields (emails, group_tags, …)
+ * are refused by name rather than silently dropped.
+ */
+export function parseCustomerRequest(body: Record<string, unknown>): GroupRequest {
+  rejectUnknownFields(body, CUSTOMER_FIELDS);
+  return {
+    userGroupId: requiredString(body, 'provided_id', MAX_STRING_LENGTH),
+    name: requiredString(body, 'name', MAX_STRING_LENGTH),
+    mapping: optionalMapping(body.mapping),
+    properties: optionalProperties(body.properties),
+  };
 }

@@ -1,0 +1,79 @@
+import { Hono, type Context } from 'hono';
+import {
+  EXPLO_AUTH_HEADER,
+  EXPLO_CUSTOMER_ROUTES,
+  EmulatorErrorCode,
+  type Environment,
+  type ExploCustomer,
+  type FaultOperation,
+} from '@embedded-dashboard/protocol';
+import { readJsonObject, type EmulatorEnv } from '../http/body.js';
+import { EmulatorHttpError, errorResponse } from '../http/errors.js';
+import type { StoredGroup } from '../store/snapshot.js';
+import { operationRunner, persistedBy, type UserApiDependencies } from './user-routes.js';
+import { parseCustomerRequest, parseRotateRequest } from './validate.js';
+
+/** `customer` as the vendor documents it, from the same stored group `/api/user` serves. */
+const customer = (group: StoredGroup): ExploCustomer & Record<string, unknown> => ({
+  token: group.token,
+  name: group.name,
+  provided_id: group.providedId,
+  is_demo_group: false,
+  properties: group.properties,
+  parent_schema_datasource_mapping: { ...group.mapping },
+});
+
+const OPERATION_BY_PATH: Readonly<Record<string, FaultOperation>> = {
+  [EXPLO_CUSTOMER_ROUTES.getOrCreate]: 'getOrCreate',
+  [EXPLO_CUSTOMER_ROUTES.update]: 'update',
+  [EXPLO_CUSTOMER_ROUTES.refreshToken]: 'rotate',
+};
+
+/**
+ * The vendor's current Customer API over the same groups, tokens, counters and faults as
+ * `/api/user`: `POST /api/create_customer/`, `/api/update_customer/`,
+ * `/api/refresh_customer_token/` with `Explo-Authorization: Token <key>`. Like the vendor, a
+ * route without its trailing slash, or another method, is "Method not allowed" (405).
+ */
+export function customerApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
+  const app = new Hono<EmulatorEnv>();
+  const persisted = persistedBy(deps.persist);
+  const run = operationRunner(deps);
+
+  const operations: Record<FaultOperation, (c: Context<EmulatorEnv>, environment: Environment) => Promise<Response>> = {
+    async getOrCreate(c, environment) {
+      const request = parseCustomerRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const { group, created } = deps.store.getOrCreate(environment, request);
+      // As /api/user: a group found still being persisted is answered only once it is durable.
+      await persisted(created ? deps.persist : deps.durable);
+      return c.json({ success: 1, new_customer: created, customer: customer(group) });
+    },
+    async update(c, environment) {
+      const request = parseCustomerRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const group = deps.store.update(environment, request);
+      if (!group) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no customer with this provided_id in this environment');
+      await persisted();
+      return c.json({ success: 1, customer: customer(group) });
+    },
+    async rotate(c, environment) {
+      const currentToken = parseRotateRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const group = deps.store.rotate(environment, currentToken);
+      if (!group) throw new EmulatorHttpError(EmulatorErrorCode.unknownToken, 'current_token is not the current token of a customer in this environment');
+      await persisted();
+      return c.json({ success: 1, customer: customer(group) });
+    },
+  };
+
+  for (const [path, operation] of Object.entries(OPERATION_BY_PATH)) {
+    const notAllowed = (c: Context<EmulatorEnv>) =>
+      errorResponse(EmulatorErrorCode.methodNotAllowed, `${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 64)} is not allowed; use POST ${path} (with the trailing slash)`, 405, {
+        Allow: 'POST',
+      });
+    app.all(path.slice(0, -1), notAllowed);
+    app.all(path, async function customerApi(c) {
+      if (c.req.method !== 'POST') return notAllowed(c);
+      return run(c, operation, EXPLO_AUTH_HEADER.toLowerCase(), (environment) => operations[operation](c, environment));
+    });
+  }
+  return app;
+}

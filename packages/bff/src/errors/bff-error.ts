@@ -42,11 +42,16 @@ export class BffError extends HTTPException {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  /** The JSON error body of ARCHITECTURE §4, with `Cache-Control: no-store`. */
+  /** The JSON error body of ARCHITECTURE §4, with `Cache-Control: no-store` and `nosniff`. */
   override getResponse(): Response {
-    const body: BffErrorBody = { error: { code: this.code, message: this.message, retryable: this.retryable } };
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
     if (this.retryAfterSeconds !== undefined) headers['retry-after'] = String(this.retryAfterSeconds);
-    return new Response(JSON.stringify(body), { status: this.status, headers });
+    return new Response(errorBodyJson(this), { status: this.status, headers });
   }
+}
+
+/** The one writer of the §4 error body: `{"error":{"code","message","retryable"}}`. */
+export function errorBodyJson(error: BffError): string {
+  const body: BffErrorBody = { error: { code: error.code, message: error.message, retryable: error.retryable } };
+  return JSON.stringify(body);
 }

@@ -1,33 +1,15 @@
+import { UserGroupApiErrorCode } from '@embedded-dashboard/client';
 import { BffError } from './bff-error.js';
 
-/** The codes of `UserGroupApiError` from `@embedded-dashboard/client`. */
-type UpstreamErrorCode =
-  | 'network'
-  | 'timeout'
-  | 'aborted'
-  | 'deadline_exceeded'
-  | 'http_status'
-  | 'rate_limited'
-  | 'api_failure'
-  | 'malformed_response';
-
 interface UpstreamErrorLike {
-  code: UpstreamErrorCode;
+  code: UserGroupApiErrorCode;
   status: number | undefined;
   retryable: boolean;
   retryAfterMs: number | undefined;
 }
 
-const UPSTREAM_CODES: ReadonlySet<string> = new Set([
-  'network',
-  'timeout',
-  'aborted',
-  'deadline_exceeded',
-  'http_status',
-  'rate_limited',
-  'api_failure',
-  'malformed_response',
-]);
+/** The codes of the client's `UserGroupApiError`, from the client itself. */
+const UPSTREAM_CODES: ReadonlySet<string> = new Set<string>(Object.values(UserGroupApiErrorCode));
 
 /**
  * Recognises the client's typed error by shape rather than `instanceof`, so a client loaded

@@ -1,4 +1,5 @@
 import { getRequestListener, RequestError } from '@hono/node-server';
+import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 
 type FetchCallback = Parameters<typeof getRequestListener>[0];
@@ -10,12 +11,6 @@ export interface BffNodeListenerOptions {
   /** Gets a line for each request refused before the app runs. Default: none. */
   logger?: BffLogger;
 }
-
-const answer = (status: number, code: string, message: string): Response =>
-  new Response(JSON.stringify({ error: { code, message, retryable: false } }), {
-    status,
-    headers: { 'cache-control': 'no-store', 'content-type': 'application/json', 'x-content-type-options': 'nosniff' },
-  });
 
 /**
  * A Node `(req, res)` listener for the BFF app (`@hono/node-server`'s `getRequestListener`)
@@ -36,11 +31,11 @@ export function createBffNodeListener(app: { fetch: FetchCallback }, options: Bf
     errorHandler: (error) => {
       if (error instanceof RequestError) {
         logger?.info('request refused by the HTTP adapter', { status: 400, reason: error.message.slice(0, 100) });
-        return answer(400, 'bad_request', 'malformed request');
+        return new BffError('bad_request', 'malformed request').getResponse();
       }
       // The app answers its own errors; reaching here is a bug in the app or the adapter.
       logger?.error('request failed outside the app', { error: error instanceof Error ? error.name : typeof error });
-      return answer(500, 'internal', 'internal error');
+      return new BffError('internal', 'internal error', { retryable: false }).getResponse();
     },
   });
 }

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { BFF_ROUTES, type HealthResponse, type ReadinessResponse } from '@embedded-dashboard/protocol';
 import type { BffRuntime } from '../runtime.js';
-import { respond, respondJson } from './respond.js';
+import { metricsHandler } from './metrics-routes.js';
+import { respondJson } from './respond.js';
 
 const PING_TIMEOUT_MS = 1000;
 const DEGRADED_WINDOW_MS = 30_000;
@@ -20,11 +21,6 @@ export function buildHealthRoutes(runtime: BffRuntime, exposeMetrics: boolean): 
     const store = runtime.store.failedWithin(DEGRADED_WINDOW_MS) ? 'degraded' : 'ok';
     return respondJson(c, 200, { status: 'ready', store } satisfies ReadinessResponse);
   });
-  if (exposeMetrics) {
-    routes.get(BFF_ROUTES.metrics, async (c) => {
-      const registry = runtime.metrics.registry;
-      return respond(c, 200, await registry.metrics(), registry.contentType);
-    });
-  }
+  if (exposeMetrics) routes.get(BFF_ROUTES.metrics, metricsHandler(runtime.metrics));
   return routes;
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { TokenResponse } from '@embedded-dashboard/protocol';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { BffError } from '../errors/bff-error.js';
+import { errorBodyJson, type BffError } from '../errors/bff-error.js';
 import { requestIdOf } from './request-context.js';
 
 /**
@@ -43,7 +43,6 @@ export const respondJson = (c: Context, status: ContentfulStatusCode, value: unk
 
 /** The §4 error body for `error`, with `Retry-After` when it has one. */
 export function respondError(c: Context, error: BffError): Response {
-  const body = JSON.stringify({ error: { code: error.code, message: error.message, retryable: error.retryable } });
   const extra = error.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(error.retryAfterSeconds) };
-  return respond(c, error.status, body, 'application/json', extra);
+  return respond(c, error.status, errorBodyJson(error), 'application/json', extra);
 }

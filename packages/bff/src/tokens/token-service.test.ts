@@ -276,6 +276,43 @@ describe('POST /embed/token/rotate', () => {
   });
 });
 
+describe('rotation metrics', () => {
+  const counts = async (metrics: ReturnType<typeof createBffMetrics>) =>
+    Object.fromEntries((await metrics.rotations.get()).values.map((v) => [v.labels.result, v.value]));
+
+  it('counts each rotation request once by result: rotated, current, throttled, recovered, refused', async () => {
+    const metrics = createBffMetrics();
+    const { app, upstream, clock } = setup({ metrics });
+    const jwt = await session();
+    const { token: t0 } = (await getToken(app, jwt)).body as { token: string };
+    // Concurrent holders share one rotation: one count for the flight, as for one request.
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const both = Promise.all([rotate(app, jwt, t0), rotate(app, jwt, t0)]);
+    await new Promise((r) => setTimeout(r, 10));
+    gate.resolve();
+    upstream.gate = undefined;
+    const [{ body }] = await both;
+    const t1 = (body as { token: string }).token;
+    expect(await rotate(app, jwt, t0)).toMatchObject({ status: 200, body: { token: t1 } });
+    expect((await rotate(app, jwt, t1)).status).toBe(429);
+    clock.advance(10_000);
+    upstream.rotateHappenedBeforeFailure = true;
+    upstream.failNext.rotate = [new UserGroupTimeoutError('rotate timed out')];
+    const recovered = await rotate(app, jwt, t1);
+    expect(recovered.status).toBe(200);
+    clock.advance(10_000);
+    const t2 = (recovered.body as { token: string }).token;
+    const rotateOriginal = upstream.rotateUserGroupToken.bind(upstream);
+    upstream.rotateUserGroupToken = async (current) => {
+      const answer = await rotateOriginal(current);
+      return { ...answer, user_group: { ...answer.user_group, provided_id: 'globex' } };
+    };
+    expect((await rotate(app, jwt, t2)).status).toBe(502);
+    expect(await counts(metrics)).toEqual({ rotated: 1, current: 1, throttled: 1, recovered: 1, refused: 1 });
+  });
+});
+
 describe('rotation answered for another group', () => {
   it('withholds the token (502, error line) and re-reads the group on the next request', async () => {
     const { app, upstream, logs } = setup();

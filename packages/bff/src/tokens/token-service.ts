@@ -30,6 +30,19 @@ export interface TokenServiceSettings {
   sleep: (ms: number) => Promise<void>;
 }
 
+/** How a rotation request ended, as counted in `rotations_total{result}`. */
+type RotationOutcome =
+  | { result: 'rotated' | 'recovered' | 'current'; entry: GroupEntry }
+  | { result: 'throttled' | 'refused'; error: BffError };
+
+/** A new token from the vendor: rotated, or (after an ambiguous failure) recovered with get-or-create. */
+interface VendorRotation {
+  result: 'rotated' | 'recovered';
+  token: string;
+  /** The environment the vendor stated; `null` when it said nothing (get-or-create never does). */
+  environment: Environment | null;
+}
+
 type Op = 'getOrCreate' | 'update' | 'rotate';
 const OP_NAMES: Record<Op, string> = { getOrCreate: 'get-or-create', update: 'update', rotate: 'token rotation' };
 
@@ -78,14 +91,13 @@ export class TokenService {
    */
   async rotate(group: ResolvedGroup, presented: string): Promise<TokenResponse> {
     const entry = await this.#current(group);
-    if (presented !== entry.token) {
-      this.#metrics.rotations.labels('current').inc();
-      return this.#respond(entry);
-    }
-    this.#throwIfRotatedRecently(entry);
+    const answered = this.#answerWithoutRotating(entry, presented);
+    if (answered !== undefined) return this.#respond(this.#settle(answered));
     let pending = this.#rotations.get(group.key);
     if (pending === undefined) {
-      pending = this.#rotateLocked(group, entry).finally(() => this.#rotations.delete(group.key));
+      pending = this.#rotateLocked(group, entry)
+        .then((outcome) => this.#settle(outcome))
+        .finally(() => this.#rotations.delete(group.key));
       this.#rotations.set(group.key, pending);
     }
     return this.#respond(await pending);
@@ -101,18 +113,28 @@ export class TokenService {
   }
 
   /**
-   * Inside the minimum interval the current token cannot be rotated. Its holder presents it
-   * because the vendor just refused it (the dashboard said it expired), so answering it again
-   * would hand back a dead token: a 429 makes the element wait out the interval and ask again.
+   * Rotation requests that need no vendor call: a token other than the current one (the previous
+   * one, or another group's) is answered with the current token. Inside the minimum interval the
+   * current token cannot be rotated: its holder presents it because the vendor just refused it
+   * (the dashboard said it expired), so answering it again would hand back a dead token; a 429
+   * makes the element wait out the interval and ask again. `undefined`: rotate upstream.
    */
-  #throwIfRotatedRecently(entry: GroupEntry): void {
-    if (entry.lastRotatedAt === null) return;
+  #answerWithoutRotating(entry: GroupEntry, presented: string): RotationOutcome | undefined {
+    if (presented !== entry.token) return { result: 'current', entry };
+    if (entry.lastRotatedAt === null) return undefined;
     const leftMs = entry.lastRotatedAt + this.#s.minRotationIntervalMs - this.#s.now();
-    if (leftMs <= 0) return;
-    this.#metrics.rotations.labels('throttled').inc();
-    throw new BffError('rate_limited', 'this token was rotated moments ago; retry after the minimum rotation interval', {
+    if (leftMs <= 0) return undefined;
+    const error = new BffError('rate_limited', 'this token was rotated moments ago; retry after the minimum rotation interval', {
       retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
     });
+    return { result: 'throttled', error };
+  }
+
+  /** The one place rotation outcomes are counted (`rotations_total{result}`): the entry to answer, or the error to throw. */
+  #settle(outcome: RotationOutcome): GroupEntry {
+    this.#metrics.rotations.labels(outcome.result).inc();
+    if ('error' in outcome) throw outcome.error;
+    return outcome.entry;
   }
 
   /**
@@ -202,51 +224,54 @@ export class TokenService {
     return entry;
   }
 
-  async #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<GroupEntry> {
-    const presented = seen.token;
+  /** One rotation of the group's token at a time across processes: the store lock `rotate:<key>`. */
+  async #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<RotationOutcome> {
     const lock = await this.#store.tryLock(`rotate:${group.key}`, this.#s.lockTtlMs);
     if (lock === undefined) {
       // Another process is rotating this group: hand out whatever it produces.
-      this.#metrics.rotations.labels('current').inc();
-      return (await this.#waitFor(group.key, (e) => e.token !== presented)) ?? seen;
+      return { result: 'current', entry: (await this.#waitFor(group.key, (e) => e.token !== seen.token)) ?? seen };
     }
     try {
       const current = (await this.#read(group.key)) ?? seen;
-      if (current.token !== presented) {
-        this.#metrics.rotations.labels('current').inc();
-        return current;
-      }
       // Re-checked under the lock: the entry read before it may be out of date.
-      this.#throwIfRotatedRecently(current);
-      let token: string;
-      let environment = current.environment;
-      let result = 'rotated';
-      try {
-        const rotated = await this.#call('rotate', () => this.#upstream.rotateUserGroupToken(presented));
-        if (rotated.user_group.provided_id !== group.group.user_group_id) {
-          // Revalidate on the next request: get-or-create names this group's real token.
-          await this.#store.set(group.key, { ...current, syncedAt: 0 }, this.#s.entryTtlMs);
-          throw this.#rotatedOtherGroup(group);
-        }
-        token = rotated.user_group.token;
-        environment = rotated.user_group.api_environment_tag ?? environment;
-      } catch (error) {
-        if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
-        // The rotation may or may not have happened; get-or-create tells which token is current.
-        this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
-        const got = await this.#call('getOrCreate', () => this.#upstream.getOrCreateUserGroup(group.group));
-        if (got.user_group.token === presented) throw error;
-        token = got.user_group.token;
-        result = 'recovered';
-      }
-      this.#checkEnvironment(environment);
-      const now = this.#s.now();
-      const next: GroupEntry = { ...current, token, environment, firstSeenAt: now, previousToken: presented, lastRotatedAt: now };
-      await this.#store.set(group.key, next, this.#s.entryTtlMs);
-      this.#metrics.rotations.labels(result).inc();
-      return next;
+      return this.#answerWithoutRotating(current, seen.token) ?? (await this.#rotateUpstream(group, current));
     } finally {
       await lock.release();
+    }
+  }
+
+  /** Rotates `current.token` at the vendor and stores the new token as current, the presented one as previous. */
+  async #rotateUpstream(group: ResolvedGroup, current: GroupEntry): Promise<RotationOutcome> {
+    const presented = current.token;
+    const rotated = await this.#vendorRotation(group, presented);
+    if (rotated === 'other group') {
+      // Revalidate on the next request: get-or-create names this group's real token.
+      await this.#store.set(group.key, { ...current, syncedAt: 0 }, this.#s.entryTtlMs);
+      return { result: 'refused', error: this.#rotatedOtherGroup(group) };
+    }
+    const environment = rotated.environment ?? current.environment;
+    this.#checkEnvironment(environment);
+    const now = this.#s.now();
+    const next: GroupEntry = { ...current, token: rotated.token, environment, firstSeenAt: now, previousToken: presented, lastRotatedAt: now };
+    await this.#store.set(group.key, next, this.#s.entryTtlMs);
+    return { result: rotated.result, entry: next };
+  }
+
+  /**
+   * The vendor's rotation of `presented`. Rotate is never retried: when its outcome is unknown
+   * (no answer, an unreadable one, a 5xx), get-or-create tells which token is current.
+   */
+  async #vendorRotation(group: ResolvedGroup, presented: string): Promise<VendorRotation | 'other group'> {
+    try {
+      const { user_group } = await this.#call('rotate', () => this.#upstream.rotateUserGroupToken(presented));
+      if (user_group.provided_id !== group.group.user_group_id) return 'other group';
+      return { result: 'rotated', token: user_group.token, environment: user_group.api_environment_tag ?? null };
+    } catch (error) {
+      if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
+      this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
+      const got = await this.#call('getOrCreate', () => this.#upstream.getOrCreateUserGroup(group.group));
+      if (got.user_group.token === presented) throw error;
+      return { result: 'recovered', token: got.user_group.token, environment: null };
     }
   }
 
@@ -255,7 +280,6 @@ export class TokenService {
    * was not this group's, a vendor bug) must not hand the new token to this caller.
    */
   #rotatedOtherGroup(group: ResolvedGroup): BffError {
-    this.#metrics.rotations.labels('refused').inc();
     this.#logger.error('rotation answered for another user group: token withheld', { expected: group.group.user_group_id.slice(0, 256) });
     return new BffError('upstream_error', 'the dashboard vendor rotated a token of another user group; nothing was handed out', { retryable: false });
   }
@@ -286,6 +310,12 @@ export class TokenService {
     return undefined;
   }
 
+  /**
+   * Every vendor call goes through here, and only here: it is timed, counted by outcome, logged
+   * when it fails, and its failure mapped to the browser-facing error. Policy about whether and
+   * when to call the vendor at all wraps `call` at this one spot (outermost first), so each
+   * policy stays a module of its own that the service composes.
+   */
   async #call<T>(op: Op, call: () => Promise<T>): Promise<T> {
     const stop = this.#metrics.upstreamDuration.startTimer({ op });
     try {

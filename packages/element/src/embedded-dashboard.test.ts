@@ -245,19 +245,43 @@ describe('<embedded-dashboard>', () => {
   });
 
   it('puts the token in the src for a {token} template, and keeps that src on rotation', async () => {
-    const body = { ...tokenBody(), token: 'a b/c' };
+    const body = { ...tokenBody(), token: 'a.b~c_d-e' };
     const fetch = stubFetch(json(body));
     const m = await mount({ 'src-template': `${ORIGIN}/embed/{dashboard}?token={token}` });
     expect(m.frame.hidden).toBe(true);
     expect(m.frame.hasAttribute('src')).toBe(false);
     await settle(m.el);
-    expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/embed/sales?token=a%20b%2Fc`);
+    expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/embed/sales?token=a.b~c_d-e`);
     fetch.mockImplementationOnce(async () => json(tokenBody()));
     m.fromFrame(ready);
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(m.el);
     expect(postedTokens(m.win)).toHaveLength(2);
-    expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/embed/sales?token=a%20b%2Fc`);
+    expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/embed/sales?token=a.b~c_d-e`);
+  });
+
+  it('refuses a token that a {token} template would need to escape: no src, state error', async () => {
+    stubFetch(json({ ...tokenBody(), token: 'a b/c?d=e&f' }));
+    const m = await mount({ 'src-template': `${ORIGIN}/embed/{dashboard}?token={token}` });
+    await settle(m.el);
+    expect(m.frame.hasAttribute('src')).toBe(false);
+    expect(m.el.state).toBe('error');
+    expect(m.events.at(-1)!.detail).toMatchObject({ code: 'invalid_response', retryable: false });
+  });
+
+  it('adds no attribute of its own before the first token answer (hydration-safe), then reflects state', async () => {
+    let answer!: (response: Response) => void;
+    stubFetch(() => new Promise<Response>((resolve) => (answer = resolve)));
+    const m = await mount();
+    await m.el.updateComplete;
+    expect(m.el.state).toBe('loading');
+    expect(m.el.hasAttribute('state')).toBe(false);
+    answer(json(tokenBody()));
+    await settle(m.el);
+    m.fromFrame(ready);
+    m.fromFrame(loaded());
+    await m.el.updateComplete;
+    expect(m.el.getAttribute('state')).toBe('ready');
   });
 
   it.each([

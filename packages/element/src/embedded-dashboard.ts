@@ -76,7 +76,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     label: {},
     noAutoResize: { attribute: 'no-auto-resize', type: Boolean },
     withCredentials: { attribute: 'with-credentials', type: Boolean },
-    state: { reflect: true },
+    state: {},
     fetchToken: { attribute: false },
   };
   static override styles = styles;
@@ -99,7 +99,10 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   declare noAutoResize: boolean;
   /** Send cookies to a cross-origin `token-url` (`credentials: 'include'`). Attribute `with-credentials`. */
   declare withCredentials: boolean;
-  /** The current state, reflected as the `state` attribute. Read it; setting it has no effect. */
+  /**
+   * The current state, reflected as the `state` attribute once it first leaves the initial
+   * `loading` (so `:not([state])` is loading too). Read it; setting it has no effect.
+   */
   declare state: DashboardState;
   /** Gets tokens another way than POSTing `token-url`. Must resolve to a `TokenResponse`. */
   declare fetchToken?: FetchToken;
@@ -170,6 +173,9 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
+    // Until the first token answer the element keeps exactly its server-rendered attributes:
+    // React (and other frameworks) compare them when they hydrate, and an added one is a mismatch.
+    if (changed.has('state') && (this.state !== DashboardState.loading || this.hasAttribute('state'))) this.setAttribute('state', this.state);
     if (changed.has('variables') && this.loaded) this.sendVariables();
   }
 

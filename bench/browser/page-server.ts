@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { renderInitialToken } from '@embedded-dashboard/bff';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
 export const PAGES_LISTENING_PREFIX = 'pages listening on ';
@@ -40,7 +41,12 @@ const r=performance.getEntriesByType('resource'),f=(p)=>r.find(p),e=f((x)=>x.nam
 const m={defined:b.defined,elementEnd:e&&e.responseEnd,tokenStart:t&&t.startTime,tokenEnd:t&&t.responseEnd,frameStart:i&&i.startTime,frameEnd:i&&i.responseEnd};
 console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m))}</script>`;
 
-/** The integrator's page: the element asks the BFF (same origin, session cookie) for the token. */
+/**
+ * The integrator's page: the element asks the BFF (same origin, session cookie) for the token,
+ * or, with `?first=inline`, finds the first one in a JSON script child the server rendered
+ * (`renderInitialToken`). `?script=inline` puts the element's code in the page (not measured by
+ * a row; for trying where the time goes).
+ */
 function oursPage(emulatorUrl: string, script: string, firstToken: string): string {
   return `${HEAD}
 <script>addEventListener('dashboard-load',loaded)</script>
@@ -87,9 +93,11 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     if (url.pathname === '/ours') {
       const script = url.searchParams.get('script') === 'inline' ? `<script type="module">${element.toString()}</script>` : '<script type="module" src="/element.js"></script>';
       if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursPage(options.emulatorUrl, script, ''));
-      const upstream = await fetch(`${options.bffUrl}/embed/token`, { method: 'POST', headers: { cookie: req.headers.cookie ?? '', 'content-type': 'application/json' }, body: '{}' });
-      const json = (await upstream.text()).replace(/</g, '\\u003c');
-      return send(res, 200, 'text/html', oursPage(options.emulatorUrl, script, upstream.ok ? `<script type="application/json">${json}</script>` : ''));
+      // The first token rendered into the page, as an integrator's server does with the BFF's helper.
+      const first = await renderInitialToken(req, { bff: options.bffUrl });
+      res.writeHead(200, { 'content-type': 'text/html', ...first.headers });
+      res.end(oursPage(options.emulatorUrl, script, first.html));
+      return;
     }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));
     return send(res, 404, 'text/plain', 'not found');

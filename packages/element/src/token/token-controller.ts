@@ -16,6 +16,7 @@ export interface TokenHost extends ReactiveControllerHost {
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
   readonly isConnected: boolean;
+  querySelector(selectors: string): HTMLScriptElement | null;
   tokenChanged(response: TokenResponse, reason: TokenReason): void;
   tokenFailed(error: TokenRequestError): void;
 }
@@ -60,6 +61,21 @@ export class TokenController implements ReactiveController {
   }
 
   hostConnected(): void {
+    // A first token the server rendered into the page (a JSON script child): read before the
+    // first start only (`url` is set by it), on the clock of navigation start (it came with the
+    // page), and only while it is not due yet.
+    if (!this.url) {
+      try {
+        const first: unknown = JSON.parse(this.host.querySelector('script[type="application/json"]')!.text);
+        const at = performance.timeOrigin;
+        // The same due time as `accept` works out (a null expiresAt is never due).
+        if (isTokenResponse(first) && (first.expiresAt ?? Infinity) - this.host.refreshMargin * 1000 - first.serverTime + at > Date.now()) {
+          this.accept(first, 'initial', false, at);
+        }
+      } catch {
+        // None, or not JSON: the first token is fetched as usual.
+      }
+    }
     // The element's attributes are validated in its first update; start after it.
     this.host.requestUpdate();
   }
@@ -163,16 +179,16 @@ export class TokenController implements ReactiveController {
     }
   }
 
-  private accept(response: TokenResponse, reason: TokenReason, own: boolean): void {
+  private accept(response: TokenResponse, reason: TokenReason, own: boolean, receivedAt = Date.now()): void {
     const now = Date.now();
     const rotated = this.token !== undefined && this.token !== response.token;
     this.token = response.token;
     this.last = response;
     this.error = undefined;
     this.attempt = 0;
-    // serverTime - now is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
+    // serverTime - receivedAt is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
     this.due =
-      response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - now);
+      response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - receivedAt);
     this.schedule(Math.max(this.due - now, MIN_REFRESH_DELAY_MS), 'refresh');
     this.set(DashboardState.ready);
     if (own && rotated && this.channel) {

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isTokenResponse, TOKEN_REQUEST_TIMEOUT_MS, type TokenResponse } from '@embedded-dashboard/protocol';
 import { DashboardState } from '../state.js';
 import { backoffDelay } from './backoff.js';
 import { requestToken, TokenRequestError, withTimeout, type TokenReason } from './request-token.js';
@@ -21,8 +21,8 @@ export interface TokenHost extends ReactiveControllerHost {
   tokenFailed(error: TokenRequestError): void;
 }
 
-/** Every token request gives up after this long (and is retried with backoff). */
-export const TOKEN_TIMEOUT_MS = 10_000;
+/** Every token request gives up after this long (and is retried with backoff): the deadline budget's outermost layer. */
+export const TOKEN_TIMEOUT_MS = TOKEN_REQUEST_TIMEOUT_MS;
 /** A refresh is never scheduled sooner than this, so a short TTL or a big margin cannot spin. */
 export const MIN_REFRESH_DELAY_MS = 5_000;
 // setTimeout fires at once for delays past 2^31-1 ms.

@@ -19,7 +19,7 @@ import { neverAnswer, startHostileVendor, trickle, type HostileVendor, type Vend
 const running: { server: ServerType; client: UserGroupClient; vendor: HostileVendor }[] = [];
 afterEach(async () => {
   for (const { server, client, vendor } of running.splice(0)) {
-    server.closeAllConnections?.();
+    if ('closeAllConnections' in server) server.closeAllConnections();
     await new Promise((r) => server.close(r));
     client.close();
     await vendor.close();

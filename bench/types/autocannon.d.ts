@@ -7,8 +7,6 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
-    /** Stop after this many requests instead of after `duration`. */
-    amount?: number;
   }
   interface Histogram {
     average: number;
@@ -22,8 +20,6 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
     timeouts: number;
-    /** Seconds the run took. */
-    duration: number;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

@@ -24,37 +24,55 @@ export const APP_ORIGIN = 'http://app.example.test';
 const SESSION_SECRET = 'scale-out-test-session-secret-0123456789';
 const secretKey = new TextEncoder().encode(SESSION_SECRET);
 
-/** One Redis, one emulator and two BFF CLI processes sharing that Redis. */
-export interface Fleet {
-  redis: RedisServer;
+/** One Redis, one emulator and BFF CLI processes sharing that Redis. */
+export interface Fleet<R = RedisServer> {
+  redis: R;
   emulator: RunningProcess;
-  bffs: [RunningProcess, RunningProcess];
+  bffs: [RunningProcess, RunningProcess, ...RunningProcess[]];
   stop(): Promise<void>;
 }
 
-export async function startFleet(redisBinary: string): Promise<Fleet> {
-  const started: RunningProcess[] = [];
+export interface FleetOptions {
+  /** Extra emulator flags; default none (the vendor's rate limit off). */
+  emulatorArgs?: string[];
+  /** Extra BFF environment (e.g. `EMBED_UPSTREAM_RATE`). */
+  bffEnv?: Record<string, string>;
+  /** How many BFF processes; default 2. */
+  bffCount?: number;
+}
+
+/** A fleet on one throwaway redis-server. */
+export async function startFleet(redisBinary: string, options: FleetOptions = {}): Promise<Fleet> {
   const redis = await startRedisServer(redisBinary);
+  return startFleetOn(redis, { EMBED_REDIS_URL: redis.url }, () => redis.dispose(), options);
+}
+
+/** A fleet on a running Redis deployment: `redisEnv` says how the BFFs reach it, `disposeRedis` ends it. */
+export async function startFleetOn<R>(redis: R, redisEnv: Record<string, string>, disposeRedis: () => Promise<void>, options: FleetOptions = {}): Promise<Fleet<R>> {
+  const started: RunningProcess[] = [];
   const stop = async () => {
     await Promise.all(started.map((p) => p.stop()));
-    await redis.dispose();
+    await disposeRedis();
   };
   try {
-    // These tests count vendor calls exactly; the vendor's rate limit is not what they are about.
-    const emulator = await startNodeProcess(builtCli('emulator'), ['--port', '0', '--admin', '--rate-limit', '0'], { readyPrefix: EMULATOR_LISTENING_PREFIX });
+    // Tests that count vendor calls exactly set the vendor's rate limit themselves, if at all.
+    const emulatorArgs = options.emulatorArgs ?? ['--rate-limit', '0'];
+    const emulator = await startNodeProcess(builtCli('emulator'), ['--port', '0', '--admin', ...emulatorArgs], { readyPrefix: EMULATOR_LISTENING_PREFIX });
     started.push(emulator);
     const env = {
       EMBED_PORT: '0',
       EMBED_HOST: '127.0.0.1',
-      EMBED_REDIS_URL: redis.url,
+      ...redisEnv,
       EMBED_UPSTREAM_URL: emulator.url,
       EMBED_API_TOKEN: 'dev-customer-key',
       EMBED_SESSION_SECRET: SESSION_SECRET,
       EMBED_ALLOWED_ORIGINS: APP_ORIGIN,
+      ...options.bffEnv,
     };
-    const bffs = await Promise.all([0, 1].map(() => startNodeProcess(builtCli('bff'), [], { env, readyPrefix: BFF_LISTENING_PREFIX })));
+    const count = Math.max(2, options.bffCount ?? 2);
+    const bffs = await Promise.all(Array.from({ length: count }, () => startNodeProcess(builtCli('bff'), [], { env, readyPrefix: BFF_LISTENING_PREFIX })));
     started.push(...bffs);
-    return { redis, emulator, bffs: [bffs[0]!, bffs[1]!], stop };
+    return { redis, emulator, bffs: bffs as Fleet<R>['bffs'], stop };
   } catch (error) {
     await stop();
     throw error;
@@ -109,4 +127,10 @@ export async function groupNameOf(emulator: RunningProcess, token: string): Prom
   if (response.status !== 200) return undefined;
   const body = (await response.json()) as { group?: { name?: string } };
   return body.group?.name;
+}
+
+/** Everything the emulator counted, rate-limit refusals included. */
+export async function vendorStats(emulator: RunningProcess): Promise<EmulatorStats> {
+  const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.stats}`, { signal: AbortSignal.timeout(5_000) });
+  return (await response.json()) as EmulatorStats;
 }

@@ -16,7 +16,8 @@ export interface RedisServer {
   dispose(): Promise<void>;
 }
 
-const waitForPort = async (port: number, timeoutMs: number) => {
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
+export const waitForPort = async (port: number, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {

@@ -24,7 +24,8 @@ function findTool(name: string, candidates: string[]): Tool {
   }
   const message = `${name} not found (looked for ${candidates.join(', ')})`;
   if (required()) throw new Error(`${message}: it is required in CI; install it (see .ci/run)`);
-  console.warn(`\n*** SKIPPING ${name} tests: ${message}. Install it to run them (apt-get install -y ${name === 'redis-server' ? 'redis-server' : 'chromium'}). ***\n`);
+  const aptPackage = { 'redis-server': 'redis-server', 'redis-cli': 'redis-tools' }[name] ?? 'chromium';
+  console.warn(`\n*** SKIPPING ${name} tests: ${message}. Install it to run them (apt-get install -y ${aptPackage}). ***\n`);
   return { name, path: '', available: false };
 }
 
@@ -35,3 +36,7 @@ export const chromiumTool = (): Tool =>
 /** Debian's redis-server (or `REDIS_SERVER_PATH`). */
 export const redisServerTool = (): Tool =>
   findTool('redis-server', [process.env.REDIS_SERVER_PATH ?? '', '/usr/bin/redis-server', '/usr/local/bin/redis-server'].filter(Boolean));
+
+/** Debian's redis-cli (package redis-tools, a dependency of redis-server; or `REDIS_CLI_PATH`): creates test clusters. */
+export const redisCliTool = (): Tool =>
+  findTool('redis-cli', [process.env.REDIS_CLI_PATH ?? '', '/usr/bin/redis-cli', '/usr/local/bin/redis-cli'].filter(Boolean));

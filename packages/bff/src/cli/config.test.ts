@@ -72,6 +72,31 @@ describe('parseConfig', () => {
     expect(problems.join('\n')).not.toMatch(/LEAKCHECK|short"/);
   });
 
+  it('reads a Redis Cluster or a Sentinel group next to EMBED_REDIS_URL', () => {
+    const redis = { ...minimal, EMBED_REDIS_URL: 'redis://:pw@10.0.0.1:7000' };
+    expect(parseConfig(redis).config?.redisTopology).toEqual({});
+    expect(parseConfig({ ...redis, EMBED_REDIS_CLUSTER_NODES: '10.0.0.2:7000, [::1]:7001,redis-3.internal:7002' }).config?.redisTopology).toEqual({
+      clusterNodes: ['10.0.0.2:7000', '[::1]:7001', 'redis-3.internal:7002'],
+    });
+    expect(parseConfig({ ...redis, EMBED_REDIS_SENTINELS: '10.0.0.5:26379,10.0.0.6:26379' }).config?.redisTopology).toEqual({
+      sentinels: ['10.0.0.5:26379', '10.0.0.6:26379'],
+      sentinelMasterName: 'mymaster',
+    });
+    expect(parseConfig({ ...redis, EMBED_REDIS_SENTINELS: '10.0.0.5:26379', EMBED_REDIS_SENTINEL_MASTER: 'embed' }).config?.redisTopology).toMatchObject({ sentinelMasterName: 'embed' });
+  });
+
+  it.each([
+    [{ EMBED_REDIS_CLUSTER_NODES: '10.0.0.2:7000' }, /^EMBED_REDIS_CLUSTER_NODES needs EMBED_REDIS_URL/],
+    [{ EMBED_REDIS_URL: 'redis://h:1', EMBED_REDIS_CLUSTER_NODES: '10.0.0.2' }, /^EMBED_REDIS_CLUSTER_NODES must be a comma list of host:port/],
+    [{ EMBED_REDIS_URL: 'redis://h:1', EMBED_REDIS_SENTINELS: 'a:99999' }, /^EMBED_REDIS_SENTINELS must be a comma list of host:port/],
+    [{ EMBED_REDIS_URL: 'redis://h:1', EMBED_REDIS_SENTINEL_MASTER: 'm' }, /^EMBED_REDIS_SENTINEL_MASTER needs EMBED_REDIS_SENTINELS/],
+    [{ EMBED_REDIS_URL: 'redis://h:1', EMBED_REDIS_SENTINELS: 'a:1', EMBED_REDIS_SENTINEL_MASTER: 'my master' }, /^EMBED_REDIS_SENTINEL_MASTER must be a master name/],
+    [{ EMBED_REDIS_URL: 'redis://h:1/2', EMBED_REDIS_CLUSTER_NODES: 'a:1' }, /^EMBED_REDIS_URL must not name a database with EMBED_REDIS_CLUSTER_NODES/],
+    [{ EMBED_REDIS_URL: 'redis://h:1', EMBED_REDIS_CLUSTER_NODES: 'a:1', EMBED_REDIS_SENTINELS: 'b:2' }, /^EMBED_REDIS_CLUSTER_NODES and EMBED_REDIS_SENTINELS exclude each other/],
+  ])('refuses a bad Redis topology: %j', (env, problem) => {
+    expect(parseConfig({ ...minimal, ...env }).problems).toEqual([expect.stringMatching(problem)]);
+  });
+
   it('EMBED_KEY_PREFIX is unset by default and refuses odd characters', () => {
     expect(parseConfig(minimal).config?.keyPrefix).toBeUndefined();
     for (const bad of ['a b', 'x'.repeat(65), 'pre{fix}', 'é']) {

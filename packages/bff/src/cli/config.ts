@@ -16,6 +16,8 @@ export interface CliConfig {
   allowedOrigins: string[];
   expectEnvironment: Environment | undefined;
   redisUrl: string | undefined;
+  /** With `redisUrl`: a Redis Cluster's seed nodes, or the sentinels and master name of a Sentinel group. */
+  redisTopology: { clusterNodes?: string[]; sentinels?: string[]; sentinelMasterName?: string };
   logLevel: LogLevel;
   /** `/token` requests per minute per session; 0 disables the limits. */
   rateLimitPerMinute: number;
@@ -46,6 +48,9 @@ export const CONFIG_KEYS = [
   'EMBED_ALLOWED_ORIGINS',
   'EMBED_EXPECT_ENVIRONMENT',
   'EMBED_REDIS_URL',
+  'EMBED_REDIS_CLUSTER_NODES',
+  'EMBED_REDIS_SENTINELS',
+  'EMBED_REDIS_SENTINEL_MASTER',
   'EMBED_LOG_LEVEL',
   'EMBED_RATE_LIMIT',
   'EMBED_KEY_PREFIX',
@@ -87,6 +92,35 @@ const httpUrl = (value: string): URL | undefined => {
     return undefined;
   }
 };
+
+const REDIS_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** `EMBED_REDIS_CLUSTER_NODES` or `EMBED_REDIS_SENTINELS` (+ `EMBED_REDIS_SENTINEL_MASTER`), next to `EMBED_REDIS_URL`. */
+function parseRedisTopology(get: (key: ConfigKey) => string | undefined, redisUrl: string | undefined, problems: string[]): CliConfig['redisTopology'] {
+  const addresses = (key: ConfigKey): string[] | undefined => {
+    const text = get(key);
+    if (text === undefined) return undefined;
+    const list = text.split(',').map((v) => v.trim()).filter(Boolean);
+    const bad = list.filter((address) => {
+      const match = REDIS_ADDRESS.exec(address);
+      return !match || Number(match[2]) < 1 || Number(match[2]) > 65_535;
+    });
+    if (list.length === 0 || bad.length > 0) problems.push(`${key} must be a comma list of host:port (got ${JSON.stringify(text.slice(0, 200))})`);
+    if (redisUrl === undefined) problems.push(`${key} needs EMBED_REDIS_URL (it carries the password and TLS; redis://host:port of one node is enough)`);
+    return list;
+  };
+  const clusterNodes = addresses('EMBED_REDIS_CLUSTER_NODES');
+  const sentinels = addresses('EMBED_REDIS_SENTINELS');
+  const sentinelMasterName = get('EMBED_REDIS_SENTINEL_MASTER');
+  if (clusterNodes && sentinels) problems.push('EMBED_REDIS_CLUSTER_NODES and EMBED_REDIS_SENTINELS exclude each other: a store is a cluster or a sentinel group');
+  if (sentinelMasterName !== undefined && !sentinels) problems.push('EMBED_REDIS_SENTINEL_MASTER needs EMBED_REDIS_SENTINELS');
+  if (sentinelMasterName !== undefined && !/^[\x21-\x7e]{1,128}$/.test(sentinelMasterName)) problems.push('EMBED_REDIS_SENTINEL_MASTER must be a master name without spaces');
+  if (clusterNodes && redisUrl !== undefined && /^rediss?:\/\/[^/]*\/[1-9]/.test(redisUrl)) problems.push('EMBED_REDIS_URL must not name a database with EMBED_REDIS_CLUSTER_NODES: a Redis Cluster has only database 0');
+  return {
+    ...(clusterNodes ? { clusterNodes } : {}),
+    ...(sentinels ? { sentinels, sentinelMasterName: sentinelMasterName ?? 'mymaster' } : {}),
+  };
+}
 
 /**
  * Validates the configuration (environment over `--config` file) and lists every problem, one
@@ -170,6 +204,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
 
   const redisUrl = get('EMBED_REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) problems.push('EMBED_REDIS_URL must be a redis:// or rediss:// URL (value not shown)');
+  const redisTopology = parseRedisTopology(get, redisUrl, problems);
 
   const logLevel = (get('EMBED_LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`EMBED_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${show(logLevel)})`);
@@ -219,6 +254,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
       allowedOrigins,
       expectEnvironment: environment as Environment | undefined,
       redisUrl,
+      redisTopology,
       logLevel,
       rateLimitPerMinute: Number(rateText),
       keyPrefix,

@@ -64,7 +64,7 @@ async function openStore(config: CliConfig): Promise<TokenStore> {
   if (config.redisUrl === undefined) return createMemoryStore();
   // Loaded only when asked for, so the in-memory path never loads ioredis.
   const { createRedisStore } = await import('../store/redis/index.js');
-  return createRedisStore({ url: config.redisUrl });
+  return createRedisStore({ url: config.redisUrl, ...config.redisTopology });
 }
 
 const formatUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

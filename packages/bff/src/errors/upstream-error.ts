@@ -1,5 +1,4 @@
 import { UserGroupApiErrorCode } from '@embedded-dashboard/client';
-import { UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS } from '@embedded-dashboard/protocol';
 import { BffError } from './bff-error.js';
 
 interface UpstreamErrorLike {
@@ -56,7 +55,7 @@ export function toBffError(error: unknown, operation: string): BffError {
   switch (error.code) {
     case 'timeout':
     case 'deadline_exceeded':
-      return new BffError('upstream_timeout', `${what} did not answer in time`, { cause: error, retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS });
+      return new BffError('upstream_timeout', `${what} did not answer in time`, { cause: error });
     case 'network':
     case 'aborted':
       return new BffError('upstream_unavailable', `${what} could not be reached`, { cause: error });

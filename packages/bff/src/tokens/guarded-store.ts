@@ -93,7 +93,9 @@ export class GuardedStore {
       async () => {
         const lock = await this.#store.tryLock(name, ttlMs);
         if (lock === undefined) return undefined;
-        return { release: () => lock.release().catch(() => undefined) };
+        // Bounded like every other store call: a request waits for its lock's release.
+        const timeoutMs = this.#timeoutMs;
+        return { release: () => (timeoutMs === undefined ? lock.release() : withTimeout(lock.release(), timeoutMs, 'release')).catch(() => undefined) };
       },
       () => NO_LOCK,
     );

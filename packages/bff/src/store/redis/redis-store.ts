@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.js';
 import { decodeEntry, encodeEntry } from './entry-codec.js';
 import { RedisStoreError } from './errors.js';
@@ -10,8 +10,22 @@ import { HIT_SCRIPT, RELEASE_LOCK_SCRIPT } from './scripts.js';
 export type RedisStoreStatus = 'ready' | 'connecting' | 'down';
 
 export interface RedisStoreOptions {
-  /** `redis://[user:password@]host:port[/db]` or `rediss://…` for TLS. Ignored when `client` is given. */
+  /**
+   * `redis://[user:password@]host:port[/db]` or `rediss://…` for TLS. Ignored when `client` is
+   * given. With `clusterNodes` its host:port is one more seed node and its user, password and TLS
+   * apply to every node; with `sentinels` its user, password, db and TLS apply to the master the
+   * sentinels name (its host:port is not used).
+   */
   url: string;
+  /**
+   * Redis Cluster: `host:port` of some of its nodes (the client discovers the rest). Every key
+   * the store uses lives in one slot per command, so any cluster layout works.
+   */
+  clusterNodes?: readonly string[];
+  /** Redis Sentinel: `host:port` of some of the sentinels; they name the current master. */
+  sentinels?: readonly string[];
+  /** The master's name the sentinels know (`sentinel monitor NAME …`). @default 'mymaster' */
+  sentinelMasterName?: string;
   /** Prepended to every key. @default 'embed:' */
   keyPrefix?: string;
   /** How long one connection attempt may take, and how long the first commands wait for the first connection. @default 2000 */
@@ -23,7 +37,7 @@ export interface RedisStoreOptions {
    * give it `enableOfflineQueue: false`, a `commandTimeout` and a small `maxRetriesPerRequest`,
    * or commands queue while Redis is down instead of failing fast.
    */
-  client?: Redis;
+  client?: Redis | Cluster;
 }
 
 export type RedisStore = TokenStore & { readonly status: RedisStoreStatus };
@@ -38,20 +52,82 @@ const positiveMs = (name: string, value: unknown): number => {
   return Math.ceil(value);
 };
 
-const checkUrl = (url: unknown): string => {
-  let protocol: string | undefined;
-  try {
-    protocol = typeof url === 'string' ? new URL(url).protocol : undefined;
-  } catch {
-    protocol = undefined;
-  }
-  // The URL itself stays out of the message: it may carry a password.
-  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new TypeError('url must be a redis:// or rediss:// URL');
-  return url as string;
-};
-
 /** Exponential from 50 ms, capped at 1 s, with jitter so a fleet does not reconnect in lockstep; never gives up. */
 const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), 1_000) + Math.floor(Math.random() * 100);
+
+const checkUrl = (url: unknown): URL => {
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  // The URL itself stays out of the message: it may carry a password.
+  if (parsed?.protocol !== 'redis:' && parsed?.protocol !== 'rediss:') throw new TypeError('url must be a redis:// or rediss:// URL');
+  return parsed;
+};
+
+const ADDRESS = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
+
+/** `host:port` (IPv6 in brackets) to what ioredis takes; throws a `TypeError` naming `what`. */
+export function parseRedisAddress(what: string, address: unknown): { host: string; port: number } {
+  const match = typeof address === 'string' ? ADDRESS.exec(address) : null;
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65_535) throw new TypeError(`${what} must be host:port addresses`);
+  return { host: (match[1] ?? match[2])!, port };
+}
+
+const addresses = (what: string, list: unknown): { host: string; port: number }[] => {
+  if (!Array.isArray(list) || list.length === 0) throw new TypeError(`${what} must be a non-empty array of host:port addresses`);
+  return list.map((address) => parseRedisAddress(what, address));
+};
+
+/** The client for a URL, a cluster or a sentinel group, every one failing fast while Redis is away. */
+function createClient(options: RedisStoreOptions, connectTimeoutMs: number, commandTimeoutMs: number): Redis | Cluster {
+  const url = checkUrl(options.url);
+  if (options.clusterNodes !== undefined && options.sentinels !== undefined) throw new TypeError('give clusterNodes or sentinels, not both');
+  const failFast = {
+    connectTimeout: connectTimeoutMs,
+    commandTimeout: commandTimeoutMs,
+    // Fail fast: no resending after a dropped connection; nothing queues while disconnected.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+  } satisfies RedisOptions;
+  const auth = {
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  if (options.clusterNodes !== undefined) {
+    const seeds = addresses('clusterNodes', options.clusterNodes);
+    if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') throw new TypeError('a Redis Cluster has only database 0; drop the /db from url');
+    return new Cluster([parseRedisAddress('url', url.host), ...seeds], {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: reconnectDelay,
+      redisOptions: { ...failFast, ...auth },
+    });
+  }
+  if (options.sentinels !== undefined) {
+    const name = options.sentinelMasterName ?? 'mymaster';
+    if (typeof name !== 'string' || name === '') throw new TypeError('sentinelMasterName must be a non-empty string');
+    const db = Number(url.pathname.slice(1) || '0');
+    if (!Number.isSafeInteger(db) || db < 0) throw new TypeError('url must end in /DB with DB a database number');
+    return new Redis({
+      ...failFast,
+      ...auth,
+      sentinels: addresses('sentinels', options.sentinels),
+      name,
+      db,
+      enableOfflineQueue: false,
+      retryStrategy: reconnectDelay,
+      sentinelRetryStrategy: reconnectDelay,
+      // Subscribe to the sentinels' +switch-master, so a failover is followed at once.
+      failoverDetector: true,
+    });
+  }
+  return new Redis(options.url, { ...failFast, enableOfflineQueue: false, retryStrategy: reconnectDelay });
+}
+
 
 const isWrongType = (error: unknown) => error instanceof Error && error.message.startsWith('WRONGTYPE');
 
@@ -84,17 +160,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const commandTimeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs ?? 1_000);
   const keys = redisKeys(keyPrefix);
   const ownsClient = options.client === undefined;
-  const client =
-    options.client ??
-    new Redis(checkUrl(options.url), {
-      connectTimeout: connectTimeoutMs,
-      commandTimeout: commandTimeoutMs,
-      // Fail fast: no queue of commands waiting for a connection, no resending after one dropped.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      retryStrategy: reconnectDelay,
-    });
+  const client = options.client ?? createClient(options, connectTimeoutMs, commandTimeoutMs);
 
   let status: RedisStoreStatus = client.status === 'ready' ? 'ready' : 'connecting';
   let closed = false;
@@ -139,10 +205,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   const run = async <T>(operation: string, command: () => Promise<T>): Promise<T> => {
     await ensureConnected(operation);
+    // `commandTimeout` bounds one attempt; a cluster client may retry a command on another node
+    // (MOVED, a node that just died, CLUSTERDOWN), so the whole command gets the same deadline.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
+    });
     try {
-      return await command();
+      return await Promise.race([command(), deadline]);
     } catch (cause) {
       throw new RedisStoreError('unavailable', `Redis store ${operation} failed`, { cause });
+    } finally {
+      clearTimeout(timer);
     }
   };
 

@@ -1,0 +1,149 @@
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startRedisCluster, startRedisSentinelGroup, type RedisCluster, type RedisSentinelGroup } from '../../../../../test/support/redis-cluster.js';
+import { redisCliTool, redisServerTool } from '../../../../../test/support/tools.js';
+import { groupEntry as entry } from '../../testing/group-entry.js';
+import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
+import { redisKeys } from './keys.js';
+
+const server = redisServerTool();
+const cli = redisCliTool();
+const available = server.available && cli.available;
+
+const GROUPS = Array.from({ length: 60 }, (_, i) => `org-${i}`);
+
+describe.skipIf(!available)('createRedisStore on a real 3-master Redis Cluster', { timeout: 60_000 }, () => {
+  let cluster: RedisCluster;
+  let raw: Cluster;
+  const stores: RedisStore[] = [];
+  const open = () => {
+    const store = createRedisStore({ url: cluster.url, clusterNodes: cluster.nodes.slice(1) });
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster(server.path, cli.path);
+    raw = new Cluster([{ host: '127.0.0.1', port: cluster.masters[0]!.port }]);
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+  });
+  afterAll(async () => {
+    raw?.disconnect();
+    await cluster?.dispose();
+  });
+
+  it('keeps entries, locks and hit windows, spread over every master and shared by every store', async () => {
+    const [a, b] = [open(), open()];
+    await Promise.all(GROUPS.map((group) => a.set(group, entry(`tok-${group}`), 60_000)));
+    for (const group of GROUPS) expect(await b.get(group)).toEqual(entry(`tok-${group}`));
+    // The keys really live on all three masters: the store is not working on one node only.
+    const keys = redisKeys('embed:');
+    const slots = await Promise.all(GROUPS.map((group) => raw.cluster('KEYSLOT', keys.group(group)) as Promise<number>));
+    const owners = new Set(slots.map((slot) => Math.floor(slot / (16_384 / 3))));
+    expect(owners.size).toBe(3);
+
+    // Lua scripts run on the node that owns their one key.
+    const contenders = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).tryLock('rotate:org-1', 10_000)));
+    const holders = contenders.filter(Boolean);
+    expect(holders).toHaveLength(1);
+    await holders[0]!.release();
+    expect(await b.tryLock('rotate:org-1', 10_000)).toBeDefined();
+    const counts: number[] = [];
+    for (let i = 0; i < 4; i++) counts.push((await (i % 2 ? a : b).hit('rl:org-1', 60_000)).count);
+    expect(counts).toEqual([1, 2, 3, 4]);
+    await a.delete('org-0');
+    expect(await b.get('org-0')).toBeUndefined();
+    await expect(a.ping()).resolves.toBeUndefined();
+  });
+
+  it('fails fast for the slots of a killed master during a burst, serves the others, and recovers once it restarts', async () => {
+    const store = open();
+    await store.get('warm-up');
+    const victim = cluster.masters[1]!;
+    const outcomes: { ok: number; unavailable: number; other: unknown[] } = { ok: 0, unavailable: 0, other: [] };
+    let running = true;
+    const burst = (async () => {
+      for (let round = 0; running && round < 400; round++) {
+        const results = await Promise.allSettled(GROUPS.map((group) => store.set(group, entry(`tok-${round}`), 60_000).then(() => store.get(group))));
+        for (const result of results) {
+          if (result.status === 'fulfilled') outcomes.ok++;
+          else if (result.reason instanceof RedisStoreError && result.reason.code === 'unavailable') outcomes.unavailable++;
+          else outcomes.other.push(result.reason);
+        }
+      }
+    })();
+    await vi.waitFor(() => expect(outcomes.ok).toBeGreaterThan(GROUPS.length), { timeout: 10_000 });
+    await victim.kill();
+    await vi.waitFor(() => expect(outcomes.unavailable).toBeGreaterThan(0), { timeout: 15_000 });
+    await victim.start();
+    await cluster.waitUntilHealthy();
+    // Once the node is back every group is served again (its data is gone: a cold cache, not an error).
+    await vi.waitFor(
+      async () => {
+        const results = await Promise.allSettled(GROUPS.map((group) => store.set(group, entry('after'), 60_000)));
+        expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    running = false;
+    await burst;
+    expect(outcomes.other).toEqual([]);
+    await Promise.all(GROUPS.map((group) => store.set(group, entry('after'), 60_000)));
+    for (const group of GROUPS) expect(await store.get(group)).toEqual(entry('after'));
+  });
+
+  it('refuses a database number and a bad node list', () => {
+    expect(() => createRedisStore({ url: `${cluster.url}/2`, clusterNodes: cluster.nodes })).toThrow(/database 0/);
+    expect(() => createRedisStore({ url: cluster.url, clusterNodes: ['nohost'] })).toThrow(/clusterNodes must be host:port/);
+    expect(() => createRedisStore({ url: cluster.url, clusterNodes: [] })).toThrow(/non-empty array/);
+    expect(() => createRedisStore({ url: cluster.url, clusterNodes: cluster.nodes, sentinels: ['a:1'] })).toThrow(/not both/);
+  });
+});
+
+describe.skipIf(!available)('createRedisStore behind Redis Sentinel', { timeout: 60_000 }, () => {
+  let group: RedisSentinelGroup;
+  const stores: RedisStore[] = [];
+  const open = () => {
+    const store = createRedisStore({ url: 'redis://127.0.0.1:1', sentinels: group.sentinels, sentinelMasterName: group.masterName });
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(async () => {
+    group = await startRedisSentinelGroup(server.path, cli.path);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    await group?.dispose();
+  });
+
+  it('finds the master through the sentinels, and follows a failover to the promoted replica', async () => {
+    const [a, b] = [open(), open()];
+    await a.set('acme', entry('tok-1'), 60_000);
+    expect(await b.get('acme')).toEqual(entry('tok-1'));
+    // Replication is asynchronous: wait until the replica has it, or the crash may lose it.
+    const master = new Redis({ host: '127.0.0.1', port: group.master.port });
+    expect(await master.wait(1, 5_000)).toBe(1);
+    master.disconnect();
+    expect(await group.currentMasterPort()).toBe(group.master.port);
+
+    await group.master.kill();
+    await vi.waitFor(async () => expect(await group.currentMasterPort()).toBe(group.replica.port), { timeout: 30_000, interval: 200 });
+    // Writes reach the new master; what was replicated before the crash is still there.
+    await vi.waitFor(
+      async () => {
+        await a.set('globex', entry('tok-2'), 60_000);
+        expect(await b.get('globex')).toEqual(entry('tok-2'));
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    expect(await a.get('acme')).toEqual(entry('tok-1'));
+    expect(a.status).toBe('ready');
+  });
+
+  it('refuses an empty master name', () => {
+    expect(() => createRedisStore({ url: 'redis://127.0.0.1:1', sentinels: group.sentinels, sentinelMasterName: '' })).toThrow(/sentinelMasterName/);
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
+import { redisCliTool, redisServerTool } from '../support/tools.js';
+import { emulatorStats, groupNameOf, readiness, requestToken, sessionFor, startFleetOn, type Fleet, type TokenAnswer } from './fleet.js';
+
+const server = redisServerTool();
+const cli = redisCliTool();
+
+const GROUPS = 40;
+const REQUESTS_PER_GROUP = 6;
+
+async function burst(fleet: Fleet<RedisCluster>, prefix: string): Promise<Map<string, TokenAnswer[]>> {
+  const orgs = Array.from({ length: GROUPS }, (_, i) => `${prefix}-${i}`);
+  const sessions = await Promise.all(orgs.map(sessionFor));
+  const calls = orgs.flatMap((org, g) =>
+    Array.from({ length: REQUESTS_PER_GROUP }, (_, r) => requestToken(fleet.bffs[(g + r) % 2]!, sessions[g]!).then((answer) => ({ org, answer }))),
+  );
+  const answers = new Map<string, TokenAnswer[]>(orgs.map((org) => [org, []]));
+  for (const { org, answer } of await Promise.all(calls)) answers.get(org)!.push(answer);
+  return answers;
+}
+
+/** Every request answered 200, and each customer got one token, its own group's. */
+async function expectOwnTokenEach(fleet: Fleet<RedisCluster>, answers: Map<string, TokenAnswer[]>) {
+  const tokens = new Set<string>();
+  for (const [org, list] of answers) {
+    expect(list.map((a) => a.status), org).toEqual(Array(REQUESTS_PER_GROUP).fill(200));
+    expect(new Set(list.map((a) => a.token)).size, `${org} got different tokens`).toBe(1);
+    tokens.add(list[0]!.token!);
+  }
+  expect(tokens.size).toBe(answers.size);
+  const [org, list] = [...answers][answers.size - 1]!;
+  expect(await groupNameOf(fleet.emulator, list[0]!.token!)).toBe(`Org ${org}`);
+}
+
+const waitUntilReady = (fleet: Fleet<RedisCluster>) =>
+  vi.waitFor(async () => expect(await Promise.all(fleet.bffs.map(readiness))).toEqual([200, 200]), { timeout: 20_000, interval: 100 });
+
+// README "Scaling out": EMBED_REDIS_URL names one node, EMBED_REDIS_CLUSTER_NODES some others.
+describe.skipIf(!server.available || !cli.available)('two BFF processes sharing a 3-master Redis Cluster', { timeout: 90_000 }, () => {
+  let fleet: Fleet<RedisCluster>;
+
+  beforeAll(async () => {
+    const cluster = await startRedisCluster(server.path, cli.path);
+    fleet = await startFleetOn(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: cluster.nodes.slice(1).join(',') }, () => cluster.dispose());
+    await waitUntilReady(fleet);
+  }, 90_000);
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
+  it(`calls the vendor once per customer for ${GROUPS * REQUESTS_PER_GROUP} first visits split across both`, async () => {
+    const before = await emulatorStats(fleet.emulator);
+    const answers = await burst(fleet, 'first');
+    const after = await emulatorStats(fleet.emulator);
+    await expectOwnTokenEach(fleet, answers);
+    expect(after.getOrCreate - before.getOrCreate).toBe(GROUPS);
+    expect(after.update - before.update).toBe(0);
+  });
+
+  it('keeps answering every customer with its own token while a master restarts during a burst, and shares again after', async () => {
+    const victim = fleet.redis.masters[2]!;
+    const during = burst(fleet, 'restart');
+    await victim.kill();
+    const answers = await during;
+    await expectOwnTokenEach(fleet, answers);
+    await victim.start();
+    await fleet.redis.waitUntilHealthy();
+    await waitUntilReady(fleet);
+
+    const before = await emulatorStats(fleet.emulator);
+    const again = await burst(fleet, 'after-restart');
+    const after = await emulatorStats(fleet.emulator);
+    await expectOwnTokenEach(fleet, again);
+    expect(after.getOrCreate - before.getOrCreate).toBe(GROUPS);
+  });
+});

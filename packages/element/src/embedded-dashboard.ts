@@ -1,4 +1,4 @@
-import { html, LitElement, nothing, type PropertyValues } from 'lit';
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import {
   DashboardEvent,
   HostEvent,
@@ -179,7 +179,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     if (changed.has('variables') && this.loaded) this.sendVariables();
   }
 
-  protected override render() {
+  protected override render(): TemplateResult {
     const state = this.state;
     const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
     const message = this.problem || (state === DashboardState.error && this.tokens.error?.message) || STATUS_TEXT[state];

@@ -1,0 +1,149 @@
+import { act, createElement, createRef } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { renderToString } from 'react-dom/server';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { EmbeddedDashboard as EmbeddedDashboardElement } from '@embedded-dashboard/element';
+import type { TokenResponse } from '@embedded-dashboard/protocol';
+import { EmbeddedDashboard, type EmbeddedDashboardProps } from './index.js';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const TEMPLATE = 'https://dash.example.com/iframe/{dashboard}';
+/** A token source that never answers: these tests are about props and events, not tokens. */
+const pendingToken = () => new Promise<TokenResponse>(() => undefined);
+
+describe('EmbeddedDashboard on the server', () => {
+  it('renders the element with its attributes (variables as JSON) and no handlers or functions', () => {
+    const html = renderToString(
+      createElement(EmbeddedDashboard, {
+        dashboard: 'sales-overview',
+        srcTemplate: TEMPLATE,
+        tokenUrl: '/api/embed/token',
+        environment: 'Customer',
+        variables: { region: 'EU', seats: 3 },
+        refreshMargin: 30,
+        noAutoResize: true,
+        withCredentials: false,
+        label: 'Sales',
+        className: 'wide',
+        fetchToken: pendingToken,
+        onLoad: () => undefined,
+        onError: () => undefined,
+      }),
+    );
+    expect(html).toBe(
+      '<embedded-dashboard class="wide" dashboard="sales-overview" src-template="https://dash.example.com/iframe/{dashboard}" ' +
+        'token-url="/api/embed/token" environment="Customer" variables="{&quot;region&quot;:&quot;EU&quot;,&quot;seats&quot;:3}" ' +
+        'label="Sales" refresh-margin="30" no-auto-resize=""></embedded-dashboard>',
+    );
+  });
+
+  it('renders slotted children (a custom error message)', () => {
+    const html = renderToString(
+      createElement(EmbeddedDashboard, { dashboard: 'd', srcTemplate: TEMPLATE }, createElement('p', { slot: 'error' }, 'Sign in again')),
+    );
+    expect(html).toContain('<p slot="error">Sign in again</p></embedded-dashboard>');
+  });
+});
+
+describe('EmbeddedDashboard in the browser', () => {
+  let root: Root | undefined;
+  let container: HTMLElement;
+  let consoleError: MockInstance<typeof console.error>;
+  beforeEach(() => {
+    consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    act(() => root?.unmount());
+    container?.remove();
+    // React's warnings go to console.error: there must be none. happy-dom reports (there) that it
+    // does not load iframe pages, which is expected here.
+    const errors = consoleError.mock.calls.map((args) => String(args[0])).filter((text) => !text.includes('Iframe page loading is disabled'));
+    consoleError.mockRestore();
+    expect(errors).toEqual([]);
+  });
+
+  function render(props: EmbeddedDashboardProps) {
+    act(() => root!.render(createElement(EmbeddedDashboard, props)));
+    return container.querySelector('embedded-dashboard')!;
+  }
+  function mount(props: EmbeddedDashboardProps) {
+    container = document.body.appendChild(document.createElement('div'));
+    root = createRoot(container);
+    return render(props);
+  }
+
+  it('renders the real element, gives its ref, and sets variables from an object', () => {
+    const ref = createRef<EmbeddedDashboardElement>();
+    const el = mount({ ref, dashboard: 'sales-overview', srcTemplate: TEMPLATE, variables: { region: 'EU' }, fetchToken: pendingToken });
+    expect(el).toBeInstanceOf(EmbeddedDashboardElement);
+    expect(ref.current).toBe(el);
+    expect(el.dashboard).toBe('sales-overview');
+    expect(el.srcTemplate).toBe(TEMPLATE);
+    expect(el.fetchToken).toBe(pendingToken);
+    expect(JSON.parse(String(el.variables))).toEqual({ region: 'EU' });
+    expect(el.problem).toBeUndefined();
+  });
+
+  it('calls the camelCase handlers with the typed events, and follows a new handler', () => {
+    const first = vi.fn();
+    const second = vi.fn();
+    const onError = vi.fn();
+    const onToken = vi.fn();
+    const onResize = vi.fn();
+    const onVariableChange = vi.fn();
+    const props = { dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, onError, onToken, onResize, onVariableChange };
+    const el = mount({ ...props, onLoad: first });
+    const fire = (type: string, detail: object) => el.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+    fire('dashboard-load', { dashboardId: 'd', height: 500, loadTime: 12 });
+    expect(first).toHaveBeenCalledTimes(1);
+    expect(first.mock.calls[0]![0].detail).toEqual({ dashboardId: 'd', height: 500, loadTime: 12 });
+
+    render({ ...props, onLoad: second });
+    fire('dashboard-load', { dashboardId: 'd', height: 500, loadTime: 13 });
+    expect(first).toHaveBeenCalledTimes(1);
+    expect(second).toHaveBeenCalledTimes(1);
+
+    fire('dashboard-token', { reason: 'initial', expiresAt: null });
+    fire('dashboard-resize', { height: 640 });
+    fire('dashboard-variable-change', { name: 'region', value: 'US' });
+    fire('dashboard-error', { code: 'network', message: 'offline', retryable: true });
+    expect(onToken.mock.calls[0]![0].detail.reason).toBe('initial');
+    expect(onResize.mock.calls[0]![0].detail.height).toBe(640);
+    expect(onVariableChange.mock.calls[0]![0].detail).toEqual({ name: 'region', value: 'US' });
+    expect(onError.mock.calls[0]![0].detail.code).toBe('network');
+    // React's own `load`/`error` events are not what these props mean.
+    el.dispatchEvent(new Event('load'));
+    el.dispatchEvent(new Event('error'));
+    expect(second).toHaveBeenCalledTimes(1);
+    expect(onError).toHaveBeenCalledTimes(1);
+  });
+
+  it('removes a handler that is no longer passed', () => {
+    const onLoad = vi.fn();
+    const el = mount({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, onLoad });
+    render({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken });
+    el.dispatchEvent(new CustomEvent('dashboard-load', { detail: {} }));
+    expect(onLoad).not.toHaveBeenCalled();
+  });
+
+  it('compares variables by value: an equal new object does not touch the element, a different one does', async () => {
+    const el = mount({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, variables: { region: 'EU' } });
+    const before = el.variables;
+    render({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, variables: { region: 'EU' } });
+    expect(el.variables).toBe(before);
+    render({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, variables: { region: 'US', beta: true, note: null } });
+    await el.updateComplete;
+    expect(JSON.parse(String(el.variables))).toEqual({ region: 'US', beta: true, note: null });
+    expect(el.problem).toBeUndefined();
+  });
+
+  it('sets and clears the boolean attributes', () => {
+    const el = mount({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, noAutoResize: true, withCredentials: true });
+    expect(el.hasAttribute('no-auto-resize')).toBe(true);
+    expect(el.withCredentials).toBe(true);
+    render({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken });
+    expect(el.hasAttribute('no-auto-resize')).toBe(false);
+    expect(el.hasAttribute('with-credentials')).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+'use client';
+import { createElement, type HTMLAttributes, type ReactElement, type Ref } from 'react';
+import '@embedded-dashboard/element';
+import type {
+  DashboardErrorEvent,
+  DashboardLoadEvent,
+  DashboardResizeEvent,
+  DashboardTokenEvent,
+  DashboardVariableChangeEvent,
+  EmbeddedDashboard as EmbeddedDashboardElement,
+  FetchToken,
+} from '@embedded-dashboard/element';
+import type { DashboardVariables } from '@embedded-dashboard/protocol';
+
+/** The element's own props; React's handlers of the same names are replaced by the element's events. */
+type ElementEventProps = 'onLoad' | 'onToken' | 'onError' | 'onResize' | 'onVariableChange';
+
+/** Props of {@link EmbeddedDashboard}: the element's attributes in camelCase, its events as `on…` props. */
+export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDashboardElement>, ElementEventProps> {
+  /** Id of the dashboard to show. */
+  dashboard: string;
+  /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. */
+  srcTemplate: string;
+  /** The BFF's token route. Default `/embed/token`. */
+  tokenUrl?: string;
+  /** Substituted for `{environment}`. */
+  environment?: string;
+  /** Dashboard variables; compared by value, so a new object with the same content changes nothing. */
+  variables?: DashboardVariables;
+  /** Accessible name of the iframe. Default: the dashboard id. */
+  label?: string;
+  /** Seconds before `expiresAt` at which the token is refreshed. Default `60`. */
+  refreshMargin?: number;
+  /** Keep the frame at `--embedded-dashboard-height` instead of the dashboard's height. */
+  noAutoResize?: boolean;
+  /** Send cookies to a cross-origin `tokenUrl`. */
+  withCredentials?: boolean;
+  /** Gets tokens another way than POSTing `tokenUrl` (client only; set it on the first render). */
+  fetchToken?: FetchToken;
+  /** `dashboard-load`: `{ dashboardId, height, loadTime }`. */
+  onLoad?: (event: DashboardLoadEvent) => void;
+  /** `dashboard-token`: `{ reason, expiresAt }` (never the token). */
+  onToken?: (event: DashboardTokenEvent) => void;
+  /** `dashboard-error`: `{ code, message, retryable }`. */
+  onError?: (event: DashboardErrorEvent) => void;
+  /** `dashboard-resize`: `{ height }`. */
+  onResize?: (event: DashboardResizeEvent) => void;
+  /** `dashboard-variable-change`: `{ name, value }`. */
+  onVariableChange?: (event: DashboardVariableChangeEvent) => void;
+  /** The `<embedded-dashboard>` element (for `retry()`, `state`, …). */
+  ref?: Ref<EmbeddedDashboardElement>;
+}
+
+/**
+ * `<embedded-dashboard>` as a React 19 component. A client component (`'use client'`): use it
+ * from Server Components with serializable props, and pass event handlers from a client
+ * component. The server renders the element with its attributes, so the element starts as
+ * soon as its script runs, before hydration; hydration attaches the event listeners.
+ *
+ * React 19 itself passes a custom element's props (properties when the element has them,
+ * attributes otherwise) and `on<event-name>` listeners with the exact event name; this component
+ * maps the camelCase props onto that and serializes `variables`, which is how it reaches the
+ * server-rendered HTML too.
+ *
+ * @example
+ * ```tsx
+ * <EmbeddedDashboard dashboard="sales-overview"
+ *   srcTemplate="https://dashboards.example.com/iframe/{dashboard}"
+ *   variables={{ region: 'EU' }}
+ *   onLoad={(e) => console.log('loaded in', e.detail.loadTime, 'ms')}
+ *   onError={(e) => console.warn(e.detail.code)} />
+ * ```
+ */
+export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
+  const {
+    dashboard,
+    srcTemplate,
+    tokenUrl,
+    environment,
+    variables,
+    label,
+    refreshMargin,
+    noAutoResize,
+    withCredentials,
+    fetchToken,
+    onLoad,
+    onToken,
+    onError,
+    onResize,
+    onVariableChange,
+    ...rest
+  } = props;
+  return createElement('embedded-dashboard', {
+    ...rest,
+    dashboard,
+    'src-template': srcTemplate,
+    'token-url': tokenUrl,
+    environment,
+    // A string, so the server renders it and equal content is an equal prop.
+    variables: variables === undefined ? undefined : JSON.stringify(variables),
+    label,
+    'refresh-margin': refreshMargin,
+    'no-auto-resize': noAutoResize || undefined,
+    'with-credentials': withCredentials || undefined,
+    fetchToken,
+    // React 19 adds `on<name>` props of custom elements as listeners of exactly `<name>`.
+    'ondashboard-load': onLoad,
+    'ondashboard-token': onToken,
+    'ondashboard-error': onError,
+    'ondashboard-resize': onResize,
+    'ondashboard-variable-change': onVariableChange,
+  });
+}

@@ -1,0 +1,12 @@
+export { EmbeddedDashboard } from './embedded-dashboard.js';
+export type { EmbeddedDashboardProps } from './embedded-dashboard.js';
+export type {
+  EmbeddedDashboard as EmbeddedDashboardElement,
+  DashboardLoadEvent,
+  DashboardTokenEvent,
+  DashboardErrorEvent,
+  DashboardResizeEvent,
+  DashboardVariableChangeEvent,
+  FetchToken,
+} from '@embedded-dashboard/element';
+export type { DashboardVariables } from '@embedded-dashboard/protocol';

@@ -10,7 +10,7 @@ const packageSource = (name: string, entry = 'index.ts') =>
  */
 const alias = [
   { find: /^@embedded-dashboard\/bff\/redis$/, replacement: packageSource('bff', 'store/redis/index.ts') },
-  { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element)$/, replacement: packageSource('$1') },
+  { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element|react|vite)$/, replacement: packageSource('$1') },
 ];
 
 const demoFile = (path: string) => fileURLToPath(new URL(`./demo/${path}`, import.meta.url));
@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['packages/{protocol,client,emulator,bff}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: ['packages/{protocol,client,emulator,bff,vite}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
           exclude: ['test/e2e/**', 'test/packaging/**', '**/node_modules/**', '**/dist/**'],
         },
       },
@@ -49,7 +49,7 @@ export default defineConfig({
         test: {
           name: 'element',
           environment: 'happy-dom',
-          include: ['packages/element/src/**/*.test.ts'],
+          include: ['packages/element/src/**/*.test.ts', 'packages/react/src/**/*.test.ts'],
         },
       },
       {

@@ -15,7 +15,7 @@ export const openChromium = (): Promise<Browser> => launchChromium(chromium.path
 export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
+    if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
   return errors;

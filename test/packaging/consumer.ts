@@ -6,7 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Every publishable workspace, by folder under packages/. */
-export const PUBLISHED_PACKAGES = ['protocol', 'client', 'emulator', 'bff', 'element'] as const;
+export const PUBLISHED_PACKAGES = ['protocol', 'client', 'emulator', 'bff', 'element', 'react', 'vite'] as const;
 
 /**
  * What the consumer installs from the registry besides our tarballs: what an integrator's app
@@ -160,4 +160,16 @@ export function startServer(
       reject(new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output.join('\n')}`));
     });
   });
+}
+
+/** Copies `test/packaging/fixtures/<name>` (or another repository folder) into the consumer project; returns its path there. */
+export async function copyIntoConsumer(consumerDir: string, from: string, to: string): Promise<string> {
+  const target = join(consumerDir, to);
+  await rm(target, { recursive: true, force: true });
+  await cp(join(REPOSITORY_ROOT, from), target, {
+    recursive: true,
+    // What a checkout has after a local run of the example; never copied.
+    filter: (source) => !/[/\\](node_modules|\.next|dist|package-lock\.json)$/.test(source),
+  });
+  return target;
 }

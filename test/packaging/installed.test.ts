@@ -87,14 +87,26 @@ describe.each(PUBLISHED_PACKAGES)('the installed @embedded-dashboard/%s', (name)
     expect(files.filter((file) => /\.test(-d)?\.|(^|\/)(testing|test-support)\/|^src\/|(?<!\.d)\.ts$/.test(file))).toEqual([]);
   });
 
-  it('depends on our own packages at its own version, and each dependency is one it imports', async () => {
+  it('depends on our own packages at its own version, and each dependency is one its code or types import', async () => {
     const manifest = manifestOf(name);
+    const dist = join(installedDir(name), 'dist');
+    const code = (await listFiles(dist))
+      .filter((file) => file.endsWith('.js') || file.endsWith('.d.ts'))
+      .map((file) => readFileSync(join(dist, file), 'utf8'))
+      .join('\n');
     for (const [dependency, range] of Object.entries(manifest.dependencies ?? {})) {
       if (dependency.startsWith('@embedded-dashboard/')) expect(range, dependency).toBe(manifest.version);
-      const sources = (await listFiles(join(installedDir(name), 'dist'))).filter((file) => file.endsWith('.js'));
-      const imported = sources.some((file) => readFileSync(join(installedDir(name), 'dist', file), 'utf8').includes(`from '${dependency}`) || readFileSync(join(installedDir(name), 'dist', file), 'utf8').includes(`('${dependency}`));
+      const imported = new RegExp(`(from |import |import\\()['"]${dependency.replace('/', '\\/')}(['"/])`).test(code);
       expect(imported, `${dependency} is declared but nothing in dist imports it`).toBe(true);
     }
+    // And the other way round: everything dist imports is declared (else it works only by hoisting luck).
+    const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    const undeclared = new Set<string>();
+    for (const [, specifier] of code.matchAll(/(?:from |import |import\()['"]([^'"./][^'"]*)['"]/g)) {
+      const packageName = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!;
+      if (!specifier!.startsWith('node:') && packageName !== manifest.name && !declared.has(packageName)) undeclared.add(packageName);
+    }
+    expect([...undeclared], 'imported by dist but not declared').toEqual([]);
   });
 });
 
@@ -166,6 +178,7 @@ describe('the README library code, run in the consumer', () => {
       '@embedded-dashboard/bff': ['createBffApp', 'createEmbedRoutes', 'createBffNodeListener', 'createMemoryStore'],
       '@embedded-dashboard/bff/redis': ['createRedisStore'],
       '@embedded-dashboard/element': ['EmbeddedDashboard', 'TokenRequestError', 'TAG_NAME'],
+      '@embedded-dashboard/react': ['EmbeddedDashboard'],
     };
     const script = Object.entries(imports)
       .map(([specifier, names], i) => `import * as m${i} from '${specifier}';\nfor (const n of ${JSON.stringify(names)}) if (!(n in m${i})) throw new Error('${specifier} lacks ' + n);`)
@@ -189,8 +202,33 @@ describe('consumer files, type-checked with tsc against the installed types', ()
       // Our .d.ts files (and what they pull in) are checked; TypeScript's own lib files are not.
       skipLibCheck: false,
       skipDefaultLibCheck: true,
+      jsx: 'react-jsx',
     },
   };
+  const readmeBlock = (path: string, after: string) => {
+    const readme = readFileSync(join(REPOSITORY_ROOT, path), 'utf8');
+    const block = new RegExp(`${after}[\\s\\S]*?\`\`\`(?:ts|tsx)\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+    if (!block) throw new Error(`${path} has no code block after "${after}"`);
+    return block;
+  };
+  const reactConsumer = `import { createRef } from 'react';
+import { EmbeddedDashboard, type EmbeddedDashboardElement } from '@embedded-dashboard/react';
+
+const ref = createRef<EmbeddedDashboardElement>();
+export const page = (
+  <main>
+    <EmbeddedDashboard ref={ref} dashboard="sales-overview" srcTemplate="https://d.example/iframe/{dashboard}"
+      variables={{ region: 'EU', seats: 3 }} refreshMargin={30} noAutoResize className="wide"
+      onLoad={(e) => console.log(e.detail.loadTime.toFixed(0))} onError={(e) => console.log(e.detail.code)}
+      onToken={(e) => console.log(e.detail.reason)} onResize={(e) => console.log(e.detail.height)}
+      onVariableChange={(e) => console.log(e.detail.name, e.detail.value)}>
+      <p slot="error">Sign in again</p>
+    </EmbeddedDashboard>
+    <embedded-dashboard dashboard="d" src-template="https://d.example/iframe/{dashboard}" variables={{ region: 'EU' }}
+      ondashboard-load={(e) => console.log(e.detail.loadTime.toFixed(0))} />
+  </main>
+);
+`;
   const consumer = `import { createEmbedRoutes, createBffNodeListener, createBffApp, type BffOptions } from '@embedded-dashboard/bff';
 import { createRedisStore } from '@embedded-dashboard/bff/redis';
 import { UserGroupClient, UserGroupApiError } from '@embedded-dashboard/client';
@@ -220,18 +258,28 @@ el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detai
     await mkdir(join(consumerDir, 'typecheck'), { recursive: true });
     await writeFile(join(consumerDir, 'typecheck', 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     await writeFile(join(consumerDir, 'typecheck', 'consumer.ts'), consumer);
+    await writeFile(join(consumerDir, 'typecheck', 'react-consumer.tsx'), reactConsumer);
+    await writeFile(join(consumerDir, 'typecheck', 'react-readme.tsx'), readmeBlock('packages/react/README.md', 'npm install @embedded-dashboard/react'));
+    // The JSX declaration of the bare tag, as packages/element/README.md gives it.
+    await writeFile(join(consumerDir, 'typecheck', 'embedded-dashboard.d.ts'), readmeBlock('packages/element/README.md', 'To type the tag for JSX'));
     // A second file with two mistakes proves the declarations are really read (not `any`).
     await writeFile(
       join(consumerDir, 'typecheck', 'mistakes.ts'),
       `${consumer}\nel.variables = 42;\nel.addEventListener('dashboard-load', (e) => e.detail.nope);\n`,
     );
+    await writeFile(
+      join(consumerDir, 'typecheck', 'react-mistakes.tsx'),
+      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: [1] }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n`,
+    );
     const result = await run(bin('tsc'), ['-p', 'typecheck/tsconfig.json'], { cwd: consumerDir });
     const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
     expect(result.stderr).toBe('');
-    expect(errors.filter((line) => !line.startsWith('typecheck/mistakes.ts'))).toEqual([]);
-    expect(errors).toHaveLength(2);
+    expect(errors.filter((line) => !/^typecheck\/(react-)?mistakes\.tsx?\(/.test(line))).toEqual([]);
+    expect(errors).toHaveLength(4);
     expect(errors[0]).toMatch(/^typecheck\/mistakes\.ts\(\d+,1\): error TS2322/);
-    expect(errors[1]).toMatch(/Property 'nope' does not exist/);
+    expect(errors[1]).toMatch(/^typecheck\/mistakes\.ts.*Property 'nope' does not exist/);
+    expect(errors[2]).toMatch(/^typecheck\/react-mistakes\.tsx\(2,.*error TS2322/);
+    expect(errors[3]).toMatch(/^typecheck\/react-mistakes\.tsx\(3,.*Property 'nope' does not exist/);
   });
 });
 

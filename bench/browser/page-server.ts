@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { renderInitialToken } from '@embedded-dashboard/bff';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
 export const PAGES_LISTENING_PREFIX = 'pages listening on ';
@@ -34,14 +35,23 @@ export const LOADED_MESSAGE = 'bench:loaded';
  */
 const HEAD = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench</title>
 <style>body{margin:0;font:16px sans-serif}embedded-dashboard,iframe{display:block;width:960px;border:0}iframe{height:400px}</style>
-<script>window.__bench={};const loaded=()=>{if(window.__bench.loadAt===undefined)console.log('${LOADED_MESSAGE}',window.__bench.loadAt=performance.now())}</script>`;
+<script>window.__bench={};customElements.whenDefined('embedded-dashboard').then(()=>{window.__bench.defined=performance.now()});
+const loaded=()=>{if(window.__bench.loadAt!==undefined)return;const b=window.__bench;b.loadAt=performance.now();
+const r=performance.getEntriesByType('resource'),f=(p)=>r.find(p),e=f((x)=>x.name.endsWith('/element.js')),t=f((x)=>x.name.includes('/embed/token')),i=f((x)=>x.initiatorType==='iframe');
+const m={defined:b.defined,elementEnd:e&&e.responseEnd,tokenStart:t&&t.startTime,tokenEnd:t&&t.responseEnd,frameStart:i&&i.startTime,frameEnd:i&&i.responseEnd};
+console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m))}</script>`;
 
-/** The integrator's page: the element asks the BFF (same origin, session cookie) for the token. */
-function oursPage(emulatorUrl: string): string {
+/**
+ * The integrator's page: the element asks the BFF (same origin, session cookie) for the token,
+ * or, with `?first=inline`, finds the first one in a JSON script child the server rendered
+ * (`renderInitialToken`). `?script=inline` puts the element's code in the page (not measured by
+ * a row; for trying where the time goes).
+ */
+function oursPage(emulatorUrl: string, script: string, firstToken: string): string {
   return `${HEAD}
 <script>addEventListener('dashboard-load',loaded)</script>
-<script type="module" src="/element.js"></script></head><body>
-<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${emulatorUrl}/iframe/{dashboard}" token-url="/embed/token"></embedded-dashboard>
+${script}</head><body>
+<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${emulatorUrl}/iframe/{dashboard}" token-url="/embed/token">${firstToken}</embedded-dashboard>
 </body></html>`;
 }
 
@@ -76,11 +86,19 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     upstream.on('error', () => send(res, 502, 'text/plain', 'BFF unreachable'));
     req.pipe(upstream);
   };
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/embed/')) return proxy(req, res);
     if (url.pathname === '/element.js') return send(res, 200, 'text/javascript', element);
-    if (url.pathname === '/ours') return send(res, 200, 'text/html', oursPage(options.emulatorUrl));
+    if (url.pathname === '/ours') {
+      const script = url.searchParams.get('script') === 'inline' ? `<script type="module">${element.toString()}</script>` : '<script type="module" src="/element.js"></script>';
+      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursPage(options.emulatorUrl, script, ''));
+      // The first token rendered into the page, as an integrator's server does with the BFF's helper.
+      const first = await renderInitialToken(req, { bff: options.bffUrl });
+      res.writeHead(200, { 'content-type': 'text/html', ...first.headers });
+      res.end(oursPage(options.emulatorUrl, script, first.html));
+      return;
+    }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));
     return send(res, 404, 'text/plain', 'not found');
   });

@@ -22,6 +22,15 @@ describe('analyzeRotation', () => {
     expect(analyzeRotation(marks, dashboard, host)?.blankFrames).toBe(3 + 1);
   });
 
+  it('counts every frame of the settle time after recovery, so a late flash is caught', () => {
+    const host = frames(0, 1400, 16, (t) => t !== 1296);
+    expect(analyzeRotation(marks, frames(0, 1400, 16, () => true), host)?.blankFrames).toBe(0);
+    const settled = analyzeRotation(marks, frames(0, 1400, 16, () => true), host, 250);
+    expect(settled?.blankFrames).toBe(1);
+    // [1000, 1330]: 21 frames (1008 … 1328) plus the first after, on each side.
+    expect(settled?.sampledFrames).toBe(44);
+  });
+
   it('ignores blank frames outside the rotation', () => {
     const result = analyzeRotation(marks, frames(0, 1200, 16, (t) => t > 60 && t < 1300), frames(0, 1200, 16, (t) => t < 2000 && t > 40));
     expect(result?.blankFrames).toBe(0);

@@ -1,6 +1,5 @@
 import { EMULATOR_ADMIN_ROUTES, isTokenResponse } from '@embedded-dashboard/protocol';
 import type { Browser, Frame } from 'playwright-core';
-import { median } from '../lib/stats.js';
 import { analyzeRotation, type RotationFigures } from './rotation-analysis.js';
 import { installDashboardProbe, installHostProbe, type DashboardProbe, type FrameSample } from './rotation-probe.js';
 
@@ -13,12 +12,18 @@ export interface RotationSetup {
   cookieName: string;
 }
 
+/** Per run, in run order. */
 export interface Rotation {
-  rotationMs: number;
-  blankFrames: number;
-  sampledFrames: number;
+  rotationMs: number[];
+  blankFrames: number[];
+  sampledFrames: number[];
   runs: number;
+  /** How long after the new data frames are still sampled. */
+  settleMs: number;
 }
+
+/** Frames keep being sampled this long after the dashboard shows the new data. */
+const SETTLE_MS = 500;
 
 /** The emulator page notices an expired token on its next data refresh (every 15 s). */
 const NOTICE_TIMEOUT_MS = 45_000;
@@ -32,10 +37,11 @@ export async function measureRotation(setup: RotationSetup, runs: number): Promi
   const results: RotationFigures[] = [];
   for (let run = 0; run < runs; run++) results.push(await rotateOnce(setup, `bench-rotation-${Date.now()}-${run}`));
   return {
-    rotationMs: median(results.map((result) => result.rotationMs)),
-    blankFrames: Math.max(...results.map((result) => result.blankFrames)),
-    sampledFrames: Math.min(...results.map((result) => result.sampledFrames)),
+    rotationMs: results.map((result) => result.rotationMs),
+    blankFrames: results.map((result) => result.blankFrames),
+    sampledFrames: results.map((result) => result.sampledFrames),
     runs,
+    settleMs: SETTLE_MS,
   };
 }
 
@@ -75,12 +81,12 @@ async function rotateOnce(setup: RotationSetup, groupId: string): Promise<Rotati
       null,
       { timeout: NOTICE_TIMEOUT_MS, polling: 50 },
     );
-    // Let a few more frames paint after the swap before reading the samples.
-    await page.waitForTimeout(100);
+    // Frames go on being sampled for the settle time (and one more) after the swap.
+    await page.waitForTimeout(SETTLE_MS + 100);
     const probe = await frame.evaluate(() => (window as unknown as { __benchProbe: DashboardProbe }).__benchProbe);
     if (probe.documentId !== documentId) throw new Error('the dashboard iframe reloaded during rotation');
     const hostSamples = await page.evaluate(() => (window as unknown as { __benchHostSamples: FrameSample[] }).__benchHostSamples);
-    const figures = analyzeRotation(probe.marks, probe.samples, hostSamples);
+    const figures = analyzeRotation(probe.marks, probe.samples, hostSamples, SETTLE_MS);
     if (!figures) throw new Error('no completed rotation in the probe records');
     return figures;
   } finally {

@@ -1,31 +1,57 @@
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage } from 'playwright-core';
-import { median } from '../lib/stats.js';
 import { LOADED_MESSAGE } from './page-server.js';
 
-export interface TimeToDashboard {
-  oursMs: number;
-  baselineMs: number;
-  runs: number;
+/** Milliseconds since navigation start at which each step of one load happened (resource timing). */
+export interface LoadMarks {
+  /** The element's class was defined (`customElements.whenDefined`). */
+  defined?: number;
+  /** The element's script arrived. */
+  elementEnd?: number;
+  /** The token request started and its answer arrived. */
+  tokenStart?: number;
+  tokenEnd?: number;
+  /** The dashboard iframe's document was requested and arrived. */
+  frameStart?: number;
+  frameEnd?: number;
+}
+
+export interface PageLoad {
+  /** Navigation start → the dashboard reported itself loaded. */
+  ms: number;
+  marks: LoadMarks;
+}
+
+/** Reads `bench:loaded <ms> <marks JSON>`, the console line both host pages log. */
+export function parseLoadedMessage(text: string): PageLoad | undefined {
+  if (!text.startsWith(`${LOADED_MESSAGE} `)) return undefined;
+  const [ms, json] = text.slice(LOADED_MESSAGE.length + 1).split(' ', 2);
+  const at = Number(ms);
+  if (!(at > 0)) return undefined;
+  let marks: LoadMarks = {};
+  try {
+    marks = JSON.parse(json ?? '{}') as LoadMarks;
+  } catch {
+    marks = {};
+  }
+  return { ms: at, marks };
 }
 
 /**
  * Navigation start → the dashboard reports itself loaded, in a fresh browser context each time
- * (cold HTTP cache), alternating ours and the baseline so drifting load hits both alike.
+ * (cold HTTP cache), the pages taking turns in every round so drifting load hits all alike.
  *
  * The time is the page's own `performance.now()`, read from the console message it logs. Polling
  * for it (`waitForFunction`) would evaluate playwright's injected script in the page's renderer
  * in the middle of the load: about 15-20 ms of main-thread work, shared with the dashboard's
- * iframe, landing on the measured span at a moment that differs between the two pages.
+ * iframe, landing on the measured span at a moment that differs between the pages.
  */
-export async function measureTimeToDashboard(
+export async function measureTimeToDashboard<K extends string>(
   browser: Browser,
-  pages: { ours: string; baseline: string },
+  pages: Record<K, string>,
   context: BrowserContextOptions & { cookies: Parameters<BrowserContext['addCookies']>[0] },
   runs: number,
-): Promise<TimeToDashboard> {
-  const ours: number[] = [];
-  const baseline: number[] = [];
-  const once = async (url: string) => {
+): Promise<Record<K, PageLoad[]>> {
+  const once = async (url: string): Promise<PageLoad> => {
     const { cookies, ...options } = context;
     const browserContext = await browser.newContext(options);
     try {
@@ -37,19 +63,23 @@ export async function measureTimeToDashboard(
       });
       await page.goto(url);
       const text = (await loaded).text();
-      const at = Number(text.slice(LOADED_MESSAGE.length));
-      if (!(at > 0)) throw new Error(`${url} logged "${text.slice(0, 100)}" without a time`);
-      return at;
+      const load = parseLoadedMessage(text);
+      if (!load) throw new Error(`${url} logged "${text.slice(0, 100)}" without a time`);
+      return load;
     } finally {
       await browserContext.close();
     }
   };
+  const keys = Object.keys(pages) as K[];
+  const results = Object.fromEntries(keys.map((key) => [key, [] as PageLoad[]])) as Record<K, PageLoad[]>;
   // One unmeasured load of each warms Chromium's process pool and the servers' code paths.
-  await once(pages.baseline);
-  await once(pages.ours);
+  for (const key of keys) await once(pages[key]);
   for (let run = 0; run < runs; run++) {
-    baseline.push(await once(pages.baseline));
-    ours.push(await once(pages.ours));
+    // The order rotates every round, so no page always comes first (or right after another).
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[(index + run) % keys.length] as K;
+      results[key].push(await once(pages[key]));
+    }
   }
-  return { oursMs: median(ours), baselineMs: median(baseline), runs };
+  return results;
 }

@@ -10,6 +10,8 @@ export interface BffOptions {
   redisUrl?: string;
   /** Extra environment, e.g. a shorter token TTL. */
   env?: Record<string, string>;
+  /** Run on this CPU only (`taskset`), when the machine can. */
+  cpu?: number;
 }
 
 /** The URL of the token route of a BFF listening at `baseUrl`. */
@@ -24,6 +26,7 @@ export function startBff(options: BffOptions): Promise<BenchProcess> {
   return startServerProcess(script, [], {
     readyPrefix: BFF_LISTENING_PREFIX,
     logName: options.logName,
+    ...(options.cpu === undefined ? {} : { cpu: options.cpu }),
     env: {
       EMBED_UPSTREAM_URL: options.upstreamUrl,
       EMBED_API_TOKEN: BENCH_API_KEY,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { failureReasons } from './exit-status.js';
 import type { Row, Verdict } from './row.js';
 
-const row = (id: string, result: Verdict): Row => ({ id, metric: 'm', ours: '', baseline: '', ratio: '', target: '', result });
+const row = (id: string, result: Verdict): Row => ({ id, metric: 'm', kind: 'fixed target', ours: '', baseline: '', ratio: '', target: '', result });
 
 describe('failureReasons', () => {
   it('passes a run whose only misses are timings', () => {

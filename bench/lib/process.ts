@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scratchDir } from './paths.js';
+import { pinnedNode } from './pin.js';
 
 export interface BenchProcess {
   child: ChildProcess;
@@ -19,6 +20,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Name of the log file under bench/.tmp. */
   logName: string;
+  /** Run on this CPU only (`taskset`), when the machine can. */
+  cpu?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,7 +35,8 @@ export async function startServerProcess(script: string, args: readonly string[]
   mkdirSync(scratchDir, { recursive: true });
   const logFile = join(scratchDir, `${options.logName}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', fd, fd] });
+  const node = pinnedNode(options.cpu, [script, ...args]);
+  const child = spawn(node.command, node.args, { env: { ...process.env, ...options.env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (graceMs = 5_000) => {
@@ -60,9 +64,10 @@ export async function startServerProcess(script: string, args: readonly string[]
  * Runs `node script` with `input` as JSON on stdin and resolves with the JSON it prints on its
  * last stdout line (how the load generator reports).
  */
-export function runJsonProcess<T>(script: string, input: unknown, timeoutMs: number): Promise<T> {
+export function runJsonProcess<T>(script: string, input: unknown, timeoutMs: number, cpu?: number): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const node = pinnedNode(cpu, [script]);
+    const child = spawn(node.command, node.args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

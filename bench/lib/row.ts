@@ -1,11 +1,19 @@
 /**
- * One line of the results table. Every figure is set against a baseline measured in the same
- * run; `ratio` is ours ÷ baseline.
+ * How a row is judged. `ratio (same run)`: ours ÷ a baseline measured in the same run, so the
+ * figure means the same on a faster or slower machine. `fixed target`: ours against a number
+ * fixed in advance (a byte budget, exactly one vendor call, zero blank frames).
+ */
+export type RowKind = 'ratio (same run)' | 'fixed target';
+
+/**
+ * One line of the results table; `ratio` is ours ÷ baseline. Timed figures carry their spread
+ * over the runs (`min / med / max`) in the `ours` and `baseline` cells.
  */
 export interface Row {
   /** Stable id, e.g. `1a`, that `bench/README.md` explains. */
   id: string;
   metric: string;
+  kind: RowKind;
   ours: string;
   baseline: string;
   ratio: string;
@@ -26,12 +34,13 @@ export class NotAvailable extends Error {
 }
 
 /** Rows for a bench that could not run: each named metric with the reason. */
-export function unavailableRows(ids: ReadonlyArray<readonly [id: string, metric: string]>, error: unknown): Row[] {
+export function unavailableRows(ids: ReadonlyArray<readonly [id: string, metric: string, kind: RowKind]>, error: unknown): Row[] {
   const available = error instanceof NotAvailable;
   const reason = error instanceof Error ? error.message : String(error);
-  return ids.map(([id, metric]) => ({
+  return ids.map(([id, metric, kind]) => ({
     id,
     metric,
+    kind,
     ours: available ? `n/a (${reason})` : `error (${reason})`,
     baseline: '',
     ratio: '',

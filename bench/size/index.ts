@@ -14,15 +14,20 @@ const SIZE_BUDGET_BYTES = 10_240;
 interface Peer {
   packageName: string;
   entry: string;
-  /** A bare function with no component or API object: ours is not expected to undercut it. */
-  functionOnly: boolean;
+  /** What the measured import brings along, in a few words (bench/README.md says more). */
+  includes: string;
 }
 
+/*
+ * Every peer is a same-run ratio with the same target: ours (Lit inside) smaller. Superset's SDK
+ * is one function, but it does what ours does (builds the iframe, talks to it over postMessage,
+ * refreshes the guest token on a timer before it expires), so it is judged like the others.
+ */
 const PEERS: readonly Peer[] = [
-  { packageName: '@superset-ui/embedded-sdk', entry: 'superset.js', functionOnly: true },
-  { packageName: '@looker/embed-sdk', entry: 'looker.js', functionOnly: false },
-  { packageName: '@luzmo/embed', entry: 'luzmo.js', functionOnly: false },
-  { packageName: '@tableau/embedding-api', entry: 'tableau.js', functionOnly: false },
+  { packageName: '@superset-ui/embedded-sdk', entry: 'superset.js', includes: 'embedDashboard: iframe, postMessage RPC, guest-token refresh timer, jwt-decode' },
+  { packageName: '@looker/embed-sdk', entry: 'looker.js', includes: 'getEmbedSDK: builders, postMessage connection, cookieless token refresh' },
+  { packageName: '@luzmo/embed', entry: 'luzmo.js', includes: 'LuzmoEmbedDashboard: Lit component with Lit inside, its whole method API' },
+  { packageName: '@tableau/embedding-api', entry: 'tableau.js', includes: 'TableauViz: web component with the whole Embedding API v3' },
 ];
 
 const entryPath = (file: string) => join(benchDir, 'size', 'entries', file);
@@ -56,6 +61,7 @@ export async function runSize(): Promise<SizeResult> {
     rows.push({
       id: '1a',
       metric: 'bundle size gz: our element, Lit inside',
+      kind: 'fixed target',
       ours: formatBytes(withLit.gzip),
       baseline: `budget ${formatBytes(SIZE_BUDGET_BYTES)}`,
       ratio: formatRatio(ratio(withLit.gzip, SIZE_BUDGET_BYTES)),
@@ -65,6 +71,7 @@ export async function runSize(): Promise<SizeResult> {
     rows.push({
       id: '1b',
       metric: 'bundle size gz: our element, Lit external',
+      kind: 'ratio (same run)',
       ours: formatBytes(withoutLit.gzip),
       baseline: `Lit inside ${formatBytes(withLit.gzip)}`,
       ratio: formatRatio(ratio(withoutLit.gzip, withLit.gzip)),
@@ -76,6 +83,7 @@ export async function runSize(): Promise<SizeResult> {
       rows.push({
         id: '1c',
         metric: `shipped standalone file gz (${shipped.file})`,
+        kind: 'ratio (same run)',
         ours: formatBytes(shipped.gzip),
         baseline: `bench build ${formatBytes(withLit.gzip)}`,
         ratio: formatRatio(ratio(shipped.gzip, withLit.gzip)),
@@ -84,27 +92,36 @@ export async function runSize(): Promise<SizeResult> {
       });
     }
   } catch (error) {
-    rows.push(...unavailableRows([['1a', 'bundle size gz: our element, Lit inside'], ['1b', 'bundle size gz: our element, Lit external']], error));
+    rows.push(
+      ...unavailableRows(
+        [
+          ['1a', 'bundle size gz: our element, Lit inside', 'fixed target'],
+          ['1b', 'bundle size gz: our element, Lit external', 'ratio (same run)'],
+        ],
+        error,
+      ),
+    );
   }
 
   let index = 0;
   for (const peer of PEERS) {
     const id = `1${String.fromCharCode('d'.charCodeAt(0) + index++)}`;
-    const metric = `bundle size gz: ours (Lit inside) vs ${peer.packageName} ${packageVersion(peer.packageName)}`;
+    const metric = `bundle size gz: ours (Lit inside) vs ${peer.packageName} ${packageVersion(peer.packageName)} (${peer.includes})`;
     try {
       const size = await bundleSize(entryPath(peer.entry));
       const r = ours ? ratio(ours.withLit, size.gzip) : Number.NaN;
       rows.push({
         id,
         metric,
+        kind: 'ratio (same run)',
         ours: ours ? formatBytes(ours.withLit) : 'n/a (element not measured)',
         baseline: formatBytes(size.gzip),
         ratio: formatRatio(r),
-        target: peer.functionOnly ? 'none (function only)' : '< 1.00×',
-        result: peer.functionOnly || !ours ? 'info' : r < 1 ? 'pass' : 'miss',
+        target: '< 1.00×',
+        result: !ours ? 'info' : r < 1 ? 'pass' : 'miss',
       });
     } catch (error) {
-      rows.push(...unavailableRows([[id, metric]], error));
+      rows.push(...unavailableRows([[id, metric, 'ratio (same run)']], error));
     }
   }
   return { rows, withinBudget: ours ? ours.withLit <= SIZE_BUDGET_BYTES : undefined };

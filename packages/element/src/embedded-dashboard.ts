@@ -164,6 +164,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     if (problem !== this.problem && (this.problem = problem)) {
       emit(this, 'dashboard-error', { code: 'invalid_attribute', message: problem, retryable: false });
     }
+    this.tokens.resume();
     const status = this.tokens.status;
     this.state = problem
       ? DashboardState.error

@@ -65,3 +65,11 @@ export type {
   DashboardMessage,
   HostMessage,
 } from './messages.js';
+
+export {
+  TOKEN_REQUEST_TIMEOUT_MS,
+  BFF_REQUEST_DEADLINE_MS,
+  UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS,
+  VENDOR_CALL_DEADLINE_MS,
+  VENDOR_ATTEMPT_TIMEOUT_MS,
+} from './deadlines.js';

@@ -1,4 +1,5 @@
 import { UserGroupApiErrorCode } from '@embedded-dashboard/client';
+import { UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS } from '@embedded-dashboard/protocol';
 import { BffError } from './bff-error.js';
 
 interface UpstreamErrorLike {
@@ -55,7 +56,7 @@ export function toBffError(error: unknown, operation: string): BffError {
   switch (error.code) {
     case 'timeout':
     case 'deadline_exceeded':
-      return new BffError('upstream_timeout', `${what} did not answer in time`, { cause: error });
+      return new BffError('upstream_timeout', `${what} did not answer in time`, { cause: error, retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS });
     case 'network':
     case 'aborted':
       return new BffError('upstream_unavailable', `${what} could not be reached`, { cause: error });

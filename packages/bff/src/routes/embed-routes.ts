@@ -10,6 +10,7 @@ import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { bffErrorHandler } from './error-handler.js';
 import { originGuard } from './origin-guard.js';
 import { readJsonObject } from '../http/request-body.js';
+import { withinRequestDeadline } from './request-deadline.js';
 import { respondToken } from './respond.js';
 import { requestContext } from './request-context.js';
 
@@ -64,7 +65,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
    * memory), so a returning caller is served without an await; a step that cannot is awaited.
    */
   const forCaller = (c: Context, route: TokenRoute, answer: (caller: Caller) => MaybePromise<TokenResponse>) =>
-    andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller)));
+    withinRequestDeadline(andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller))));
 
   routes.post(
     BFF_ROUTES.token,

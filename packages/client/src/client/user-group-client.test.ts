@@ -137,10 +137,10 @@ describe('UserGroupClient retries', () => {
 
   it('honours Retry-After as an HTTP date against the injected clock', async () => {
     const now = Date.parse('2030-01-01T00:00:00Z');
-    const transport = scripted(reply(503, '', { 'retry-after': 'Tue, 01 Jan 2030 00:00:07 GMT' }), created);
+    const transport = scripted(reply(503, '', { 'retry-after': 'Tue, 01 Jan 2030 00:00:04 GMT' }), created);
     const { client, sleeps } = makeClient(transport, { now: () => now });
     await client.getOrCreateUserGroup(INPUT);
-    expect(sleeps).toEqual([7000]);
+    expect(sleeps).toEqual([4000]);
   });
 
   it('gives up after maxAttempts with the last error', async () => {

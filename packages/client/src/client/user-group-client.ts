@@ -40,9 +40,12 @@ export interface UserGroupClientOptions {
   api?: UpstreamApiName;
   /** Network seam. Default: {@link createNodeTransport} with `maxSockets: maxInFlight`. */
   transport?: Transport;
-  /** Per attempt, in ms. Default `10_000`. */
+  /** Per attempt, in ms. Default `3_000` (`VENDOR_ATTEMPT_TIMEOUT_MS` of the deadline budget). */
   timeoutMs?: number;
-  /** The whole call including retries and queueing, in ms. Default `30_000`. */
+  /**
+   * The whole call including retries and queueing, in ms. Default `6_000`
+   * (`VENDOR_CALL_DEADLINE_MS`): inside the BFF's request deadline, which is inside the element's.
+   */
   deadlineMs?: number;
   /** Attempts of get-or-create and update (rotate always makes one). Default `4`. */
   maxAttempts?: number;

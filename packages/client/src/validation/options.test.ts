@@ -7,8 +7,8 @@ describe('resolveOptions', () => {
   it('defaults as documented', () => {
     expect(resolveOptions(base)).toMatchObject({
       url: 'http://127.0.0.1:8790/api/user',
-      timeoutMs: 10_000,
-      deadlineMs: 30_000,
+      timeoutMs: 3_000,
+      deadlineMs: 6_000,
       maxAttempts: 4,
       maxInFlight: 8,
       baseMs: 200,

@@ -1,4 +1,4 @@
-import { UPSTREAM_APIS, type UpstreamApiName } from '@embedded-dashboard/protocol';
+import { UPSTREAM_APIS, VENDOR_ATTEMPT_TIMEOUT_MS, VENDOR_CALL_DEADLINE_MS, type UpstreamApiName } from '@embedded-dashboard/protocol';
 import { exploCustomerApi } from '../api/explo-customer.js';
 import type { UpstreamApi } from '../api/upstream-api.js';
 import { userGroupServiceApi } from '../api/user-group-service.js';
@@ -84,8 +84,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     api,
     apiToken,
     transport: optionalFunction<Transport>('transport', o.transport),
-    timeoutMs: integer('timeoutMs', o.timeoutMs, 10_000, 1, 600_000),
-    deadlineMs: integer('deadlineMs', o.deadlineMs, 30_000, 1, 3_600_000),
+    timeoutMs: integer('timeoutMs', o.timeoutMs, VENDOR_ATTEMPT_TIMEOUT_MS, 1, 600_000),
+    deadlineMs: integer('deadlineMs', o.deadlineMs, VENDOR_CALL_DEADLINE_MS, 1, 3_600_000),
     maxAttempts: integer('maxAttempts', o.maxAttempts, 4, 1, 20),
     maxInFlight: integer('maxInFlight', o.maxInFlight, 8, 1, 1_000),
     baseMs,

@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isTokenResponse, TOKEN_REQUEST_TIMEOUT_MS, type TokenResponse } from '@embedded-dashboard/protocol';
 import { DashboardState } from '../state.js';
 import { backoffDelay } from './backoff.js';
 import { requestToken, TokenRequestError, withTimeout, type TokenReason } from './request-token.js';
@@ -16,12 +16,13 @@ export interface TokenHost extends ReactiveControllerHost {
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
   readonly isConnected: boolean;
+  querySelector(selectors: string): HTMLScriptElement | null;
   tokenChanged(response: TokenResponse, reason: TokenReason): void;
   tokenFailed(error: TokenRequestError): void;
 }
 
-/** Every token request gives up after this long (and is retried with backoff). */
-export const TOKEN_TIMEOUT_MS = 10_000;
+/** Every token request gives up after this long (and is retried with backoff): the deadline budget's outermost layer. */
+export const TOKEN_TIMEOUT_MS = TOKEN_REQUEST_TIMEOUT_MS;
 /** A refresh is never scheduled sooner than this, so a short TTL or a big margin cannot spin. */
 export const MIN_REFRESH_DELAY_MS = 5_000;
 // setTimeout fires at once for delays past 2^31-1 ms.
@@ -60,11 +61,31 @@ export class TokenController implements ReactiveController {
   }
 
   hostConnected(): void {
+    // A first token the server rendered into the page (a JSON script child): read before the
+    // first start only (`url` is set by it), on the clock of navigation start (it came with the
+    // page), and only while it is not due yet.
+    if (!this.url) {
+      try {
+        const first: unknown = JSON.parse(this.host.querySelector('script[type="application/json"]')!.text);
+        const at = performance.timeOrigin;
+        // The same due time as `accept` works out (a null expiresAt is never due).
+        if (isTokenResponse(first) && (first.expiresAt ?? Infinity) - this.host.refreshMargin * 1000 - first.serverTime + at > Date.now()) {
+          this.accept(first, 'initial', false, at);
+        }
+      } catch {
+        // None, or not JSON: the first token is fetched as usual.
+      }
+    }
     // The element's attributes are validated in its first update; start after it.
     this.host.requestUpdate();
   }
 
-  hostUpdated(): void {
+  /**
+   * Starts the lifecycle unless it runs, the element is broken or it was removed. The element
+   * calls this in `willUpdate`, once its attributes are validated and before it reads `status`:
+   * the status change of starting lands in that same update instead of scheduling another.
+   */
+  resume(): void {
     // Lit still runs an update that was pending when the element was removed: do not restart then.
     if (!this.on && !this.host.problem && this.host.isConnected) this.start();
   }
@@ -158,16 +179,16 @@ export class TokenController implements ReactiveController {
     }
   }
 
-  private accept(response: TokenResponse, reason: TokenReason, own: boolean): void {
+  private accept(response: TokenResponse, reason: TokenReason, own: boolean, receivedAt = Date.now()): void {
     const now = Date.now();
     const rotated = this.token !== undefined && this.token !== response.token;
     this.token = response.token;
     this.last = response;
     this.error = undefined;
     this.attempt = 0;
-    // serverTime - now is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
+    // serverTime - receivedAt is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
     this.due =
-      response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - now);
+      response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - receivedAt);
     this.schedule(Math.max(this.due - now, MIN_REFRESH_DELAY_MS), 'refresh');
     this.set(DashboardState.ready);
     if (own && rotated && this.channel) {

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { squeezeCssTemplates } from './build/squeeze-css.mjs';
 
 /**
  * The standalone bundle: the element with Lit inside, for a plain `<script type="module">`.
@@ -10,16 +11,8 @@ const minifyCssTemplates = (): Plugin => ({
   name: 'minify-css-templates',
   transform(code, id) {
     if (!id.endsWith('.styles.ts')) return null;
-    const squeezedCode = code.replace(/css`([^`]*)`/g, (_, text: string) => {
-      const squeezed = text
-        .replace(/\/\*[^]*?\*\//g, '')
-        .replace(/\s+/g, ' ')
-        .replace(/ ?([{}:;,>]) ?/g, '$1')
-        .replace(/;}/g, '}');
-      return `css\`${squeezed.trim()}\``;
-    });
     // Only the styles module changes, and only inside one string: no source map worth keeping.
-    return { code: squeezedCode, map: { mappings: '' } };
+    return { code: squeezeCssTemplates(code), map: { mappings: '' } };
   },
 });
 

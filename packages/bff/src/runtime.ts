@@ -29,7 +29,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   const metrics = options.metrics ?? createBffMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, settings.storeTimeoutMs, settings.now);
   return {
-    callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now }),
+    callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now, logger }),
     rateLimit: createRateLimiter(options.rateLimit, store),
     service: new TokenService(options.upstream, store, logger, metrics, settings.tokens),
     store,

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
+import type { BffLogger } from '../observability/logger.js';
 import type { TokenRoute } from '../rate-limit/rate-limiter.js';
 import { assertGroupInput } from '../session/claims.js';
 import type { EmbedIdentity, IdentifyFunction } from '../session/identity.js';
@@ -28,6 +29,8 @@ export interface CallerSettings {
   /** Prefix of the caller's store keys (group entry and rate-limit counters). */
   keyPrefix: string;
   now: () => number;
+  /** Told when session keys cannot be fetched. */
+  logger: BffLogger;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface CallerSettings {
  * validated by the verifier; a hook's group is validated here. Both are cached by object, so a
  * cached session (or a hook returning the same objects) becomes a caller once, not per request.
  */
-export function createCallerOf({ identify: hook, session, keyPrefix, now }: CallerSettings): CallerOf {
+export function createCallerOf({ identify: hook, session, keyPrefix, now, logger }: CallerSettings): CallerOf {
   const validate = hook !== undefined;
   const resolved = new WeakMap<UserGroupInput, ResolvedGroup>();
   const resolve = (group: UserGroupInput): ResolvedGroup => {
@@ -67,6 +70,6 @@ export function createCallerOf({ identify: hook, session, keyPrefix, now }: Call
 
   // A hook may be asynchronous (or return any thenable), so it is always awaited.
   if (hook !== undefined) return async (c) => toCaller(await hook(c));
-  const verifier = createSessionVerifier(session!, now);
+  const verifier = createSessionVerifier(session!, now, logger);
   return (c) => andThen(verifier.identify(c), toCaller);
 }

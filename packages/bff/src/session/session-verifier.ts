@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { parse as parseCookies } from 'hono/utils/cookie';
-import { createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
+import { errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
 import type { DataSourceMapping } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
+import type { BffLogger } from '../observability/logger.js';
+import { createRemoteKeySet } from './remote-key-set.js';
 import { LruMap } from '../util/lru-map.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import { claimsToGroupInput, DEFAULT_CLAIM_NAMES, type ClaimNames } from './claims.js';
@@ -14,7 +16,12 @@ import { requestHeader } from '../http/request-header.js';
 export interface SessionOptions {
   /** HS256 shared secret (at least 32 bytes). */
   secret?: string | Uint8Array;
-  /** URL of a JSON Web Key Set; keys are cached and refetched at most every 30 s on an unknown `kid`. */
+  /**
+   * URL of a JSON Web Key Set. Keys are cached for 10 minutes; a token with an unknown `kid`
+   * makes one prompt refetch (at most one fetch a second, whatever asks). Any failure to get the
+   * keys (no answer, an error status, a redirect, HTML) is 503 `upstream_unavailable` with
+   * `Retry-After`, and failed fetches back off up to 30 s: never a 401.
+   */
   jwksUrl?: string | URL;
   /** A key or key resolver of your own, e.g. `createLocalJWKSet(jwks)`. */
   getKey?: CryptoKey | JWTVerifyGetKey;
@@ -75,8 +82,8 @@ function mapJoseError(error: unknown): BffError {
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
     return unauthenticated('session is signed with an unknown key', error);
   }
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
-    return new BffError('upstream_unavailable', 'session keys could not be fetched', { cause: error });
+  if (!(error instanceof errors.JOSEError)) {
+    return new BffError('upstream_unavailable', 'session keys could not be fetched', { cause: error, retryAfterSeconds: 1 });
   }
   return unauthenticated('session is malformed', error);
 }
@@ -94,7 +101,7 @@ export interface SessionVerifier {
  * are cached by their exact token string until `exp`, so a returning caller costs one map
  * lookup; failures are never cached.
  */
-export function createSessionVerifier(options: SessionOptions, now: () => number = Date.now): SessionVerifier {
+export function createSessionVerifier(options: SessionOptions, now: () => number = Date.now, logger?: BffLogger): SessionVerifier {
   const sources = [options.secret, options.jwksUrl, options.getKey].filter((s) => s !== undefined);
   if (sources.length !== 1) throw new TypeError('session: set exactly one of secret, jwksUrl, getKey');
   let key: Uint8Array | CryptoKey | JWTVerifyGetKey;
@@ -102,7 +109,10 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     key = typeof options.secret === 'string' ? new TextEncoder().encode(options.secret) : options.secret;
     if (key.length < 32) throw new TypeError('session.secret must be at least 32 bytes');
   } else if (options.jwksUrl !== undefined) {
-    key = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000, timeoutDuration: 5_000 });
+    key = createRemoteKeySet(new URL(options.jwksUrl), {
+      now,
+      onFetchFailed: (reason) => logger?.warn('session keys could not be fetched', { reason }),
+    });
   } else {
     key = options.getKey!;
   }

@@ -19,7 +19,7 @@ export { createNodeTransport } from './transport/node.js';
 export type { NodeTransport, NodeTransportOptions } from './transport/node.js';
 export type { Transport, TransportRequest, TransportResponse } from './transport/types.js';
 
-export { parseRetryAfter, backoffDelay } from './retry/backoff.js';
+export { parseRetryAfter, backoffDelay } from '@embedded-dashboard/protocol';
 
 export type {
   UserGroupInput,

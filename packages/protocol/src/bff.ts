@@ -1,3 +1,4 @@
+import { isRecord } from './guards.js';
 import { isUserGroupToken } from './vendor.js';
 
 /**
@@ -76,21 +77,17 @@ export const BFF_LISTENING_PREFIX = 'bff listening on ';
 
 /** Type guard for a body that has the shape of a `TokenResponse`, its token a well-formed one (`isUserGroupToken`). */
 export function isTokenResponse(value: unknown): value is TokenResponse {
-  if (typeof value !== 'object' || value === null) return false;
-  const body = value as Record<string, unknown>;
   return (
-    isUserGroupToken(body.token) &&
-    (body.expiresAt === null || (typeof body.expiresAt === 'number' && Number.isFinite(body.expiresAt))) &&
-    typeof body.serverTime === 'number' &&
-    Number.isFinite(body.serverTime)
+    isRecord(value) &&
+    isUserGroupToken(value.token) &&
+    (value.expiresAt === null || Number.isFinite(value.expiresAt)) &&
+    Number.isFinite(value.serverTime)
   );
 }
 
 /** Type guard for a body that has the shape of a `BffErrorBody`. */
 export function isBffErrorBody(value: unknown): value is BffErrorBody {
-  if (typeof value !== 'object' || value === null) return false;
-  const error = (value as Record<string, unknown>).error;
-  if (typeof error !== 'object' || error === null) return false;
-  const e = error as Record<string, unknown>;
+  const e = isRecord(value) ? value.error : undefined;
+  if (!isRecord(e)) return false;
   return typeof e.code === 'string' && typeof e.message === 'string' && typeof e.retryable === 'boolean';
 }

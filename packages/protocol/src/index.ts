@@ -56,7 +56,9 @@ export {
   MAX_DASHBOARD_HEIGHT,
   parseDashboardMessage,
   parseHostMessage,
+  isVariableValue,
 } from './messages.js';
+export { isRecord } from './guards.js';
 export type {
   VariableValue,
   DashboardVariables,
@@ -73,3 +75,5 @@ export {
   VENDOR_CALL_DEADLINE_MS,
   VENDOR_ATTEMPT_TIMEOUT_MS,
 } from './deadlines.js';
+export { parseRetryAfter, backoffDelay, withTimeout } from './retry.js';
+export { readAtMost } from './body.js';

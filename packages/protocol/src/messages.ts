@@ -1,3 +1,5 @@
+import { isRecord } from './guards.js';
+
 /**
  * The element ↔ dashboard iframe protocol (ARCHITECTURE §6). Every message is
  * `{ event, detail }`; both sides check `event.origin` and `event.source` before trusting one.
@@ -51,10 +53,10 @@ export type HostMessage = {
 export const MIN_DASHBOARD_HEIGHT = 1;
 export const MAX_DASHBOARD_HEIGHT = 20_000;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isHeight = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isVariableValue = (v: unknown): v is VariableValue =>
-  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+const isHeight = (v: unknown): v is number => Number.isFinite(v);
+/** A dashboard variable's value: a string, a finite number, a boolean or null. */
+export const isVariableValue = (v: unknown): v is VariableValue =>
+  v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
 
 /**
  * Validates untrusted `MessageEvent.data` from a dashboard iframe. Returns the typed message,

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { readAtMost } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { nodeIncoming, requestHeader } from './request-header.js';
 
@@ -42,25 +43,8 @@ async function readLimited(c: Context, limit: number): Promise<Uint8Array | unde
   }
   const stream = c.req.raw.body;
   if (stream === null) return undefined;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const body = await readAtMost(stream, limit);
+  if (body === undefined) throw tooLarge(limit);
   return body;
 }
 

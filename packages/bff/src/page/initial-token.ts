@@ -1,4 +1,4 @@
-import { BFF_ROUTES, DEFAULT_BFF_BASE_PATH, isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import { BFF_ROUTES, DEFAULT_BFF_BASE_PATH, isTokenResponse, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 
 /** Anything that answers a fetch `Request`: the app of `createBffApp`, or your Hono app with `createEmbedRoutes` mounted. */
 export interface FetchHandler {
@@ -100,18 +100,10 @@ export async function renderInitialToken(request: PageRequest, options: InitialT
 
   const path = `${options.basePath ?? DEFAULT_BFF_BASE_PATH}${BFF_ROUTES.token}`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      resolve(undefined);
-    }, timeoutMs);
-  });
-  const ask = async (): Promise<TokenResponse | undefined> => {
+  const ask = async (signal: AbortSignal): Promise<TokenResponse | undefined> => {
     const bff = options.bff;
     // No Origin header: a server-side call, which the BFF's origin check lets through like any non-browser caller.
-    const init: RequestInit = { method: 'POST', headers: forwarded, body: '{}', signal: abort.signal, redirect: 'manual' };
+    const init: RequestInit = { method: 'POST', headers: forwarded, body: '{}', signal, redirect: 'manual' };
     const answer =
       typeof bff === 'string' || bff instanceof URL
         ? await fetch(new URL(path, bff), init)
@@ -123,10 +115,7 @@ export async function renderInitialToken(request: PageRequest, options: InitialT
     const body: unknown = await answer.json();
     return isTokenResponse(body) ? body : undefined;
   };
-  try {
-    const response = await Promise.race([ask().catch(() => undefined), timeout]);
-    return response === undefined ? none : { response, html: `<script type="application/json">${scriptJson(response)}</script>`, headers };
-  } finally {
-    clearTimeout(timer);
-  }
+  // Too slow or failed: the page goes out without a token, and the element asks for one itself.
+  const response = await withTimeout(ask, timeoutMs, () => undefined).catch(() => undefined);
+  return response === undefined ? none : { response, html: `<script type="application/json">${scriptJson(response)}</script>`, headers };
 }

@@ -1,4 +1,4 @@
-import { BFF_REQUEST_DEADLINE_MS, UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS } from '@embedded-dashboard/protocol';
+import { BFF_REQUEST_DEADLINE_MS, UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS, withTimeout } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
@@ -10,12 +10,6 @@ import type { MaybePromise } from '../util/maybe-promise.js';
  */
 export function withinRequestDeadline<T>(work: MaybePromise<T>, deadlineMs = BFF_REQUEST_DEADLINE_MS): MaybePromise<T> {
   if (!(work instanceof Promise)) return work;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new BffError('upstream_timeout', `the request did not finish within ${deadlineMs} ms`, { retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS })),
-      deadlineMs,
-    );
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  const late = () => new BffError('upstream_timeout', `the request did not finish within ${deadlineMs} ms`, { retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS });
+  return withTimeout(() => work, deadlineMs, late);
 }

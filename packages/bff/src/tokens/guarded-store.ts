@@ -1,3 +1,4 @@
+import { withTimeout } from '@embedded-dashboard/protocol';
 import type { BffLogger } from '../observability/logger.js';
 import { describeError } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
@@ -43,7 +44,7 @@ export class GuardedStore {
   }
 
   #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
-    const pending = this.#timeoutMs === undefined ? call() : withTimeout(call(), this.#timeoutMs, op);
+    const pending = this.#timeoutMs === undefined ? call() : within(this.#timeoutMs, op, call);
     return pending.then(
       (value) => {
         if (this.#failing) {
@@ -95,7 +96,7 @@ export class GuardedStore {
         if (lock === undefined) return undefined;
         // Bounded like every other store call: a request waits for its lock's release.
         const timeoutMs = this.#timeoutMs;
-        return { release: () => (timeoutMs === undefined ? lock.release() : withTimeout(lock.release(), timeoutMs, 'release')).catch(() => undefined) };
+        return { release: () => (timeoutMs === undefined ? lock.release() : within(timeoutMs, 'release', () => lock.release())).catch(() => undefined) };
       },
       () => NO_LOCK,
     );
@@ -116,14 +117,10 @@ export class GuardedStore {
 
   /** For `/readyz`: resolves when the store answers within the deadline. */
   ping(timeoutMs: number): Promise<void> {
-    return withTimeout(this.#store.ping(), timeoutMs, 'ping');
+    return within(timeoutMs, 'ping', () => this.#store.ping());
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, op: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`store ${op} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+/** The store call, or its failure once it has not answered within `ms`. */
+const within = <T>(ms: number, op: string, call: () => Promise<T>): Promise<T> =>
+  withTimeout(call, ms, () => new Error(`store ${op} did not answer within ${ms} ms`));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
+import { backoffDelay, VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
 import type {
   GetOrCreateUserGroupResponse,
   RotateUserGroupTokenResponse,
@@ -15,7 +15,6 @@ import {
   UserGroupTimeoutError,
 } from '../errors/errors.js';
 import { redact, sanitizeCause } from '../errors/redact.js';
-import { backoffDelay } from '../retry/backoff.js';
 import { Semaphore } from '../retry/semaphore.js';
 import { createNodeTransport, type NodeTransport } from '../transport/node.js';
 import type { Transport, TransportResponse } from '../transport/types.js';

@@ -6,7 +6,7 @@ import {
   UserGroupRateLimitedError,
 } from '../errors/errors.js';
 import { bodySnippet } from '../errors/redact.js';
-import { parseRetryAfter } from '../retry/backoff.js';
+import { parseRetryAfter } from '@embedded-dashboard/protocol';
 import type { TransportResponse } from '../transport/types.js';
 
 export type { Expectation, ResponseFor } from '../api/upstream-api.js';

@@ -1,4 +1,4 @@
-import type { DashboardVariables } from '@embedded-dashboard/protocol';
+import { isRecord, isVariableValue, type DashboardVariables } from '@embedded-dashboard/protocol';
 
 /**
  * Reads the `variables` attribute (a JSON object of strings, finite numbers, booleans or null) or
@@ -17,14 +17,7 @@ export function parseVariables(value: string | DashboardVariables | undefined | 
       parsed = 0;
     }
   }
-  if (
-    typeof parsed !== 'object' ||
-    parsed === null ||
-    Array.isArray(parsed) ||
-    !Object.values(parsed).every(
-      (v) => v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && isFinite(v)),
-    )
-  ) {
+  if (!isRecord(parsed) || !Object.values(parsed).every(isVariableValue)) {
     throw new Error('variables must be a JSON object of strings, numbers, booleans or null');
   }
   return parsed as DashboardVariables;

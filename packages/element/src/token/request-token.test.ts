@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requestToken, retryAfterMs, TokenRequestError } from './request-token.js';
-import { backoffDelay, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
+import { requestToken, TokenRequestError } from './request-token.js';
+import { retryDelay, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
 import { bffError, freshTokenUrl, json, stubFetch, tokenBody } from '../test-support/fixtures.js';
 
 afterEach(() => {
@@ -78,32 +78,17 @@ describe('requestToken', () => {
   });
 });
 
-describe('retryAfterMs', () => {
-  it.each([
-    [null, 0],
-    ['', 0],
-    ['30', 30_000],
-    ['0', 0],
-    ['-5', 0],
-    ['soon', 0],
-    [new Date(Date.UTC(2026, 0, 1, 0, 1)).toUTCString(), 60_000],
-    [new Date(Date.UTC(2025, 0, 1)).toUTCString(), 0],
-  ])('%s → %i ms', (header, ms) => {
-    expect(retryAfterMs(header, Date.UTC(2026, 0, 1))).toBe(ms);
-  });
-});
-
-describe('backoffDelay', () => {
-  it('stays within [0, min(cap, base·2^n)) and lets Retry-After win when longer', () => {
-    for (let n = 0; n < 40; n++) {
-      const ceiling = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** n);
-      expect(backoffDelay(n, 0, () => 0)).toBe(0);
-      expect(backoffDelay(n, 0, () => 0.999999)).toBeLessThan(ceiling);
-      expect(backoffDelay(n, 0, () => 0.999999)).toBeGreaterThan(ceiling * 0.99);
+describe('retryDelay', () => {
+  it('stays within [0, min(cap, base·2^(retry-1))) and lets Retry-After win when longer', () => {
+    for (let retry = 1; retry <= 40; retry++) {
+      const ceiling = Math.min(BACKOFF_CAP_MS, 1000 * 2 ** (retry - 1));
+      expect(retryDelay(retry, 0, () => 0)).toBe(0);
+      expect(retryDelay(retry, 0, () => 0.999999)).toBeLessThan(ceiling);
+      expect(retryDelay(retry, 0, () => 0.999999)).toBeGreaterThan(ceiling * 0.99);
     }
-    expect(backoffDelay(1000, 0, () => 0.5)).toBe(BACKOFF_CAP_MS / 2);
-    expect(backoffDelay(0, 30_000, () => 0.5)).toBe(30_000);
-    expect(backoffDelay(0, Number.POSITIVE_INFINITY, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
-    expect(backoffDelay(0, RETRY_AFTER_CAP_MS * 10, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryDelay(1000, 0, () => 0.5)).toBe(BACKOFF_CAP_MS / 2);
+    expect(retryDelay(1, 30_000, () => 0.5)).toBe(30_000);
+    expect(retryDelay(1, Number.POSITIVE_INFINITY, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryDelay(1, RETRY_AFTER_CAP_MS * 10, () => 0.5)).toBe(RETRY_AFTER_CAP_MS);
   });
 });

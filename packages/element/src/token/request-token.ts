@@ -1,4 +1,4 @@
-import { isBffErrorBody, isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isBffErrorBody, isTokenResponse, parseRetryAfter, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 
 /** Why a token was requested: the first one, a scheduled refresh, or a rotation the dashboard asked for. */
 export type TokenReason = 'initial' | 'refresh' | 'rotate';
@@ -21,27 +21,8 @@ export class TokenRequestError extends Error {
   }
 }
 
-/** Runs `work` with an AbortSignal that fires after `ms`; rejects with a `timeout` error then. */
-export function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
-  const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      reject(new TokenRequestError('timeout', 'Token request timed out', true));
-    }, ms);
-  });
-  return Promise.race([work(abort.signal), timeout]).finally(() => clearTimeout(timer));
-}
-
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; 0 when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number {
-  if (!header) return 0;
-  const seconds = Number(header);
-  if (seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return date > now ? date - now : 0;
-}
+/** The error of a token request that took too long. */
+export const timeoutError = (): TokenRequestError => new TokenRequestError('timeout', 'Token request timed out', true);
 
 export interface RequestTokenOptions {
   timeout: number;
@@ -61,7 +42,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
         signal,
       });
       return [r, await r.json().catch(() => undefined)] as const;
-    }, options.timeout);
+    }, options.timeout, timeoutError);
   } catch (error) {
     if (error instanceof TokenRequestError) throw error;
     throw new TokenRequestError('network', 'Network error while fetching the dashboard token', true);
@@ -78,7 +59,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
     // The status decides, not the body: 429 and 5xx are transient, every other refusal is final.
     status === 429 || status >= 500,
     status,
-    retryAfterMs(response.headers.get('Retry-After')),
+    parseRetryAfter(response.headers.get('Retry-After'), Date.now()) ?? 0,
   );
 }
 

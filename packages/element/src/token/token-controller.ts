@@ -1,8 +1,8 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isTokenResponse, TOKEN_REQUEST_TIMEOUT_MS, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isTokenResponse, TOKEN_REQUEST_TIMEOUT_MS, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 import { DashboardState } from '../state.js';
-import { backoffDelay } from './backoff.js';
-import { requestToken, TokenRequestError, withTimeout, type TokenReason } from './request-token.js';
+import { retryDelay } from './backoff.js';
+import { requestToken, timeoutError, TokenRequestError, type TokenReason } from './request-token.js';
 
 /** An integrator-supplied way to get a token instead of POSTing `token-url`. */
 export type FetchToken = (reason: TokenReason, signal: AbortSignal) => Promise<TokenResponse>;
@@ -48,7 +48,7 @@ export class TokenController implements ReactiveController {
   private last?: TokenResponse;
   /** Local epoch ms at which a refresh is due. */
   private due = Infinity;
-  private attempt = 0;
+  private retries = 0;
   private reason: TokenReason = 'initial';
   private timer?: ReturnType<typeof setTimeout> | undefined;
   private run?: AbortController | undefined;
@@ -96,7 +96,7 @@ export class TokenController implements ReactiveController {
 
   /** Fetches now, forgetting past failures (the retry button). */
   retry(): void {
-    this.attempt = 0;
+    this.retries = 0;
     if (this.on) this.fetch(this.token ? 'refresh' : 'initial');
   }
 
@@ -161,7 +161,7 @@ export class TokenController implements ReactiveController {
     const held = reason === 'initial' ? undefined : this.token;
     try {
       const response = fetchToken
-        ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS)
+        ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
         : await requestToken(this.url, held, {
             timeout: TOKEN_TIMEOUT_MS,
             credentials: withCredentials ? 'include' : 'same-origin',
@@ -185,7 +185,7 @@ export class TokenController implements ReactiveController {
     this.token = response.token;
     this.last = response;
     this.error = undefined;
-    this.attempt = 0;
+    this.retries = 0;
     // serverTime - receivedAt is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
     this.due =
       response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - receivedAt);
@@ -210,7 +210,7 @@ export class TokenController implements ReactiveController {
       failure.retryAfter,
     ));
     if (error.retryable) {
-      this.schedule(backoffDelay(this.attempt++, error.retryAfter, Math.random), this.reason);
+      this.schedule(retryDelay(++this.retries, error.retryAfter, Math.random), this.reason);
       this.set(this.token ? DashboardState.refreshing : DashboardState.error);
     } else {
       this.set(error.status === 401 ? DashboardState.unauthenticated : DashboardState.error);

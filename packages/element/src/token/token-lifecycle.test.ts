@@ -165,7 +165,8 @@ describe('token lifecycle', () => {
     expect(fetch).toHaveBeenCalledTimes(2);
   });
 
-  it.each(['Infinity', '1e400', '999999999'])('keeps the loop alive with an absurd Retry-After: %s', async (retryAfter) => {
+  it('keeps the loop alive with an absurd Retry-After (a billion seconds): waits the cap, then asks again', async () => {
+    const retryAfter = '999999999';
     vi.spyOn(Math, 'random').mockReturnValue(0);
     const fetch = stubFetch(bffError(429, 'rate_limited', { 'Retry-After': retryAfter }), json(tokenBody()));
     const { el } = await mount();
@@ -173,6 +174,16 @@ describe('token lifecycle', () => {
     expect(vi.getTimerCount()).toBe(1);
     await vi.advanceTimersByTimeAsync(RETRY_AFTER_CAP_MS - 1);
     expect(fetch).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
+  it.each(['Infinity', '1e400', '1.5', 'soon'])('treats a Retry-After that is no delay-seconds or HTTP date (%s) as absent: backoff alone', async (retryAfter) => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const fetch = stubFetch(bffError(429, 'rate_limited', { 'Retry-After': retryAfter }), json(tokenBody()));
+    const { el } = await mount();
+    await settle(el);
+    // Full jitter with random 0: the first retry waits nothing (a honoured Retry-After would hold it).
     await vi.advanceTimersByTimeAsync(1);
     expect(fetch).toHaveBeenCalledTimes(2);
   });

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { EmulatorErrorCode } from '@embedded-dashboard/protocol';
+import { EmulatorErrorCode, readAtMost } from '@embedded-dashboard/protocol';
 import { EmulatorHttpError } from './errors.js';
 
 /**
@@ -103,30 +103,13 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Uint8Ar
 }
 
 async function readStream(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let bytes: Uint8Array | undefined;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(limit);
-      }
-      chunks.push(value);
-    }
+    bytes = await readAtMost(stream, limit);
   } catch (error) {
-    if (error instanceof EmulatorHttpError) throw error;
     throw new EmulatorHttpError(EmulatorErrorCode.badJson, 'request body was not fully received', { cause: error });
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  if (bytes === undefined) throw tooLarge(limit);
   return bytes;
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { withTimeout } from '@embedded-dashboard/protocol';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.js';
 import { decodeEntry, encodeEntry } from './entry-codec.js';
 import { RedisStoreError } from './errors.js';
@@ -207,16 +208,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     await ensureConnected(operation);
     // `commandTimeout` bounds one attempt; a cluster client may retry a command on another node
     // (MOVED, a node that just died, CLUSTERDOWN), so the whole command gets the same deadline.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${commandTimeoutMs} ms`)), commandTimeoutMs);
-    });
     try {
-      return await Promise.race([command(), deadline]);
+      return await withTimeout(command, commandTimeoutMs, () => new Error(`no answer within ${commandTimeoutMs} ms`));
     } catch (cause) {
       throw new RedisStoreError('unavailable', `Redis store ${operation} failed`, { cause });
-    } finally {
-      clearTimeout(timer);
     }
   };
 

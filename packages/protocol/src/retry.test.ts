@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter } from './backoff.js';
+import { describe, expect, it, vi } from 'vitest';
+import { backoffDelay, parseRetryAfter, withTimeout } from './retry.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2030-01-01T00:00:00Z');
@@ -21,7 +21,7 @@ describe('parseRetryAfter', () => {
   ])('caps %s, far in the future, at a day rather than ignoring it', (_label, value, ms) => {
     expect(parseRetryAfter(value, now)).toBe(ms);
   });
-  it.each([undefined, '', '-1', '1.5', 'soon', '1e3', '2030-01-01', 'Tue, 01 Jan 2030 00:00:30 PST'])(
+  it.each([undefined, null, '', '  ', '-1', '1.5', 'soon', '1e3', '1e400', 'Infinity', '2030-01-01', 'Tue, 01 Jan 2030 00:00:30 PST', 'Tue, 99 Jan 2030 00:00:30 GMT'])(
     'ignores %j',
     (value) => {
       expect(parseRetryAfter(value, now)).toBeUndefined();
@@ -47,5 +47,34 @@ describe('backoffDelay', () => {
 
   it('does not overflow for huge retry counts', () => {
     expect(backoffDelay(10_000, 100, 5000, () => 0.5)).toBe(2500);
+  });
+});
+
+describe('withTimeout', () => {
+  it('settles like the work when it finishes in time, and leaves no timer behind', async () => {
+    vi.useFakeTimers();
+    try {
+      await expect(withTimeout(() => Promise.resolve(7), 1000, () => new Error('late'))).resolves.toBe(7);
+      await expect(withTimeout(() => Promise.reject(new Error('own')), 1000, () => new Error('late'))).rejects.toThrow('own');
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('rejects with the timeout error after ms and aborts the signal the work was given', async () => {
+    vi.useFakeTimers();
+    try {
+      let signal: AbortSignal | undefined;
+      const pending = withTimeout((s) => ((signal = s), new Promise<never>(() => {})), 1000, () => new Error('late'));
+      const settled = pending.catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(signal!.aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await settled).toEqual(new Error('late'));
+      expect(signal!.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

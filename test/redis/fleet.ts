@@ -13,7 +13,7 @@ import { startNodeProcess, type RunningProcess } from '../support/processes.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 const builtCli = (pkg: string) => {
-  const path = fileURLToPath(new URL(`../../packages/${pkg}/dist/cli.js`, import.meta.url));
+  const path = fileURLToPath(new URL(`../../packages/${pkg}/dist/cli/bin.js`, import.meta.url));
   // `npm test` builds first; a bare `vitest run` on a fresh checkout would not.
   if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
   return path;

@@ -17,7 +17,7 @@ const cleanEnv = { PATH: process.env.PATH, NODE_OPTIONS: '' };
 
 /** The CLI runs from dist/: refuse to test a build older than the sources. */
 function assertFreshBuild(): void {
-  const built = join(packageDir, 'dist/cli.js');
+  const built = join(packageDir, 'dist/cli/bin.js');
   let builtAt: number;
   try {
     builtAt = statSync(built).mtimeMs;

@@ -15,7 +15,7 @@ import {
   UserGroupTimeoutError,
 } from '../errors/errors.js';
 import { redact, sanitizeCause } from '../errors/redact.js';
-import { Semaphore } from '../retry/semaphore.js';
+import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { createNodeTransport, type NodeTransport } from '../transport/node.js';
 import type { Transport, TransportResponse } from '../transport/types.js';
 import { rotateBody, userGroupBody } from '../validation/input.js';
@@ -85,7 +85,7 @@ export class UserGroupClient {
   readonly #options: ResolvedOptions;
   readonly #transport: Transport;
   readonly #ownTransport: NodeTransport | undefined;
-  readonly #slots: Semaphore;
+  readonly #slots: ConcurrencyLimit;
   readonly #random: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
@@ -102,7 +102,7 @@ export class UserGroupClient {
     const { transport, maxInFlight, random, sleep, now } = this.#options;
     this.#ownTransport = transport ? undefined : createNodeTransport({ maxSockets: maxInFlight });
     this.#transport = transport ?? (this.#ownTransport as NodeTransport);
-    this.#slots = new Semaphore(maxInFlight);
+    this.#slots = new ConcurrencyLimit(maxInFlight);
     this.#random = random ?? Math.random;
     this.#sleep = sleep ?? defaultSleep;
     this.#now = now ?? Date.now;

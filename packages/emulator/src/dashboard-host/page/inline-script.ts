@@ -1,5 +1,5 @@
 import { createBrowserEnvironment } from './browser-environment.js';
-import { runDashboardPage, type PageConfig } from './controller.js';
+import { runDashboardPage, type PageConfig } from './frame-script.js';
 import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
 import { pageParseHostMessage } from './parse-host-message.js';
 import { renderDashboard } from './render.js';

@@ -1,5 +1,5 @@
-import { runCli } from './cli/main.js';
-import { redactLine } from './observability/logger.js';
+import { runCli } from './main.js';
+import { redactLine } from '../observability/logger.js';
 
 try {
   await runCli(process.argv.slice(2));

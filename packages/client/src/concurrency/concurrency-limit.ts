@@ -2,7 +2,7 @@
  * Bounds the requests one client has in flight: the vendor allows about 180 requests a minute per
  * caller, and a burst of callers must queue here rather than all hit the vendor at once.
  */
-export class Semaphore {
+export class ConcurrencyLimit {
   readonly #size: number;
   #free: number;
   readonly #waiting: Array<() => void> = [];

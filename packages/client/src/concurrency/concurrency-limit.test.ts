@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Semaphore } from './semaphore.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 
-describe('Semaphore', () => {
+describe('ConcurrencyLimit', () => {
   it('grants up to its size and queues the rest in order', async () => {
-    const slots = new Semaphore(2);
+    const slots = new ConcurrencyLimit(2);
     const signal = new AbortController().signal;
     const a = await slots.acquire(signal);
     await slots.acquire(signal);
@@ -21,7 +21,7 @@ describe('Semaphore', () => {
   });
 
   it('drops an aborted waiter without losing its slot', async () => {
-    const slots = new Semaphore(1);
+    const slots = new ConcurrencyLimit(1);
     const release = await slots.acquire(new AbortController().signal);
     const controller = new AbortController();
     const waiting = slots.acquire(controller.signal);

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DashboardMessage } from '@embedded-dashboard/protocol';
 import { buildDashboardData } from '../sample-data/build-data.js';
 import type { DashboardGroupView } from '../options.js';
-import { runDashboardPage, type PageConfig, type PageEnvironment, type PageLibrary } from './controller.js';
+import { runDashboardPage, type PageConfig, type PageEnvironment, type PageLibrary } from './frame-script.js';
 import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
 import { pageParseHostMessage } from './parse-host-message.js';
 import { renderDashboard } from './render.js';

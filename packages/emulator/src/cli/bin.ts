@@ -1,7 +1,7 @@
 import { EMULATOR_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
-import { parseArgs, USAGE } from './cli/args.js';
-import { DEFAULT_API_KEYS } from './options.js';
-import { startEmulator } from './server.js';
+import { parseArgs, USAGE } from './args.js';
+import { DEFAULT_API_KEYS } from '../options.js';
+import { startEmulator } from '../server.js';
 
 /** The `embedded-dashboard-emulator` command (ARCHITECTURE §7). */
 async function main(argv: readonly string[]): Promise<void> {

@@ -9,12 +9,12 @@ import {
   VENDOR_CALL_DEADLINE_MS,
 } from '@embedded-dashboard/protocol';
 // The element's own request code, run against the real BFF: what a browser would see.
-import { requestToken, TokenRequestError } from '../../../element/src/token/request-token.js';
-import { TOKEN_TIMEOUT_MS } from '../../../element/src/token/token-controller.js';
-import { createBffApp } from '../app.js';
-import type { UserGroupUpstream } from '../tokens/upstream.js';
-import { API_TOKEN, captureLogs, findLeaks, session, SESSION_SECRET } from '../testing/fixtures.js';
-import { neverAnswer, startHostileVendor, trickle, type HostileVendor, type VendorBehaviour } from '../testing/hostile-vendor.js';
+import { requestToken, TokenRequestError } from '../../element/src/token/request-token.js';
+import { TOKEN_TIMEOUT_MS } from '../../element/src/token/token-controller.js';
+import { createBffApp } from './app.js';
+import type { UserGroupUpstream } from './tokens/upstream.js';
+import { API_TOKEN, captureLogs, findLeaks, session, SESSION_SECRET } from './testing/fixtures.js';
+import { neverAnswer, startHostileVendor, trickle, type HostileVendor, type VendorBehaviour } from './testing/hostile-vendor.js';
 
 const running: { server: ServerType; client: UserGroupClient; vendor: HostileVendor }[] = [];
 afterEach(async () => {

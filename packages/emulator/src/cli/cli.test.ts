@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EMULATOR_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
-import { startNodeProcess, type RunningProcess } from '../../../test/support/processes.js';
+import { startNodeProcess, type RunningProcess } from '../../../../test/support/processes.js';
 
 /** The built CLI: `npm test` builds before it runs the tests. */
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const BIN = fileURLToPath(new URL('../bin/embedded-dashboard-emulator.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/embedded-dashboard-emulator.js', import.meta.url));
 
 /** `body` is `any`: the tests assert on whichever shape comes back. */
 function call(url: string, method: string, body: unknown, key = 'dev-customer-key'): Promise<{ status: number; body: any; retryAfter: string | undefined }> {

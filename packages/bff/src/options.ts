@@ -1,3 +1,4 @@
+import type { CircuitBreakerOptions } from './circuit-breaker/circuit-breaker.js';
 import type { Environment } from '@embedded-dashboard/protocol';
 import type { BffLogger, LogLevel } from './observability/logger.js';
 import type { BffMetrics } from './observability/metrics.js';
@@ -33,6 +34,13 @@ export interface BffOptions {
   minRotationIntervalSeconds?: number;
   /** Browser origins allowed besides the BFF's own (exact `scheme://host[:port]`). Default none: same origin only. */
   allowedOrigins?: string[];
+  /**
+   * The breaker around this vendor account's calls: after `failureThreshold` (5) consecutive
+   * outage failures, answer 503 with `Retry-After` at once for `openSeconds` (5, doubling per
+   * failed probe up to `maxOpenSeconds`, 60), then let one probe through. Cached tokens are still
+   * served. `false` turns it off.
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
   /** Refuse to serve when the vendor says the groups belong to the other environment. Default: either. */
   expectEnvironment?: Environment;
   /** Per-session limits; `false` disables them. Default token 60/min, rotate 12/min. */

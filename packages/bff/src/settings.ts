@@ -63,6 +63,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
       lockWaitMs: nonNegative('lockWaitMs', options.lockWaitMs, 5_000),
       pollIntervalMs: 25,
       expectEnvironment: options.expectEnvironment,
+      circuitBreaker: options.circuitBreaker ?? {},
       account,
       now,
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),

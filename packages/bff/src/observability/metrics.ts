@@ -16,6 +16,10 @@ export interface BffMetrics {
   storeFailures: Counter<'op'>;
   /** 1 while the store is failing, else 0. */
   storeDegraded: Gauge;
+  /** 1 while the vendor circuit breaker is open or probing, else 0. */
+  circuitOpen: Gauge;
+  /** Vendor circuit breaker transitions by `to` (`open` | `closed`). */
+  circuitTransitions: Counter<'to'>;
 }
 
 export interface BffMetricsOptions {
@@ -92,5 +96,7 @@ export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
     rotations: new Counter({ name: `${p}rotations_total`, help: 'Rotation requests by result', labelNames: ['result'], registers }),
     storeFailures: new Counter({ name: `${p}store_failures_total`, help: 'Store operations that failed (degraded mode)', labelNames: ['op'], registers }),
     storeDegraded: new Gauge({ name: `${p}store_degraded`, help: '1 while the store is failing', registers }),
+    circuitOpen: new Gauge({ name: `${p}upstream_circuit_open`, help: '1 while the vendor circuit breaker is open or probing', registers }),
+    circuitTransitions: new Counter({ name: `${p}upstream_circuit_transitions_total`, help: 'Vendor circuit breaker transitions by target state', labelNames: ['to'], registers }),
   };
 }

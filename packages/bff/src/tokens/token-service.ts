@@ -1,4 +1,5 @@
 import type { Environment, TokenResponse, UserGroupInput } from '@embedded-dashboard/protocol';
+import { CircuitBreaker, type CircuitBreakerOptions } from '../circuit-breaker/circuit-breaker.js';
 import { BffError } from '../errors/bff-error.js';
 import { isAmbiguousFailure, toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
@@ -24,6 +25,8 @@ export interface TokenServiceSettings {
   lockWaitMs: number;
   pollIntervalMs: number;
   expectEnvironment: Environment | undefined;
+  /** The breaker around the vendor calls; `false`: none. */
+  circuitBreaker: CircuitBreakerOptions | false;
   /** The upstream's `accountId`: entries of any other account are misses. */
   account: string | undefined;
   now: () => number;
@@ -44,6 +47,10 @@ interface VendorRotation {
 }
 
 type Op = 'getOrCreate' | 'update' | 'rotate';
+
+/** A failure of the vendor itself (or the breaker standing in for it), not a refusal of this group. */
+const isVendorOutage = (error: unknown): boolean =>
+  error instanceof BffError && (error.code === 'upstream_unavailable' || error.code === 'upstream_timeout' || (error.code === 'upstream_error' && error.retryable));
 const OP_NAMES: Record<Op, string> = { getOrCreate: 'get-or-create', update: 'update', rotate: 'token rotation' };
 
 /**
@@ -63,6 +70,7 @@ export class TokenService {
   readonly #rotations = new Map<string, Promise<GroupEntry>>();
   readonly #hit;
   readonly #miss;
+  readonly #breaker: CircuitBreaker | undefined;
 
   constructor(upstream: UserGroupUpstream, store: GuardedStore, logger: BffLogger, metrics: BffMetrics, settings: TokenServiceSettings) {
     this.#upstream = upstream;
@@ -72,6 +80,7 @@ export class TokenService {
     this.#s = settings;
     this.#hit = hotCounter(metrics.cacheLookups, 'hit');
     this.#miss = hotCounter(metrics.cacheLookups, 'miss');
+    this.#breaker = settings.circuitBreaker === false ? undefined : new CircuitBreaker(settings.circuitBreaker, settings.now, logger, metrics);
   }
 
   /**
@@ -161,10 +170,18 @@ export class TokenService {
       return entry;
     }
     this.#miss.inc();
-    return this.#sharedSync(group).then((synced) =>
+    const synced = this.#sharedSync(group).then((synced) =>
       // A sync started for another version of this group's input (a session changed meanwhile): run ours.
       synced.fingerprint === group.fingerprint ? synced : this.#sharedSync(group),
     );
+    // Revalidation during a vendor outage: the token last synced with this very input still serves.
+    // Never after the input changed: the vendor's copy may be wider than the session now says.
+    if (entry === undefined || entry.fingerprint !== group.fingerprint) return synced;
+    return synced.catch((error: unknown) => {
+      if (!isVendorOutage(error)) throw error;
+      this.#logger.info('vendor unavailable: serving the group\'s last synced token', { code: (error as BffError).code });
+      return entry;
+    });
   }
 
   #sharedSync(group: ResolvedGroup): Promise<GroupEntry> {
@@ -314,21 +331,32 @@ export class TokenService {
    * Every vendor call goes through here, and only here: it is timed, counted by outcome, logged
    * when it fails, and its failure mapped to the browser-facing error. Policy about whether and
    * when to call the vendor at all wraps `call` at this one spot (outermost first), so each
-   * policy stays a module of its own that the service composes.
+   * policy stays a module of its own that the service composes: the circuit breaker (an open
+   * breaker fails at once, nothing else is spent), then the call itself.
    */
   async #call<T>(op: Op, call: () => Promise<T>): Promise<T> {
-    const stop = this.#metrics.upstreamDuration.startTimer({ op });
+    const timed = async () => {
+      const stop = this.#metrics.upstreamDuration.startTimer({ op });
+      try {
+        return await call();
+      } finally {
+        stop();
+      }
+    };
     try {
-      const result = await call();
+      const result = await (this.#breaker === undefined ? timed() : this.#breaker.run(timed));
       this.#metrics.upstreamCalls.labels(op, 'ok').inc();
       return result;
     } catch (error) {
+      if (error instanceof BffError) {
+        // The breaker refused: the vendor was not called.
+        this.#metrics.upstreamCalls.labels(op, 'circuit_open').inc();
+        throw error;
+      }
       const code = (error as { code?: unknown }).code;
       this.#metrics.upstreamCalls.labels(op, typeof code === 'string' ? code : 'error').inc();
       this.#logger.warn('vendor call failed', { op, error: describeError(error) });
       throw toBffError(error, OP_NAMES[op]);
-    } finally {
-      stop();
     }
   }
 }

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { UserGroupClient } from '@embedded-dashboard/client';
+import { createBffApp } from '../app.js';
+import { createBffMetrics } from '../observability/metrics.js';
+import type { BffAppOptions } from '../options.js';
+import { acme, API_TOKEN, captureLogs, findLeaks, record, session } from '../testing/fixtures.js';
+import { answerWithToken, startHostileVendor, type HostileVendor, type VendorBehaviour } from '../testing/hostile-vendor.js';
+
+const outage: VendorBehaviour = (res) => void res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
+const healthy = answerWithToken('b'.repeat(64));
+
+const running: { server: ServerType; client: UserGroupClient; vendor: HostileVendor }[] = [];
+afterEach(async () => {
+  for (const { server, client, vendor } of running.splice(0)) {
+    await new Promise((r) => server.close(r));
+    client.close();
+    await vendor.close();
+  }
+  expect(findLeaks()).toEqual([]);
+});
+
+/** A BFF on a socket with the real client (default attempts, quick backoff) in front of a vendor the test switches. */
+async function bffBehind(overrides: Partial<BffAppOptions> = {}) {
+  const vendor = await startHostileVendor(healthy);
+  const client = new UserGroupClient({ baseUrl: vendor.url, apiToken: API_TOKEN, backoff: { baseMs: 1, maxMs: 5 } });
+  const logs = captureLogs();
+  const metrics = createBffMetrics();
+  const app = createBffApp({
+    upstream: client,
+    session: { secret: 'circuit-breaker-test-secret-0123456789abcdef' },
+    logger: logs.logger,
+    metrics,
+    rateLimit: false,
+    secrets: [API_TOKEN],
+    circuitBreaker: { failureThreshold: 3, openSeconds: 5 },
+    ...overrides,
+  });
+  const url = await new Promise<string>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      running.push({ server, client, vendor });
+      resolve(`http://127.0.0.1:${info.port}`);
+    });
+  });
+  const key = new TextEncoder().encode('circuit-breaker-test-secret-0123456789abcdef');
+  const ask = async (org: string, properties: Record<string, unknown> = { region: 'EU' }) =>
+    record(
+      await fetch(`${url}/embed/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${await session({ ...acme, org_id: org, org_name: org, embed_properties: properties }, { key })}` },
+        body: '{}',
+      }),
+    );
+  const gauge = async () => (await metrics.registry.getSingleMetricAsString('embed_bff_upstream_circuit_open')).trim().split('\n').at(-1);
+  return { vendor, ask, logs, gauge };
+}
+
+const vendorCalls = (vendor: HostileVendor) => vendor.calls.GET + vendor.calls.PUT + vendor.calls.POST;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('circuit breaker around the vendor account', () => {
+  it('opens after repeated failures: answers 503 with Retry-After without calling the vendor, still serves cached tokens, probes once, closes on success', async () => {
+    // The BFF's clock, moved by hand past the open time: nothing here depends on how fast the machine is.
+    let clock = Date.now();
+    const { vendor, ask, logs, gauge } = await bffBehind({ now: () => clock });
+    expect((await ask('cached')).status).toBe(200);
+
+    vendor.behave(outage);
+    const before = vendorCalls(vendor);
+    for (let i = 0; i < 3; i++) expect((await ask(`new-${i}`)).status).toBe(503);
+    // Three calls, each with the client's own attempts, then the breaker opens.
+    const whileFailing = vendorCalls(vendor) - before;
+    expect(whileFailing).toBe(3 * 4);
+    expect(await gauge()).toMatch(/ 1$/);
+    expect(logs.lines.filter((l) => l.includes('vendor circuit opened'))).toHaveLength(1);
+
+    const failFast = await Promise.all(Array.from({ length: 20 }, (_, i) => ask(`later-${i}`)));
+    for (const res of failFast) {
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ error: { code: 'upstream_unavailable', retryable: true } });
+      expect(Number(res.headers.get('retry-after'))).toBe(5);
+    }
+    expect(vendorCalls(vendor) - before).toBe(whileFailing);
+    // A group with a fresh token never needed the vendor, and still does not.
+    expect((await ask('cached')).status).toBe(200);
+
+    // Open time over: exactly one probe (one call, its attempts) while the rest still fail fast.
+    clock += 5_000;
+    const probing = await Promise.all(Array.from({ length: 5 }, (_, i) => ask(`probe-${i}`)));
+    expect(probing.every((r) => r.status === 503)).toBe(true);
+    expect(vendorCalls(vendor) - before).toBe(whileFailing + 4);
+
+    // The vendor is back; the next probe (after the doubled open time) closes the breaker.
+    vendor.behave(healthy);
+    clock += 10_000;
+    expect((await ask('recovered')).status).toBe(200);
+    expect(await gauge()).toMatch(/ 0$/);
+    expect(logs.lines.filter((l) => l.includes('vendor circuit closed'))).toHaveLength(1);
+    const after = await Promise.all(Array.from({ length: 5 }, (_, i) => ask(`after-${i}`)));
+    expect(after.every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('serves a token due for revalidation during an outage when the session still says the same, but never after its properties changed', async () => {
+    const { vendor, ask } = await bffBehind({ revalidateAfterSeconds: 0.05 });
+    const first = await ask('acme');
+    expect(first.status).toBe(200);
+    vendor.behave(outage);
+    await sleep(100);
+    const stale = await ask('acme');
+    expect(stale.status).toBe(200);
+    expect((stale.body as { token: string }).token).toBe((first.body as { token: string }).token);
+    // Wider or different properties must reach the vendor first: no token until they can.
+    expect((await ask('acme', { region: 'ALL' })).status).toBe(503);
+  });
+
+  it('does not count refusals of one request (success: 0) as an outage', async () => {
+    const { vendor, ask } = await bffBehind();
+    vendor.behave((res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":0}'));
+    for (let i = 0; i < 6; i++) expect((await ask(`refused-${i}`)).status).toBe(502);
+    const before = vendorCalls(vendor);
+    await ask('one-more');
+    expect(vendorCalls(vendor)).toBeGreaterThan(before);
+  });
+});

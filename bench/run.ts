@@ -1,9 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { failureReasons } from './lib/exit-status.js';
 import { describeMachine } from './lib/machine.js';
 import { benchDir } from './lib/paths.js';
 import type { Row } from './lib/row.js';
+import { mergeResults } from './lib/results-file.js';
 import { formatTable } from './lib/table.js';
 import { runSize } from './size/index.js';
 import { runThroughput } from './throughput/index.js';
@@ -12,12 +14,14 @@ import { runBrowser } from './browser/index.js';
 
 /*
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
- * not judged; only the size budget fails the run). `--write-results` also writes
- * bench/RESULTS.md. `--only size,throughput,upstream,browser` runs a subset.
+ * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
+ * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
+ * labels. `--only size,throughput,upstream,browser` runs a subset.
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const writeResults = args.includes('--write-results');
+const resultsArg = args.find((arg) => arg === '--write-results' || arg.startsWith('--write-results='));
+const resultsLabel = resultsArg === undefined ? undefined : resultsArg.slice('--write-results='.length) || 'Last run';
 const onlyArg = args.find((arg) => arg.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
 const wanted = (name: string) => !only || only.has(name);
@@ -50,12 +54,18 @@ if (wanted('browser')) {
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 const table = formatTable(rows);
 const mode = quick ? 'quick (timings not judged)' : 'full';
-console.log(`\n${table}\n\nMode: ${mode}. Ran in ${seconds} s on ${machine}.`);
+const loadAtEnd = loadavg().map((value) => value.toFixed(2)).join(' ');
+const footer = `Mode: ${mode}. Ran in ${seconds} s on ${machine}; load average at the end ${loadAtEnd}.`;
+console.log(`\n${table}\n\n${footer}`);
 
-if (writeResults) {
-  const text = `# Benchmark results\n\nThe last full run of \`npm run bench\` (mode: ${mode}), explained row by row in [README.md](README.md).\n\n${table}\n\nMachine: ${machine}. The whole bench took ${seconds} s.\n`;
-  writeFileSync(join(benchDir, 'RESULTS.md'), text);
-  log('wrote bench/RESULTS.md');
+if (resultsLabel !== undefined) {
+  const file = join(benchDir, 'RESULTS.md');
+  const preamble =
+    'Full runs of `npm run bench`, explained row by row in [README.md](README.md), each under the label it was written with ' +
+    '(`--write-results=<label>`), with the machine and its load. Every run written is kept; none is left out for being slow.';
+  const section = `${table}\n\n${footer}`;
+  writeFileSync(file, mergeResults(existsSync(file) ? readFileSync(file, 'utf8') : '', preamble, resultsLabel, section));
+  log(`wrote bench/RESULTS.md (${resultsLabel})`);
 }
 
 const strict = process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';

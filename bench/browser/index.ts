@@ -24,14 +24,18 @@ const TTD_FIRST = ['4b', 'time to dashboard, first token rendered into the page,
 const TTD_FETCH_LOADED = ['4c', 'time to dashboard, element fetches its first token, under added CPU load', SAME_RUN] as const;
 const TTD_FIRST_LOADED = ['4d', 'time to dashboard, first token rendered into the page, under added CPU load', SAME_RUN] as const;
 const TTD_STEPS = ['4e', 'where the time goes (medians, ms after navigation start)', SAME_RUN] as const;
+const TTD_URL_FETCH = ['4f', 'time to dashboard, vendor-URL protocol ({token} in src-template), element fetches its first token, no extra load', SAME_RUN] as const;
+const TTD_URL_FIRST = ['4g', 'time to dashboard, vendor-URL protocol ({token} in src-template), first token rendered into the page, no extra load', SAME_RUN] as const;
 const ROTATION_TIME = ['5a', 'rotation: tokenExpired → dashboard running on the new token', SAME_RUN] as const;
 const ROTATION_BLANK = ['5b', 'rotation: animation frames without dashboard content', 'fixed target'] as const;
-const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS] as const;
+const TTD_WARM = ['4h', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, no extra load', SAME_RUN] as const;
+const TTD_WARM_LOADED = ['4i', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, under added CPU load', SAME_RUN] as const;
+const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED] as const;
 /** Time to dashboard ÷ the server-rendered baseline: on a machine without added load, and with it. */
 const TTD_TARGET = { quiet: 1.05, loaded: 1.1 };
 const COOKIE = 'bench_session';
 
-type Variant = 'baseline' | 'fetch' | 'first';
+type Variant = 'baseline' | 'fetch' | 'first' | 'urlFetch' | 'urlFirst' | 'baselineWarm' | 'firstWarm';
 
 /**
  * Rows 4 and 5, in Debian's headless Chromium: the emulator (dashboard host), the BFF and the
@@ -82,11 +86,17 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
       });
       if (answer.status !== 200) throw new Error(`POST /embed/token answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
       const { token } = (await answer.json()) as { token: string };
-      const pages: Record<Variant, string> = {
+      const pages: Record<Variant, string | { url: string; warm: true }> = {
         baseline: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}`,
         fetch: `${pagesUrl}/ours`,
         first: `${pagesUrl}/ours?first=inline`,
+        urlFetch: `${pagesUrl}/ours?src=url`,
+        urlFirst: `${pagesUrl}/ours?src=url&first=inline`,
+        baselineWarm: { url: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}`, warm: true },
+        firstWarm: { url: `${pagesUrl}/ours?first=inline`, warm: true },
       };
+      // The vendor-URL pages are measured without added load only: they show what that protocol costs.
+      const { urlFetch: _urlFetch, urlFirst: _urlFirst, ...mainPages } = pages;
       const context = { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
       const runs = quick ? 2 : 15;
 
@@ -94,11 +104,11 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
       const quiet = await measureTimeToDashboard(browser, pages, context, runs);
       baselineMs = median(quiet.baseline.map((load) => load.ms));
       const burner = startBurner();
-      let loaded: Record<Variant, PageLoad[]>;
+      let loaded: Record<Exclude<Variant, 'urlFetch' | 'urlFirst'>, PageLoad[]>;
       let loadedLoad: number;
       try {
         loadedLoad = loadavg()[0] ?? Number.NaN;
-        loaded = await measureTimeToDashboard(browser, pages, context, runs);
+        loaded = await measureTimeToDashboard(browser, mainPages, context, runs);
       } finally {
         await burner.stop();
       }
@@ -110,6 +120,10 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
         ttdRow(TTD_FETCH_LOADED, loaded, 'fetch', loadedNote, TTD_TARGET.loaded, quick),
         ttdRow(TTD_FIRST_LOADED, loaded, 'first', loadedNote, TTD_TARGET.loaded, quick),
         stepsRow(quiet),
+        ttdRow(TTD_URL_FETCH, quiet, 'urlFetch', quietNote, TTD_TARGET.quiet, quick),
+        ttdRow(TTD_URL_FIRST, quiet, 'urlFirst', quietNote, TTD_TARGET.quiet, quick),
+        ttdRow(TTD_WARM, { baseline: quiet.baselineWarm, firstWarm: quiet.firstWarm }, 'firstWarm', quietNote, TTD_TARGET.quiet, quick, 'warm'),
+        ttdRow(TTD_WARM_LOADED, { baseline: loaded.baselineWarm, firstWarm: loaded.firstWarm }, 'firstWarm', loadedNote, TTD_TARGET.loaded, quick, 'warm'),
       );
     } catch (error) {
       rows.push(...unavailableRows(TTD_ROWS, error));
@@ -154,13 +168,14 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
 
 function ttdRow(
   [id, metric, kind]: readonly [string, string, RowKind],
-  loads: Record<Variant, PageLoad[]>,
+  loads: { baseline: PageLoad[] } & Partial<Record<Variant, PageLoad[]>>,
   variant: Exclude<Variant, 'baseline'>,
   note: string,
   target: number,
   quick: boolean,
+  cache: 'cold' | 'warm' = 'cold',
 ): Row {
-  const ours = loads[variant].map((load) => load.ms);
+  const ours = (loads[variant] ?? []).map((load) => load.ms);
   const baseline = loads.baseline.map((load) => load.ms);
   const r = ratio(median(ours), median(baseline));
   return {
@@ -168,7 +183,7 @@ function ttdRow(
     metric: `${metric} (navigation start → dashboard loaded; ${note})`,
     kind,
     ours: formatSpread(ours, msValue, 'ms'),
-    baseline: `token in iframe URL ${formatSpread(baseline, msValue, 'ms')}`,
+    baseline: `token in iframe URL${cache === 'warm' ? ', warm cache too' : ''} ${formatSpread(baseline, msValue, 'ms')}`,
     ratio: `${formatRatio(r)} (medians)`,
     target: `≤ ${target.toFixed(2)}×`,
     result: judgeTiming(r <= target, quick),

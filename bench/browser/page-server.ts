@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { renderInitialToken } from '@embedded-dashboard/bff';
+import { INITIAL_TOKEN_HEADERS, renderInitialToken } from '@embedded-dashboard/bff';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
 export const PAGES_LISTENING_PREFIX = 'pages listening on ';
@@ -42,16 +42,21 @@ const m={defined:b.defined,elementEnd:e&&e.responseEnd,tokenStart:t&&t.startTime
 console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m))}</script>`;
 
 /**
- * The integrator's page: the element asks the BFF (same origin, session cookie) for the token,
- * or, with `?first=inline`, finds the first one in a JSON script child the server rendered
- * (`renderInitialToken`). `?script=inline` puts the element's code in the page (not measured by
- * a row; for trying where the time goes).
+ * The integrator's page, head and body apart so the server can send the head (and the browser
+ * start fetching the element's script and connecting to the dashboard host) before it has the
+ * first token. The element asks the BFF (same origin, session cookie) for the token, or finds the
+ * first one in the JSON script child the server rendered (`renderInitialToken`).
  */
-function oursPage(emulatorUrl: string, script: string, firstToken: string): string {
+function oursHead(emulatorUrl: string, script: string): string {
   return `${HEAD}
+<link rel="preconnect" href="${new URL(emulatorUrl).origin}">
 <script>addEventListener('dashboard-load',loaded)</script>
-${script}</head><body>
-<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${emulatorUrl}/iframe/{dashboard}" token-url="/embed/token">${firstToken}</embedded-dashboard>
+${script}</head>`;
+}
+
+function oursBody(srcTemplate: string, firstToken: string): string {
+  return `<body>
+<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="/embed/token">${firstToken}</embedded-dashboard>
 </body></html>`;
 }
 
@@ -89,14 +94,24 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/embed/')) return proxy(req, res);
-    if (url.pathname === '/element.js') return send(res, 200, 'text/javascript', element);
+    if (url.pathname === '/element.js') {
+      // As a CDN serves a versioned asset: a returning visitor's browser has it (cold runs use fresh contexts).
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=31536000, immutable' });
+      res.end(element);
+      return;
+    }
     if (url.pathname === '/ours') {
+      // ?script=inline: the element's code in the page (no row uses it; for trying where the time goes).
       const script = url.searchParams.get('script') === 'inline' ? `<script type="module">${element.toString()}</script>` : '<script type="module" src="/element.js"></script>';
-      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursPage(options.emulatorUrl, script, ''));
-      // The first token rendered into the page, as an integrator's server does with the BFF's helper.
+      // ?src=url: the vendor-URL protocol, the token in the iframe's URL (the iframe must wait for it).
+      const template = `${options.emulatorUrl}/iframe/{dashboard}${url.searchParams.get('src') === 'url' ? '?token={token}' : ''}`;
+      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursHead(options.emulatorUrl, script) + oursBody(template, ''));
+      // The first token rendered into the page, as an integrator's server does with the BFF's
+      // helper; the head goes out first, so the browser is not idle while the server asks the BFF.
+      res.writeHead(200, { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS });
+      res.write(oursHead(options.emulatorUrl, script));
       const first = await renderInitialToken(req, { bff: options.bffUrl });
-      res.writeHead(200, { 'content-type': 'text/html', ...first.headers });
-      res.end(oursPage(options.emulatorUrl, script, first.html));
+      res.end(oursBody(template, first.html));
       return;
     }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));

@@ -47,31 +47,34 @@ export function installDashboardProbe(): number {
 }
 
 /**
- * Inside the host page: whether each animation frame shows the element's iframe, displayed and
- * not covered (a loading or error overlay, a hidden or collapsed frame all count as blank).
+ * Inside the host page: whether each animation frame shows one of the element's iframes,
+ * displayed and not covered (a loading or error overlay, a hidden or collapsed frame all count as
+ * blank). Any iframe of the element counts, so a protocol that swaps in a second, hidden iframe
+ * is judged by what is on screen.
  */
 export function installHostProbe(): void {
   const now = () => performance.timeOrigin + performance.now();
   const samples: FrameSample[] = [];
   const element = document.querySelector('embedded-dashboard');
+  const shows = (frame: HTMLIFrameElement): boolean => {
+    if (!element || frame.hidden) return false;
+    const rect = frame.getBoundingClientRect();
+    const style = getComputedStyle(frame);
+    const state = element.getAttribute('state');
+    const x = rect.left + rect.width / 2;
+    const y = Math.min(rect.top + rect.height / 2, innerHeight - 1);
+    return (
+      rect.width > 0 &&
+      rect.height > 0 &&
+      style.visibility !== 'hidden' &&
+      Number(style.opacity) > 0 &&
+      (state === 'ready' || state === 'refreshing') &&
+      element.shadowRoot?.elementFromPoint(x, y) === frame
+    );
+  };
   const sample = () => {
-    const frame = element?.shadowRoot?.querySelector('iframe');
-    let content = false;
-    if (element && frame && !frame.hidden) {
-      const rect = frame.getBoundingClientRect();
-      const style = getComputedStyle(frame);
-      const state = element.getAttribute('state');
-      const x = rect.left + rect.width / 2;
-      const y = Math.min(rect.top + rect.height / 2, innerHeight - 1);
-      content =
-        rect.width > 0 &&
-        rect.height > 0 &&
-        style.visibility !== 'hidden' &&
-        Number(style.opacity) > 0 &&
-        (state === 'ready' || state === 'refreshing') &&
-        element.shadowRoot?.elementFromPoint(x, y) === frame;
-    }
-    samples.push({ t: now(), content });
+    const frames = Array.from(element?.shadowRoot?.querySelectorAll('iframe') ?? []);
+    samples.push({ t: now(), content: frames.some(shows) });
     requestAnimationFrame(sample);
   };
   requestAnimationFrame(sample);

@@ -17,14 +17,18 @@ export interface StartOptions {
   readyPrefix: string;
   timeoutMs?: number;
   cwd?: string;
+  /** The runtime and its arguments before the script; default this Node (`process.execPath`). */
+  runtime?: readonly string[];
 }
 
 /**
- * Starts `node script ...args` and resolves once it prints its ready line, with the URL that
- * follows the prefix. Rejects with everything it printed if it exits or times out first.
+ * Starts `node script ...args` (or the script under `options.runtime`) and resolves once it
+ * prints its ready line, with the URL that follows the prefix. Rejects with everything it printed
+ * if it exits or times out first.
  */
 export function startNodeProcess(script: string, args: string[], options: StartOptions): Promise<RunningProcess> {
-  const child = spawn(process.execPath, [script, ...args], {
+  const [command, ...runtimeArgs] = options.runtime ?? [process.execPath];
+  const child = spawn(command!, [...runtimeArgs, script, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Browser and Redis tests need binaries from the OS. Locally a missing binary skips those tests
@@ -13,19 +15,27 @@ export interface Tool {
 
 const required = () => process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';
 
-function findTool(name: string, candidates: string[]): Tool {
+const APT_PACKAGE: Record<string, string> = { 'redis-server': 'redis-server', 'redis-cli': 'redis-tools' };
+
+function findTool(
+  name: string,
+  candidates: string[],
+  install = `apt-get install -y ${APT_PACKAGE[name] ?? 'chromium'}`,
+  works: (path: string) => boolean = () => true,
+): Tool {
   for (const path of candidates) {
     try {
       accessSync(path, constants.X_OK);
-      return { name, path, available: true };
+      if (works(path)) return { name, path, available: true };
     } catch {
       // try the next candidate
     }
   }
-  const message = `${name} not found (looked for ${candidates.join(', ')})`;
+  const message = `${name} not found or not working (looked for ${candidates.join(', ')})`;
   if (required()) throw new Error(`${message}: it is required in CI; install it (see .ci/run)`);
-  const aptPackage = { 'redis-server': 'redis-server', 'redis-cli': 'redis-tools' }[name] ?? 'chromium';
-  console.warn(`\n*** SKIPPING ${name} tests: ${message}. Install it to run them (apt-get install -y ${aptPackage}). ***\n`);
+  console.warn(`
+*** SKIPPING ${name} tests: ${message}. Install it to run them (${install}). ***
+`);
   return { name, path: '', available: false };
 }
 
@@ -40,3 +50,16 @@ export const redisServerTool = (): Tool =>
 /** Debian's redis-cli (package redis-tools, a dependency of redis-server; or `REDIS_CLI_PATH`): creates test clusters. */
 export const redisCliTool = (): Tool =>
   findTool('redis-cli', [process.env.REDIS_CLI_PATH ?? '', '/usr/bin/redis-cli', '/usr/local/bin/redis-cli'].filter(Boolean));
+
+/**
+ * Bun or Deno from this repository's devDependencies (npm packages whose postinstall puts the
+ * binary from the registry in place). Without that postinstall, `bun` is a script that fails,
+ * so the binary must answer `--version` to count.
+ */
+export const runtimeTool = (name: 'bun' | 'deno'): Tool =>
+  findTool(
+    name,
+    [fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url))],
+    'npm install: it is a devDependency, and package.json allowScripts lets its postinstall run',
+    (path) => spawnSync(path, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0,
+  );

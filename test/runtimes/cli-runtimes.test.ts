@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
@@ -15,7 +15,7 @@ import {
 import { startNodeProcess, type RunningProcess } from '../support/processes.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { redisServerTool } from '../support/tools.js';
-import { packageBin, runtimes } from './runtimes.js';
+import { DENO_PERMISSIONS, packageBin, runtimes } from './runtimes.js';
 
 /**
  * One list of integration cases, run against the real CLIs under every supported runtime: the
@@ -106,6 +106,14 @@ async function startJwksServer() {
 }
 
 const redisTool = redisServerTool();
+
+it('the README runs the BFF under Bun and Deno with the commands these cases run', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const bin = 'node_modules/@embedded-dashboard/bff/bin/embedded-dashboard-bff.js';
+  expect(packageBin('bff').endsWith(bin)).toBe(true);
+  expect(readme).toContain(`\nbun ${bin}\n`);
+  expect(readme).toContain(`\ndeno run ${DENO_PERMISSIONS.join(' ')} ${bin}\n`);
+});
 
 describe.each(runtimes())('the CLIs under $name', (runtime) => {
   const started: RunningProcess[] = [];

@@ -27,6 +27,11 @@ export const styles = css`
   .pending {
     visibility: hidden;
   }
+  /* A frame loading a new token's URL, over the visible one until they swap. */
+  .next {
+    position: absolute;
+    top: 0;
+  }
   .overlay {
     position: absolute;
     inset: 0;

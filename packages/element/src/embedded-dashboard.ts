@@ -1,20 +1,19 @@
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import {
   DashboardEvent,
-  HostEvent,
   MAX_DASHBOARD_HEIGHT,
   MIN_DASHBOARD_HEIGHT,
-  parseDashboardMessage,
   type DashboardVariables,
-  type HostMessage,
   type TokenResponse,
 } from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
 import type { EmbeddedDashboardEventMap } from './events.js';
 import { parseVariables } from './frame/parse-variables.js';
-import { resolveSrc } from './frame/resolve-src.js';
+import { exploProtocol } from './protocol/explo-protocol.js';
+import type { FrameProtocol } from './protocol/frame-protocol.js';
+import { messageProtocol } from './protocol/message-protocol.js';
 import { DashboardState } from './state.js';
-import type { TokenReason, TokenRequestError } from './token/request-token.js';
+import { TokenRequestError, type TokenReason } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 
 const STATUS_TEXT: Record<DashboardState, string> = {
@@ -24,6 +23,11 @@ const STATUS_TEXT: Record<DashboardState, string> = {
   error: 'The dashboard could not be loaded.',
   unauthenticated: 'Your session has ended. Sign in again to see the dashboard.',
 };
+
+const PROTOCOLS: Readonly<Record<string, FrameProtocol>> = { message: messageProtocol, explo: exploProtocol };
+
+/** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
+export const FRAME_SWAP_TIMEOUT_MS = 15_000;
 
 const emit = <K extends keyof EmbeddedDashboardEventMap>(
   target: EventTarget,
@@ -69,6 +73,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   static override properties = {
     dashboard: {},
     srcTemplate: { attribute: 'src-template' },
+    protocol: {},
     tokenUrl: { attribute: 'token-url' },
     environment: {},
     variables: {},
@@ -87,6 +92,11 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   declare srcTemplate?: string;
   /** The BFF's token route; rotation goes to `${tokenUrl}/rotate`. Attribute `token-url`. */
   declare tokenUrl: string;
+  /**
+   * How the element talks to the frame: `message` (default; our own protocol, token by message)
+   * or `explo` (the vendor's documented embed: token in the URL, rotated by swapping in a new frame).
+   */
+  declare protocol: string;
   /** Substituted for `{environment}`. */
   declare environment?: string;
   /** Dashboard variables: a JSON object (attribute) or an object (property). */
@@ -110,7 +120,14 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   /** @internal Why the attributes are unusable, when they are. */
   problem?: string;
   private readonly tokens = new TokenController(this);
-  private src?: string;
+  /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
+  private srcs: (string | undefined)[] = [];
+  private cur = 0;
+  /** The token in the visible frame's URL, and in the last frame loaded to replace it. */
+  private srcToken?: string | undefined;
+  private nextToken?: string | undefined;
+  private swapTimer?: ReturnType<typeof setTimeout>;
+  private adapter: FrameProtocol = messageProtocol;
   private origin = '';
   private srcKey?: string;
   private vars: DashboardVariables = {};
@@ -121,6 +138,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   constructor() {
     super();
     this.tokenUrl = '/embed/token';
+    this.protocol = 'message';
     this.refreshMargin = 60;
     this.noAutoResize = this.withCredentials = false;
     this.state = DashboardState.loading;
@@ -134,10 +152,16 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     removeEventListener('message', this.onMessage);
+    this.dropSwap();
   }
 
-  private get frame(): HTMLIFrameElement | null {
-    return this.renderRoot.querySelector('iframe');
+  private win(slot: number): Window | null | undefined {
+    return this.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot)?.contentWindow;
+  }
+
+  private dropSwap(): void {
+    clearTimeout(this.swapTimer);
+    this.srcs[this.cur ^ 1] = undefined;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -148,18 +172,36 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       if (!this.dashboard) throw new Error('dashboard is required');
       // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
-      const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}`;
-      // The src only changes with the dashboard, template or environment: never with a new token.
-      if (key !== this.srcKey || !this.src) {
-        const url = resolveSrc(this.srcTemplate, { dashboard: this.dashboard, environment: this.environment, token: this.tokens.token });
+      if (!Object.hasOwn(PROTOCOLS, this.protocol)) throw new Error('protocol must be message or explo');
+      const adapter = (this.adapter = PROTOCOLS[this.protocol]!);
+      const { cur } = this;
+      const token = this.tokens.token;
+      const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}\n${this.protocol}`;
+      const url = () => adapter.src(this.srcTemplate, { dashboard: this.dashboard!, environment: this.environment, token }, this.vars);
+      // The src changes with the dashboard, template, environment or protocol; a new token changes
+      // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
+      if (key !== this.srcKey || !this.srcs[cur] || (adapter.swap && token !== this.srcToken && !this.loaded)) {
+        const next = url();
+        this.dropSwap();
         this.srcKey = key;
-        this.src = url?.href;
-        this.origin = url?.origin ?? '';
+        this.srcs[cur] = next?.href;
+        this.srcToken = token;
+        this.origin = next?.origin ?? '';
         this.frameReady = this.loaded = false;
+      } else if (adapter.swap && token && token !== this.srcToken && token !== this.nextToken) {
+        this.dropSwap();
+        this.srcs[cur ^ 1] = url()?.href;
+        this.nextToken = token;
+        this.swapTimer = setTimeout(() => {
+          this.dropSwap();
+          this.requestUpdate();
+          this.tokens.fail(new TokenRequestError('frame_timeout', 'The dashboard did not load', true));
+        }, FRAME_SWAP_TIMEOUT_MS);
       }
     } catch (error) {
       problem = (error as Error).message;
-      this.src = undefined;
+      this.dropSwap();
+      this.srcs[this.cur] = undefined;
     }
     if (problem !== this.problem && (this.problem = problem)) {
       emit(this, 'dashboard-error', { code: 'invalid_attribute', message: problem, retryable: false });
@@ -185,17 +227,24 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
     const message = this.problem || (state === DashboardState.error && this.tokens.error?.message) || STATUS_TEXT[state];
     const height = !this.noAutoResize && this.height;
+    const { srcs, cur } = this;
+    // Each slot keeps its own place in the DOM: moving an iframe would reload it.
+    const frame = (slot: number) =>
+      srcs[slot] || slot === cur
+        ? html`<iframe
+            part="frame"
+            id=${'f' + slot}
+            title=${this.label || this.dashboard || 'Dashboard'}
+            src=${srcs[slot] ?? nothing}
+            ?hidden=${!srcs[slot]}
+            class=${slot !== cur ? 'pending next' : this.loaded ? '' : 'pending'}
+            style=${height ? `height:${height}px` : ''}
+            allow="fullscreen"
+            referrerpolicy="strict-origin"
+          ></iframe>`
+        : nothing;
     return html`<div part="base" class=${this.loaded ? '' : 'reserve'}>
-      <iframe
-        part="frame"
-        title=${this.label || this.dashboard || 'Dashboard'}
-        src=${this.src ?? nothing}
-        ?hidden=${!this.src}
-        class=${this.loaded ? '' : 'pending'}
-        style=${height ? `height:${height}px` : ''}
-        allow="fullscreen"
-        referrerpolicy="strict-origin"
-      ></iframe>
+      ${frame(0)}${frame(1)}
       ${state === DashboardState.loading
         ? html`<slot name="loading" class="overlay skeleton"></slot>`
         : failed
@@ -227,18 +276,18 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     emit(this, 'dashboard-error', { code, message, retryable });
   }
 
-  private post(message: HostMessage): void {
+  private post(message: object | undefined): void {
     // Only the origin of our own src may read it: never '*'.
-    this.frame?.contentWindow?.postMessage(message, this.origin);
+    if (message) this.win(this.cur)?.postMessage(message, this.origin);
   }
 
   private sendToken(): void {
     const token = this.tokens.token;
-    if (this.frameReady && token) this.post({ event: HostEvent.updateToken, detail: { token } });
+    if (this.frameReady && token) this.post(this.adapter.token?.(token));
   }
 
   private sendVariables(): void {
-    this.post({ event: HostEvent.updateVariables, detail: { variables: this.vars } });
+    this.post(this.adapter.variables(this.vars));
   }
 
   private resize(height: number): void {
@@ -252,9 +301,17 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   }
 
   private onMessage = (event: MessageEvent): void => {
-    const source = this.frame?.contentWindow;
-    if (!source || event.source !== source || event.origin !== this.origin) return;
-    const message = parseDashboardMessage(event.data);
+    const { cur, origin } = this;
+    if (!event.source || event.origin !== origin) return;
+    const message = this.adapter.parse(event.data);
+    if (event.source === this.win(cur ^ 1) && this.srcs[cur ^ 1]) {
+      // The hidden new frame: it replaces the visible one only once it has loaded.
+      if (message?.event !== DashboardEvent.loaded) return;
+      clearTimeout(this.swapTimer);
+      this.srcs[cur] = undefined;
+      this.cur ^= 1;
+      this.srcToken = this.nextToken;
+    } else if (event.source !== this.win(cur)) return;
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
         this.frameReady = true;

@@ -198,7 +198,8 @@ export class TokenController implements ReactiveController {
     this.host.tokenChanged(response, reason);
   }
 
-  private fail(failure: TokenRequestError): void {
+  /** A failure: retried with backoff when retryable (also used by the element for a frame that never loaded). */
+  fail(failure: TokenRequestError): void {
     // A refusal may echo what it was sent (the held token) and be of any size: its text reaches
     // events and the status line only without the token and cut short.
     const clean = (text: string) => (this.token ? text.split(this.token).join('[token]') : text).slice(0, 200);

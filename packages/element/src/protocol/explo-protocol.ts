@@ -1,0 +1,42 @@
+import { parseDashboardMessage, type DashboardEvent, type ExploFrameEvent, type ExploHostEvent } from '@embedded-dashboard/protocol';
+import { resolveSrc } from '../frame/resolve-src.js';
+import type { FrameProtocol } from './frame-protocol.js';
+
+/**
+ * The vendor's frame events whose names differ from ours (ARCHITECTURE §6). Its other two,
+ * `dashboardReadyToLoad` and `dashboardLoaded`, have our names and detail shapes. Names are
+ * checked against packages/protocol's `ExploFrameEvent` (which cites the doc pages) by type only,
+ * so the bundle carries each string once.
+ */
+const RENAMED: Readonly<Record<string, DashboardEvent>> = {
+  dashboardUpdated: 'dashboardResized',
+  sendVariableUpdatedEvent: 'variableUpdated',
+  customerJwtExpired: 'tokenExpired',
+} satisfies Record<Exclude<ExploFrameEvent, 'dashboardReadyToLoad' | 'dashboardLoaded'>, DashboardEvent>;
+const UPDATE_VARIABLES: ExploHostEvent = 'updateExploDashboardVariables';
+
+/**
+ * The vendor's documented iframe embed: the customer token is in the URL path
+ * (`…/iframe/{dashboard}/{token}/{environment}`), variables are JSON values in the query
+ * (`?region="EU"`), and later variable changes go by `updateExploDashboardVariables`.
+ */
+export const exploProtocol: FrameProtocol = {
+  swap: true,
+  src(template, values, variables) {
+    const url = resolveSrc(template, values);
+    for (const name in variables) url?.searchParams.set(name, JSON.stringify(variables[name]));
+    return url;
+  },
+  parse(data) {
+    const event = (data as { event?: string } | null)?.event!;
+    // Own keys only (an event named "__proto__" is not a vendor event); our names for the renamed
+    // events are not the vendor's, so they are refused; the rest parseDashboardMessage checks.
+    const ours = Object.hasOwn(RENAMED, event) ? RENAMED[event] : !Object.values(RENAMED).includes(event as DashboardEvent) && event;
+    // The expiry event's detail is not documented: only its name counts.
+    return ours ? parseDashboardMessage({ event: ours, detail: ours === 'tokenExpired' ? { dashboardId: '' } : (data as { detail?: unknown }).detail }) : undefined;
+  },
+  variables: (variables) => ({
+    event: UPDATE_VARIABLES,
+    detail: { variables: Object.keys(variables).map((varName) => ({ varName, value: variables[varName] })) },
+  }),
+};

@@ -1,0 +1,12 @@
+import { HostEvent, parseDashboardMessage } from '@embedded-dashboard/protocol';
+import { resolveSrc } from '../frame/resolve-src.js';
+import type { FrameProtocol } from './frame-protocol.js';
+
+/** Our own protocol (ARCHITECTURE §6): the token and variables go to the running frame by message. */
+export const messageProtocol: FrameProtocol = {
+  swap: false,
+  src: resolveSrc,
+  parse: parseDashboardMessage,
+  token: (token) => ({ event: HostEvent.updateToken, detail: { token } }),
+  variables: (variables) => ({ event: HostEvent.updateVariables, detail: { variables } }),
+};

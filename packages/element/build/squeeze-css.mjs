@@ -1,19 +1,20 @@
 /**
  * Lit leaves `css` template text as written: this squeezes its whitespace and comments, in the
  * standalone bundle (a Vite transform) and in `dist/` after tsc (what an integrator's bundler
- * takes), so both ship the same compact CSS. Only text inside css`…` changes (tsc writes it as css `…`).
+ * takes), so both ship the same compact CSS. Only text inside css`…` or unsafeCSS(`…`) changes
+ * (tsc writes the first as css `…`).
  *
  * @param {string} code
  * @returns {string}
  */
 export function squeezeCssTemplates(code) {
-  return code.replace(/\bcss\s*`([^`]*)`/g, (_, text) => {
+  return code.replace(/\b(css\s*|unsafeCSS\(\s*)`([^`]*)`/g, (_, tag, text) => {
     const squeezed = text
       .replace(/\/\*[^]*?\*\//g, '')
       .replace(/\s+/g, ' ')
       .replace(/ ?([{}:;,>]) ?/g, '$1')
       .replace(/;}/g, '}');
-    return `css\`${squeezed.trim()}\``;
+    return `${tag}\`${squeezed.trim()}\``;
   });
 }
 

@@ -9,7 +9,6 @@ import {
 import { styles } from './embedded-dashboard.styles.js';
 import type { EmbeddedDashboardEventMap } from './events.js';
 import { parseVariables } from './frame/parse-variables.js';
-import { exploProtocol } from './protocol/explo-protocol.js';
 import type { FrameProtocol } from './protocol/frame-protocol.js';
 import { messageProtocol } from './protocol/message-protocol.js';
 import { DashboardState } from './state.js';
@@ -21,10 +20,15 @@ const STATUS_TEXT: Record<DashboardState, string> = {
   ready: 'Dashboard ready',
   refreshing: 'Dashboard ready',
   error: 'The dashboard could not be loaded.',
-  unauthenticated: 'Your session has ended. Sign in again to see the dashboard.',
+  unauthenticated: 'Your session has ended. Sign in again.',
 };
 
-const PROTOCOLS: Readonly<Record<string, FrameProtocol>> = { message: messageProtocol, explo: exploProtocol };
+/**
+ * The frame protocols the element knows, by `protocol` attribute value. `message` is built in;
+ * `import '@embedded-dashboard/element/explo'` adds `explo` (kept out of the 10 KB standalone
+ * bundle). A third vendor is one more entry.
+ */
+export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol };
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;
@@ -121,13 +125,13 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   problem?: string;
   private readonly tokens = new TokenController(this);
   /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
-  private srcs: (string | undefined)[] = [];
-  private cur = 0;
+  #srcs: (string | undefined)[] = [];
+  #cur = 0;
   /** The token in the visible frame's URL, and in the last frame loaded to replace it. */
-  private srcToken?: string | undefined;
-  private nextToken?: string | undefined;
-  private swapTimer?: ReturnType<typeof setTimeout>;
-  private adapter: FrameProtocol = messageProtocol;
+  #srcToken?: string | undefined;
+  #nextToken?: string | undefined;
+  #swapTimer?: ReturnType<typeof setTimeout>;
+  #adapter: FrameProtocol = messageProtocol;
   private origin = '';
   private srcKey?: string;
   private vars: DashboardVariables = {};
@@ -152,16 +156,16 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     removeEventListener('message', this.onMessage);
-    this.dropSwap();
+    this.#dropSwap();
   }
 
-  private win(slot: number): Window | null | undefined {
+  #win(slot: number): Window | null | undefined {
     return this.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot)?.contentWindow;
   }
 
-  private dropSwap(): void {
-    clearTimeout(this.swapTimer);
-    this.srcs[this.cur ^ 1] = undefined;
+  #dropSwap(): void {
+    clearTimeout(this.#swapTimer);
+    this.#srcs[this.#cur ^ 1] = undefined;
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -172,36 +176,36 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       if (!this.dashboard) throw new Error('dashboard is required');
       // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
-      if (!Object.hasOwn(PROTOCOLS, this.protocol)) throw new Error('protocol must be message or explo');
-      const adapter = (this.adapter = PROTOCOLS[this.protocol]!);
-      const { cur } = this;
+      if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
+      const adapter = (this.#adapter = FRAME_PROTOCOLS[this.protocol]!);
+      const cur = this.#cur;
       const token = this.tokens.token;
       const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}\n${this.protocol}`;
       const url = () => adapter.src(this.srcTemplate, { dashboard: this.dashboard!, environment: this.environment, token }, this.vars);
       // The src changes with the dashboard, template, environment or protocol; a new token changes
       // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
-      if (key !== this.srcKey || !this.srcs[cur] || (adapter.swap && token !== this.srcToken && !this.loaded)) {
+      if (key !== this.srcKey || !this.#srcs[cur] || (adapter.swap && token !== this.#srcToken && !this.loaded)) {
         const next = url();
-        this.dropSwap();
+        this.#dropSwap();
         this.srcKey = key;
-        this.srcs[cur] = next?.href;
-        this.srcToken = token;
+        this.#srcs[cur] = next?.href;
+        this.#srcToken = token;
         this.origin = next?.origin ?? '';
         this.frameReady = this.loaded = false;
-      } else if (adapter.swap && token && token !== this.srcToken && token !== this.nextToken) {
-        this.dropSwap();
-        this.srcs[cur ^ 1] = url()?.href;
-        this.nextToken = token;
-        this.swapTimer = setTimeout(() => {
-          this.dropSwap();
+      } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
+        this.#dropSwap();
+        this.#srcs[cur ^ 1] = url()?.href;
+        this.#nextToken = token;
+        this.#swapTimer = setTimeout(() => {
+          this.#dropSwap();
           this.requestUpdate();
-          this.tokens.fail(new TokenRequestError('frame_timeout', 'The dashboard did not load', true));
+          this.tokens.fail(new TokenRequestError('timeout', STATUS_TEXT.error, true));
         }, FRAME_SWAP_TIMEOUT_MS);
       }
     } catch (error) {
       problem = (error as Error).message;
-      this.dropSwap();
-      this.srcs[this.cur] = undefined;
+      this.#dropSwap();
+      this.#srcs[this.#cur] = undefined;
     }
     if (problem !== this.problem && (this.problem = problem)) {
       emit(this, 'dashboard-error', { code: 'invalid_attribute', message: problem, retryable: false });
@@ -227,7 +231,8 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
     const message = this.problem || (state === DashboardState.error && this.tokens.error?.message) || STATUS_TEXT[state];
     const height = !this.noAutoResize && this.height;
-    const { srcs, cur } = this;
+    const srcs = this.#srcs;
+    const cur = this.#cur;
     // Each slot keeps its own place in the DOM: moving an iframe would reload it.
     const frame = (slot: number) =>
       srcs[slot] || slot === cur
@@ -278,16 +283,16 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
 
   private post(message: object | undefined): void {
     // Only the origin of our own src may read it: never '*'.
-    if (message) this.win(this.cur)?.postMessage(message, this.origin);
+    if (message) this.#win(this.#cur)?.postMessage(message, this.origin);
   }
 
   private sendToken(): void {
     const token = this.tokens.token;
-    if (this.frameReady && token) this.post(this.adapter.token?.(token));
+    if (this.frameReady && token) this.post(this.#adapter.token?.(token));
   }
 
   private sendVariables(): void {
-    this.post(this.adapter.variables(this.vars));
+    this.post(this.#adapter.variables(this.vars));
   }
 
   private resize(height: number): void {
@@ -301,17 +306,18 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   }
 
   private onMessage = (event: MessageEvent): void => {
-    const { cur, origin } = this;
+    const cur = this.#cur;
+    const origin = this.origin;
     if (!event.source || event.origin !== origin) return;
-    const message = this.adapter.parse(event.data);
-    if (event.source === this.win(cur ^ 1) && this.srcs[cur ^ 1]) {
+    const message = this.#adapter.parse(event.data);
+    if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
       // The hidden new frame: it replaces the visible one only once it has loaded.
       if (message?.event !== DashboardEvent.loaded) return;
-      clearTimeout(this.swapTimer);
-      this.srcs[cur] = undefined;
-      this.cur ^= 1;
-      this.srcToken = this.nextToken;
-    } else if (event.source !== this.win(cur)) return;
+      clearTimeout(this.#swapTimer);
+      this.#srcs[cur] = undefined;
+      this.#cur ^= 1;
+      this.#srcToken = this.#nextToken;
+    } else if (event.source !== this.#win(cur)) return;
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
         this.frameReady = true;

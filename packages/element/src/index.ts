@@ -1,6 +1,7 @@
 import { EmbeddedDashboard } from './embedded-dashboard.js';
 
-export { EmbeddedDashboard } from './embedded-dashboard.js';
+export { EmbeddedDashboard, FRAME_PROTOCOLS } from './embedded-dashboard.js';
+export type { FrameProtocol } from './protocol/frame-protocol.js';
 export { DashboardState } from './state.js';
 export { TokenRequestError } from './token/request-token.js';
 export type { TokenReason } from './token/request-token.js';

@@ -58,31 +58,38 @@ const isHeight = (v: unknown): v is number => Number.isFinite(v);
 export const isVariableValue = (v: unknown): v is VariableValue =>
   v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
 
+/** Each event's detail fields and their checks, in one table (the element's bundle counts every byte). */
+const DETAIL_FIELDS: { readonly [E in DashboardEvent]: readonly (keyof DashboardMessageDetails[E])[] } = {
+  dashboardReadyToLoad: ['dashboardId'],
+  dashboardLoaded: ['dashboardId', 'dashboardHeight', 'loadTime'],
+  dashboardResized: ['dashboardHeight'],
+  tokenExpired: ['dashboardId'],
+  variableUpdated: ['varName', 'newValue'],
+};
+const FIELD_CHECKS: Readonly<Record<string, (v: unknown) => boolean>> = {
+  dashboardId: (v) => typeof v === 'string',
+  varName: (v) => typeof v === 'string',
+  dashboardHeight: isHeight,
+  loadTime: isHeight,
+  newValue: isVariableValue,
+};
+
 /**
  * Validates untrusted `MessageEvent.data` from a dashboard iframe. Returns the typed message,
  * or `undefined` for anything malformed (never throws). Heights are checked for being finite
- * numbers only; clamping is the receiver's policy.
+ * numbers only; clamping is the receiver's policy. Only the documented detail fields travel on.
  */
 export function parseDashboardMessage(data: unknown): DashboardMessage | undefined {
-  if (!isRecord(data) || typeof data.event !== 'string' || !isRecord(data.detail)) return undefined;
-  const d = data.detail;
-  switch (data.event) {
-    case DashboardEvent.readyToLoad:
-    case DashboardEvent.tokenExpired:
-      return typeof d.dashboardId === 'string' ? { event: data.event, detail: { dashboardId: d.dashboardId } } : undefined;
-    case DashboardEvent.loaded:
-      return typeof d.dashboardId === 'string' && isHeight(d.dashboardHeight) && isHeight(d.loadTime)
-        ? { event: data.event, detail: { dashboardId: d.dashboardId, dashboardHeight: d.dashboardHeight, loadTime: d.loadTime } }
-        : undefined;
-    case DashboardEvent.resized:
-      return isHeight(d.dashboardHeight) ? { event: data.event, detail: { dashboardHeight: d.dashboardHeight } } : undefined;
-    case DashboardEvent.variableUpdated:
-      return typeof d.varName === 'string' && isVariableValue(d.newValue)
-        ? { event: data.event, detail: { varName: d.varName, newValue: d.newValue } }
-        : undefined;
-    default:
-      return undefined;
+  if (!isRecord(data) || !isRecord(data.detail)) return undefined;
+  const { event, detail } = data;
+  // Own keys only: an event named "__proto__" or "constructor" is no event.
+  if (typeof event !== 'string' || !Object.hasOwn(DETAIL_FIELDS, event)) return undefined;
+  const picked: Record<string, unknown> = {};
+  for (const field of DETAIL_FIELDS[event as DashboardEvent] as readonly string[]) {
+    if (!FIELD_CHECKS[field]!(detail[field])) return undefined;
+    picked[field] = detail[field];
   }
+  return { event, detail: picked } as DashboardMessage;
 }
 
 /**

@@ -18,7 +18,7 @@ export function parseVariables(value: string | DashboardVariables | undefined | 
     }
   }
   if (!isRecord(parsed) || !Object.values(parsed).every(isVariableValue)) {
-    throw new Error('variables must be a JSON object of strings, numbers, booleans or null');
+    throw new Error('variables must be a flat JSON object');
   }
   return parsed as DashboardVariables;
 }

@@ -20,12 +20,12 @@ export function resolveSrc(template: string | undefined, values: SrcValues): URL
   const filled = template.replace(/\{(dashboard|environment|token)\}/g, (_, name: keyof SrcValues) =>
     encodeURIComponent(values[name] ?? ''),
   );
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(filled);
   } catch {
-    throw new Error('src-template must give an absolute URL');
+    // Reported below, with the same words as a non-http(s) URL.
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('src-template must give an http(s) URL');
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new Error('src-template must give an absolute http(s) URL');
   return url;
 }

@@ -45,12 +45,12 @@ async function post(url: string, held: string | undefined, options: RequestToken
     }, options.timeout, timeoutError);
   } catch (error) {
     if (error instanceof TokenRequestError) throw error;
-    throw new TokenRequestError('network', 'Network error while fetching the dashboard token', true);
+    throw new TokenRequestError('network', 'Could not get a dashboard token', true);
   }
   const status = response.status;
   if (response.ok) {
     if (isTokenResponse(body)) return { token: body.token, expiresAt: body.expiresAt, serverTime: body.serverTime };
-    throw new TokenRequestError('invalid_response', 'The token endpoint answered with an unexpected body', false, status);
+    throw new TokenRequestError('invalid_response', 'The token answer was not a token', false, status);
   }
   const error = isBffErrorBody(body) ? body.error : undefined;
   throw new TokenRequestError(

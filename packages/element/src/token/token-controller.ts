@@ -168,7 +168,7 @@ export class TokenController implements ReactiveController {
           });
       if (run.signal.aborted) return;
       this.run = undefined;
-      if (!isTokenResponse(response)) throw new TokenRequestError('invalid_response', 'fetchToken returned no token', false);
+      if (!isTokenResponse(response)) throw new TokenRequestError('invalid_response', 'The token answer was not a token', false);
       this.accept(response, reason, true);
     } catch (error) {
       if (run.signal.aborted) return;

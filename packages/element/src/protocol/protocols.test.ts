@@ -1,0 +1,168 @@
+import { describe, expect, it, vi } from 'vitest';
+import '../explo.js';
+import { FRAME_SWAP_TIMEOUT_MS } from '../embedded-dashboard.js';
+import { json, mount, ORIGIN, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../test-support/fixtures.js';
+import { exploProtocol } from './explo-protocol.js';
+import { messageProtocol } from './message-protocol.js';
+
+useElementTestEnvironment();
+
+const EXPLO_TEMPLATE = `${ORIGIN}/iframe/{dashboard}/{token}/{environment}`;
+
+describe('frame protocol adapters', () => {
+  it('message: every message both ways in our own shapes (ARCHITECTURE §6)', () => {
+    expect(messageProtocol.token!('t')).toEqual({ event: 'updateToken', detail: { token: 't' } });
+    expect(messageProtocol.variables({ region: 'EU' })).toEqual({ event: 'updateVariables', detail: { variables: { region: 'EU' } } });
+    expect(messageProtocol.parse({ event: 'tokenExpired', detail: { dashboardId: 'd' } })).toEqual({ event: 'tokenExpired', detail: { dashboardId: 'd' } });
+    expect(messageProtocol.parse({ event: 'customerJwtExpired', detail: {} })).toBeUndefined();
+  });
+
+  it('explo: builds the documented URL with the token in the path and JSON-quoted variables in the query', () => {
+    const url = exploProtocol.src(EXPLO_TEMPLATE, { dashboard: 'sales', environment: 'production', token: 'ct/1' }, { region: 'EU', seats: 5, trial: false, note: null });
+    expect(url!.pathname).toBe('/iframe/sales/ct%2F1/production');
+    expect(Object.fromEntries(url!.searchParams)).toEqual({ region: '"EU"', seats: '5', trial: 'false', note: 'null' });
+    expect(exploProtocol.src(EXPLO_TEMPLATE, { dashboard: 'sales' }, {})).toBeUndefined();
+    expect(exploProtocol.swap).toBe(true);
+    expect(exploProtocol.token).toBeUndefined();
+  });
+
+  it.each([
+    [{ event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } }, { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales' } }],
+    [{ event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 700, loadTime: 12 } }, { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 700, loadTime: 12 } }],
+    [{ event: 'dashboardUpdated', detail: { dashboardHeight: 800 } }, { event: 'dashboardResized', detail: { dashboardHeight: 800 } }],
+    [{ event: 'sendVariableUpdatedEvent', detail: { varName: 'region', newValue: 'US' } }, { event: 'variableUpdated', detail: { varName: 'region', newValue: 'US' } }],
+    [{ event: 'customerJwtExpired' }, { event: 'tokenExpired', detail: { dashboardId: '' } }],
+    [{ event: 'customerJwtExpired', detail: 'anything' }, { event: 'tokenExpired', detail: { dashboardId: '' } }],
+  ])('explo: reads the vendor event %j', (data, expected) => {
+    expect(exploProtocol.parse(data)).toEqual(expected);
+  });
+
+  it.each([
+    null,
+    'customerJwtExpired',
+    [],
+    { event: '__proto__', detail: {} },
+    { event: 'constructor', detail: {} },
+    { event: 'dashboardUpdated', detail: { dashboardHeight: 'tall' } },
+    { event: 'dashboardLoaded', detail: { dashboardId: 1, dashboardHeight: 1, loadTime: 1 } },
+    { event: 'sendVariableUpdatedEvent', detail: { varName: 'x', newValue: { nested: true } } },
+    { event: 'updateExploDashboardVariables', detail: { variables: [] } },
+    { event: 'updateCustomerJwt', detail: { jwt: 'x' } },
+    { event: 'dashboardUpdated' },
+  ])('explo: ignores malformed or hostile data %j', (data) => {
+    expect(exploProtocol.parse(data)).toBeUndefined();
+  });
+
+  it('explo: sends variables as updateExploDashboardVariables { variables: [{ varName, value }] }', () => {
+    expect(exploProtocol.variables({ region: 'EU', seats: 3 })).toEqual({
+      event: 'updateExploDashboardVariables',
+      detail: { variables: [{ varName: 'region', value: 'EU' }, { varName: 'seats', value: 3 }] },
+    });
+  });
+});
+
+/** Gives every iframe the element renders a spy window, as happy-dom loads no pages. */
+function spyWindows(m: Mounted) {
+  const wins = new Map<HTMLIFrameElement, { postMessage: ReturnType<typeof vi.fn> }>();
+  for (const frame of m.el.shadowRoot!.querySelectorAll('iframe')) {
+    if (!wins.has(frame) && frame !== m.frame) {
+      const win = { postMessage: vi.fn() };
+      Object.defineProperty(frame, 'contentWindow', { value: win, configurable: true });
+      wins.set(frame, win);
+    }
+  }
+  return wins;
+}
+const frames = (m: Mounted) => [...m.el.shadowRoot!.querySelectorAll('iframe')];
+const send = (source: unknown, data: unknown, origin = ORIGIN) => window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as Window }));
+const vendorLoaded = { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 640, loadTime: 5 } };
+
+async function exploDashboard() {
+  const first = tokenBody(600);
+  const second = tokenBody(600);
+  const fetch = stubFetch(json(first), json(second));
+  const m = await mount({ protocol: 'explo', 'src-template': EXPLO_TEMPLATE, environment: 'production', variables: '{"region":"EU"}' });
+  await settle(m.el);
+  send(m.win, vendorLoaded);
+  await m.el.updateComplete;
+  return { m, fetch, first, second };
+}
+
+describe('<embedded-dashboard protocol="explo">', () => {
+  it('loads the token URL, posts nothing with a token, and is ready on dashboardLoaded', async () => {
+    const { m, first } = await exploDashboard();
+    expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/iframe/sales/${first.token}/production?region=%22EU%22`);
+    expect(m.el.state).toBe('ready');
+    expect(m.win.postMessage.mock.calls.map(([msg]) => msg.event)).toEqual(['updateExploDashboardVariables']);
+    expect(JSON.stringify(m.win.postMessage.mock.calls)).not.toContain(first.token);
+  });
+
+  it('rotates on customerJwtExpired by loading the new URL in a hidden second frame, swapping only when it has loaded', async () => {
+    const { m, fetch, second } = await exploDashboard();
+    const events: string[] = [];
+    m.el.addEventListener('dashboard-token', (e) => events.push((e as CustomEvent).detail.reason));
+    send(m.win, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(String(fetch.mock.calls[1]![0])).toMatch(/\/rotate$/);
+    expect(events).toEqual(['rotate']);
+    const [visible, next] = frames(m);
+    expect(visible).toBe(m.frame);
+    expect(next!.getAttribute('src')).toBe(`${ORIGIN}/iframe/sales/${second.token}/production?region=%22EU%22`);
+    expect(next!.className).toBe('pending next');
+    expect(visible!.className).toBe('');
+    const [nextWin] = spyWindows(m).values();
+    // Anything but dashboardLoaded from the new frame changes nothing; a forged origin neither.
+    send(nextWin, { event: 'dashboardUpdated', detail: { dashboardHeight: 999 } });
+    send(nextWin, vendorLoaded, 'https://evil.example');
+    await m.el.updateComplete;
+    expect(frames(m)).toHaveLength(2);
+    send(nextWin, vendorLoaded);
+    await m.el.updateComplete;
+    expect(frames(m)).toEqual([next]);
+    expect(next!.className).toBe('');
+    expect(next!.getAttribute('style')).toBe('height:640px');
+    expect(m.el.state).toBe('ready');
+    // Messages from the dropped frame are ignored from now on; the new one is heard.
+    send(m.win, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(nextWin!.postMessage).toHaveBeenCalledWith({ event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'EU' }] } }, ORIGIN);
+  });
+
+  it('never lets a slow new frame replace the working one: after the timeout it is dropped, an error is reported and the rotation retried', async () => {
+    const { m, fetch } = await exploDashboard();
+    fetch.mockImplementation(async () => json(tokenBody(600)));
+    const errors: unknown[] = [];
+    m.el.addEventListener('dashboard-error', (e) => errors.push((e as CustomEvent).detail));
+    send(m.win, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    expect(frames(m)).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(FRAME_SWAP_TIMEOUT_MS);
+    await m.el.updateComplete;
+    expect(frames(m)).toEqual([m.frame]);
+    expect(m.frame.className).toBe('');
+    expect(errors).toEqual([{ code: 'timeout', message: 'The dashboard could not be loaded.', retryable: true }]);
+    expect(m.el.state).toBe('refreshing');
+    await vi.advanceTimersByTimeAsync(60_000);
+    await m.el.updateComplete;
+    expect(fetch.mock.calls.length).toBeGreaterThanOrEqual(3);
+    expect(frames(m)).toHaveLength(2);
+  });
+
+  it('ignores a forged message from another origin or window', async () => {
+    const { m, fetch } = await exploDashboard();
+    send(m.win, { event: 'customerJwtExpired' }, 'https://evil.example');
+    send(window, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('reports a protocol it does not know as an invalid attribute', async () => {
+    stubFetch(json(tokenBody()));
+    const m = await mount({ protocol: 'graphql' });
+    await settle(m.el);
+    expect(m.el.state).toBe('error');
+    expect(m.events[0]!.detail).toMatchObject({ code: 'invalid_attribute', message: expect.stringContaining('unknown protocol graphql') });
+  });
+});

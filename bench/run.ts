@@ -11,12 +11,13 @@ import { runSize } from './size/index.js';
 import { runThroughput } from './throughput/index.js';
 import { runUpstream } from './upstream/index.js';
 import { runBrowser } from './browser/index.js';
+import { runOutage } from './outage/index.js';
 
 /*
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only size,throughput,upstream,browser` runs a subset.
+ * labels. `--only size,throughput,upstream,browser,outage` runs a subset.
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -49,6 +50,10 @@ if (wanted('upstream')) {
 if (wanted('browser')) {
   log('4–5. time to dashboard and rotation in Chromium');
   rows.push(...(await runBrowser(quick)));
+}
+if (wanted('outage')) {
+  log('6. vendor outage with and without the circuit breaker');
+  rows.push(...(await runOutage(quick)));
 }
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);

@@ -1,5 +1,5 @@
 import { act, createElement, createRef } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
+import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { EmbeddedDashboard as EmbeddedDashboardElement } from '@embedded-dashboard/element';
@@ -117,6 +117,27 @@ describe('EmbeddedDashboard in the browser', () => {
     el.dispatchEvent(new Event('error'));
     expect(second).toHaveBeenCalledTimes(1);
     expect(onError).toHaveBeenCalledTimes(1);
+  });
+
+  it('attaches the handlers and fetchToken when it hydrates server HTML, with no hydration warning', () => {
+    // React 19 itself does not attach on<event> props of custom elements while hydrating (facebook/react#35446).
+    vi.stubGlobal('fetch', () => new Promise<Response>(() => undefined));
+    try {
+      const onLoad = vi.fn();
+      const app = createElement(EmbeddedDashboard, { dashboard: 'd', srcTemplate: TEMPLATE, variables: { region: 'EU' }, fetchToken: pendingToken, onLoad });
+      container = document.body.appendChild(document.createElement('div'));
+      container.innerHTML = renderToString(app);
+      const el = container.querySelector('embedded-dashboard')!;
+      act(() => {
+        root = hydrateRoot(container, app);
+      });
+      expect(container.querySelector('embedded-dashboard')).toBe(el);
+      expect(el.fetchToken).toBe(pendingToken);
+      el.dispatchEvent(new CustomEvent('dashboard-load', { detail: { dashboardId: 'd', height: 1, loadTime: 2 } }));
+      expect(onLoad).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('removes a handler that is no longer passed', () => {

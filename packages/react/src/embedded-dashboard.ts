@@ -1,5 +1,5 @@
 'use client';
-import { createElement, type HTMLAttributes, type ReactElement, type Ref } from 'react';
+import { createElement, useCallback, useLayoutEffect, useRef, type HTMLAttributes, type ReactElement, type Ref } from 'react';
 import '@embedded-dashboard/element';
 import type {
   DashboardErrorEvent,
@@ -14,6 +14,15 @@ import type { DashboardVariables } from '@embedded-dashboard/protocol';
 
 /** The element's own props; React's handlers of the same names are replaced by the element's events. */
 type ElementEventProps = 'onLoad' | 'onToken' | 'onError' | 'onResize' | 'onVariableChange';
+
+type Handlers = Pick<EmbeddedDashboardProps, ElementEventProps>;
+const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
+  ['dashboard-load', 'onLoad'],
+  ['dashboard-token', 'onToken'],
+  ['dashboard-error', 'onError'],
+  ['dashboard-resize', 'onResize'],
+  ['dashboard-variable-change', 'onVariableChange'],
+];
 
 /** Props of {@link EmbeddedDashboard}: the element's attributes in camelCase, its events as `on…` props. */
 export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDashboardElement>, ElementEventProps> {
@@ -58,9 +67,10 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
  * soon as its script runs, before hydration; hydration attaches the event listeners.
  *
  * React 19 itself passes a custom element's props (properties when the element has them,
- * attributes otherwise) and `on<event-name>` listeners with the exact event name; this component
- * maps the camelCase props onto that and serializes `variables`, which is how it reaches the
- * server-rendered HTML too.
+ * attributes otherwise); this component maps the camelCase props onto the element's attributes,
+ * serializes `variables` (so it reaches the server-rendered HTML too), and adds the event
+ * listeners itself, since React 19 does not attach `on<event>` props of custom elements while
+ * hydrating. Events the element fired before hydration are not replayed: read `state` from the ref.
  *
  * @example
  * ```tsx
@@ -88,10 +98,39 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     onError,
     onResize,
     onVariableChange,
+    ref,
     ...rest
   } = props;
+  const element = useRef<EmbeddedDashboardElement | null>(null);
+  const handlers = useRef<Handlers>({});
+  // Layout effects run before the element's first (microtask) update, so no event is missed on a
+  // client render; on hydration this is where listeners come from at all: React 19 does not
+  // attach a custom element's on<event> props while hydrating (facebook/react#35446).
+  useLayoutEffect(() => {
+    handlers.current = { onLoad, onToken, onError, onResize, onVariableChange };
+    if (fetchToken && element.current && element.current.fetchToken !== fetchToken) element.current.fetchToken = fetchToken;
+  });
+  useLayoutEffect(() => {
+    const el = element.current!;
+    const listeners = EVENTS.map(([type, key]) => {
+      const listener = (event: Event) => (handlers.current[key] as ((event: Event) => void) | undefined)?.(event);
+      el.addEventListener(type, listener);
+      return () => el.removeEventListener(type, listener);
+    });
+    return () => listeners.forEach((remove) => remove());
+  }, []);
+  const setRef = useCallback(
+    (node: EmbeddedDashboardElement | null) => {
+      element.current = node;
+      if (typeof ref === 'function') return ref(node);
+      if (ref) (ref as { current: EmbeddedDashboardElement | null }).current = node;
+      return undefined;
+    },
+    [ref],
+  );
   return createElement('embedded-dashboard', {
     ...rest,
+    ref: setRef,
     dashboard,
     'src-template': srcTemplate,
     'token-url': tokenUrl,
@@ -102,12 +141,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     'refresh-margin': refreshMargin,
     'no-auto-resize': noAutoResize || undefined,
     'with-credentials': withCredentials || undefined,
+    // Set before the element connects on a client render (React 19 sets it as a property).
     fetchToken,
-    // React 19 adds `on<name>` props of custom elements as listeners of exactly `<name>`.
-    'ondashboard-load': onLoad,
-    'ondashboard-token': onToken,
-    'ondashboard-error': onError,
-    'ondashboard-resize': onResize,
-    'ondashboard-variable-change': onVariableChange,
   });
 }

@@ -1,0 +1,125 @@
+/**
+ * examples/express, examples/fastify and examples/nextjs, installed from the packed tarballs in
+ * the consumer project: build (Next.js), start against the emulator CLI, sign in through each
+ * app's own login as two customers in Chromium, and see each one's own dashboard `ready`. The
+ * BFF README's mounting snippets must be these examples' code.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../support/ports.js';
+import { chromium, collectPageErrors, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
+import { copyIntoConsumer, REPOSITORY_ROOT, runOk, startServer, type ServerProcess } from './consumer.js';
+
+const consumerDir = inject('consumerDir');
+const SESSION_SECRET = 'examples-test-session-secret-0123456789abcdef';
+const CUSTOMERS = [
+  { email: 'wile@acme.example', password: 'acme-demo', name: 'Acme Corp' },
+  { email: 'hank@globex.example', password: 'globex-demo', name: 'Globex' },
+];
+
+/** The code between `// #region mount-bff` and `// #endregion mount-bff` of an example file. */
+function region(file: string): string {
+  const text = readFileSync(join(REPOSITORY_ROOT, file), 'utf8');
+  const match = /\/\/ #region mount-bff\n([\s\S]*?)\/\/ #endregion mount-bff/.exec(text);
+  if (!match) throw new Error(`${file} has no mount-bff region`);
+  return match[1]!;
+}
+
+/** Every fenced code block of a Markdown file. */
+const codeBlocks = (file: string) => [...readFileSync(join(REPOSITORY_ROOT, file), 'utf8').matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
+
+describe('the BFF README mounting snippets', () => {
+  it.each([
+    ['examples/express/server.js'],
+    ['examples/fastify/server.js'],
+    ['examples/nextjs/app/embed/[...path]/route.ts'],
+  ])('are the code of %s, in packages/bff/README.md and the example README', (file) => {
+    const code = region(file);
+    expect(codeBlocks('packages/bff/README.md').some((block) => block.includes(code)), 'packages/bff/README.md').toBe(true);
+    expect(codeBlocks(join(file.split('/').slice(0, 2).join('/'), 'README.md')).some((block) => block.includes(code)), 'the example README').toBe(true);
+  });
+});
+
+describe.skipIf(!chromium.available)('the examples, installed from the packed tarballs', () => {
+  let emulator: ServerProcess | undefined;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    emulator = await startServer(join(consumerDir, 'node_modules/.bin/embedded-dashboard-emulator'), ['--port', '0'], {
+      cwd: consumerDir,
+      readyText: 'emulator listening on ',
+    });
+    browser = await openChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await emulator?.stop();
+  });
+
+  const environment = () => ({ EMBED_UPSTREAM_URL: emulator!.url, EMBED_API_TOKEN: 'dev-customer-key', SESSION_SECRET, NO_COLOR: '1' });
+
+  /** Signs in through the app's own login form, in a fresh browser context. */
+  async function signIn(base: string, customer: (typeof CUSTOMERS)[number]): Promise<{ page: Page; errors: string[] }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(`${base}/dashboard`);
+    expect(new URL(page.url()).pathname, 'signed out, /dashboard sends to the login').toBe('/login');
+    await page.fill('input[name=email]', customer.email);
+    await page.fill('input[name=password]', customer.password);
+    await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button')]);
+    return { page, errors };
+  }
+
+  async function expectOwnDashboards(base: string, afterReady?: (page: Page) => Promise<void>): Promise<void> {
+    for (const customer of CUSTOMERS) {
+      const { page, errors } = await signIn(base, customer);
+      await waitForDashboardReady(page, errors);
+      expect(await dashboardGroupName(page)).toBe(customer.name);
+      await afterReady?.(page);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  }
+
+  it.each(['express', 'fastify'])("%s: each customer signs in with the app's login and sees its own dashboard", async (name) => {
+    const app = await copyIntoConsumer(consumerDir, `examples/${name}`, `examples/${name}`);
+    const server = await startServer(process.execPath, ['server.js'], { cwd: app, env: { ...environment(), PORT: '0' }, readyText: 'example listening on ' });
+    try {
+      await expectOwnDashboards(server.url);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('nextjs: builds, renders the React component on the server, hydrates with an empty console, and each customer sees its own dashboard', async () => {
+    const app = await copyIntoConsumer(consumerDir, 'examples/nextjs', 'examples/nextjs');
+    const next = join(consumerDir, 'node_modules/.bin/next');
+    await runOk(next, ['build'], { cwd: app, env: { ...environment(), NEXT_TELEMETRY_DISABLED: '1' }, timeoutMs: 600_000 });
+    const port = await freePort();
+    const server = await startServer(next, ['start', '--hostname', '127.0.0.1', '--port', String(port)], {
+      cwd: app,
+      env: { ...environment(), NEXT_TELEMETRY_DISABLED: '1' },
+      readyText: /Ready in/,
+      timeoutMs: 60_000,
+    });
+    try {
+      // Next.js builds request.url with "localhost" (not the Host header), and the BFF checks the
+      // browser's Origin against it: open the app under that name.
+      const base = `http://localhost:${port}`;
+      await expectOwnDashboards(base, async (page) => {
+        // onLoad ran: the handlers were attached by hydration.
+        await page.waitForSelector('[data-testid="dashboard-status"]:has-text("Loaded in")', { timeout: 10_000 });
+      });
+      // The server's HTML already carries the element with its attributes (no JavaScript needed to start it).
+      const { page } = await signIn(base, CUSTOMERS[0]!);
+      const html = await (await page.context().request.get(`${base}/dashboard`)).text();
+      expect(html).toMatch(/<embedded-dashboard dashboard="sales-overview" src-template="http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}" variables="\{&quot;region&quot;:&quot;EMEA&quot;\}" label="Sales overview">/);
+      await page.context().close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

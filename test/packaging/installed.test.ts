@@ -211,6 +211,21 @@ describe('consumer files, type-checked with tsc against the installed types', ()
     if (!block) throw new Error(`${path} has no code block after "${after}"`);
     return block;
   };
+  // The generated Vue (GlobalComponents) and Svelte 5 (SvelteHTMLElements) typings, as their tooling reads them.
+  const frameworkConsumer = `import type {} from '@embedded-dashboard/element/vue';
+import type {} from '@embedded-dashboard/element/svelte';
+import type { GlobalComponents } from 'vue';
+import type { SvelteHTMLElements } from 'svelte/elements';
+
+export const vueProps: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = {
+  dashboard: 'sales-overview', srcTemplate: 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, noAutoResize: true,
+  onDashboardLoad: (e) => console.log(e.detail.loadTime.toFixed(0)), onDashboardError: (e) => console.log(e.detail.code),
+};
+export const svelteAttributes: SvelteHTMLElements['embedded-dashboard'] = {
+  dashboard: 'sales-overview', 'src-template': 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, 'refresh-margin': 30,
+  'ondashboard-load': (e) => console.log(e.detail.loadTime.toFixed(0)), 'ondashboard-variable-change': (e) => console.log(e.detail.name), class: 'wide',
+};
+`;
   const reactConsumer = `import { createRef } from 'react';
 import { EmbeddedDashboard, type EmbeddedDashboardElement } from '@embedded-dashboard/react';
 
@@ -259,6 +274,7 @@ el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detai
     await writeFile(join(consumerDir, 'typecheck', 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
     await writeFile(join(consumerDir, 'typecheck', 'consumer.ts'), consumer);
     await writeFile(join(consumerDir, 'typecheck', 'react-consumer.tsx'), reactConsumer);
+    await writeFile(join(consumerDir, 'typecheck', 'vue-svelte-consumer.ts'), frameworkConsumer);
     await writeFile(join(consumerDir, 'typecheck', 'react-readme.tsx'), readmeBlock('packages/react/README.md', 'npm install @embedded-dashboard/react'));
     // The JSX declaration of the bare tag, as packages/element/README.md gives it.
     await writeFile(join(consumerDir, 'typecheck', 'embedded-dashboard.d.ts'), readmeBlock('packages/element/README.md', 'To type the tag for JSX'));
@@ -271,15 +287,21 @@ el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detai
       join(consumerDir, 'typecheck', 'react-mistakes.tsx'),
       `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: [1] }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n`,
     );
+    await writeFile(
+      join(consumerDir, 'typecheck', 'vue-svelte-mistakes.ts'),
+      `${frameworkConsumer}\nexport const v: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardLoad: (e) => e.detail.nope };\nexport const s: SvelteHTMLElements['embedded-dashboard'] = { variables: 42 };\n`,
+    );
     const result = await run(bin('tsc'), ['-p', 'typecheck/tsconfig.json'], { cwd: consumerDir });
     const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
     expect(result.stderr).toBe('');
-    expect(errors.filter((line) => !/^typecheck\/(react-)?mistakes\.tsx?\(/.test(line))).toEqual([]);
-    expect(errors).toHaveLength(4);
+    expect(errors.filter((line) => !/^typecheck\/(react-|vue-svelte-)?mistakes\.tsx?\(/.test(line))).toEqual([]);
+    expect(errors).toHaveLength(6);
     expect(errors[0]).toMatch(/^typecheck\/mistakes\.ts\(\d+,1\): error TS2322/);
     expect(errors[1]).toMatch(/^typecheck\/mistakes\.ts.*Property 'nope' does not exist/);
     expect(errors[2]).toMatch(/^typecheck\/react-mistakes\.tsx\(2,.*error TS2322/);
     expect(errors[3]).toMatch(/^typecheck\/react-mistakes\.tsx\(3,.*Property 'nope' does not exist/);
+    expect(errors[4]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*Property 'nope' does not exist/);
+    expect(errors[5]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2322/);
   });
 });
 

@@ -1,0 +1,125 @@
+/**
+ * Custom-elements-everywhere style interop, from the packed tarballs: React 19 (bare tag, and the
+ * component server-rendered then hydrated), Vue 3, Svelte 5 and Angular (ngc AOT with strict
+ * templates) each bind an attribute, properties (`variables` as an object) and an event of
+ * `<embedded-dashboard>`, under `vite dev` with `@embedded-dashboard/vite` (emulator, dev
+ * sign-in), and reach `ready` in Chromium with an empty console. Then `vite build` builds all four.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../support/ports.js';
+import { chromium, collectPageErrors, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
+import { copyIntoConsumer, REPOSITORY_ROOT, run, runOk, startServer, type ServerProcess } from './consumer.js';
+
+const consumerDir = inject('consumerDir');
+const bin = (name: string) => join(consumerDir, 'node_modules/.bin', name);
+
+/** Per page: the elements on it, the text its event binding writes, and how `variables` arrives. */
+const PAGES = [
+  { framework: 'react', elements: [{ selector: '#bare', status: '#bare-status', variables: 'object' }, { selector: '#component', status: '#component-status', variables: 'string' }] },
+  { framework: 'vue', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
+  { framework: 'svelte', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
+  { framework: 'angular', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
+] as const;
+
+describe('the element README framework snippets', () => {
+  const fixture = (file: string) => readFileSync(join(REPOSITORY_ROOT, 'test/packaging/fixtures/frameworks-app', file), 'utf8');
+  it.each([
+    ['vue', 'vite.config.js'],
+    ['vue', 'src/App.vue'],
+    ['svelte', 'src/App.svelte'],
+    ['ts', 'angular/main.ts'],
+  ])('the %s block from %s is the tested fixture code', (language, file) => {
+    const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/element/README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Vue 3, Svelte 5, Angular'), readme.indexOf('## Attributes and properties'));
+    const blocks = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => m[2]!.trim());
+    expect(blocks.some((block) => block.split('\n').every((line) => fixture(file).includes(line.trim()))), file).toBe(true);
+  });
+});
+
+describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular render <embedded-dashboard>', () => {
+  let app: string;
+  let vite: ServerProcess | undefined;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    app = await copyIntoConsumer(consumerDir, 'test/packaging/fixtures/frameworks-app', 'apps/frameworks');
+    await runOk(bin('ngc'), ['-p', 'tsconfig.angular.json'], { cwd: app });
+    const port = await freePort();
+    vite = await startServer(bin('vite'), ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+      cwd: app,
+      env: { NO_COLOR: '1' },
+      readyText: 'embedded-dashboard: BFF at ',
+      timeoutMs: 60_000,
+    });
+    base = `http://127.0.0.1:${port}`;
+    browser = await openChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await vite?.stop();
+  });
+
+  it.each(PAGES)('$framework: attribute, properties and event binding work, and the dashboard is ready', async ({ framework, elements }) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(`${base}/__embedded-dashboard/login?customer=acme&next=/${framework}.html`);
+    for (const { selector, status, variables } of elements) {
+      await waitForDashboardReady(page, errors, selector, 60_000);
+      expect(await dashboardGroupName(page, selector)).toBe('Acme Corp');
+      // The event binding ran the page's own handler.
+      await page.waitForSelector(`${status}:has-text("loaded sales-overview")`, { timeout: 20_000 });
+      const seen = await page.$eval(selector, (el) => {
+        const dashboard = el as HTMLElement & { variables?: unknown; srcTemplate?: string };
+        return { dashboard: (el as HTMLElement & { dashboard?: string }).dashboard, variables: dashboard.variables, srcTemplate: dashboard.srcTemplate };
+      });
+      // Frameworks set what the element has as a property (Lit does not reflect it), the rest as attributes.
+      expect(seen.dashboard).toBe('sales-overview');
+      expect(seen.srcTemplate).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}$/);
+      expect(typeof seen.variables).toBe(variables);
+      const asObject = typeof seen.variables === 'string' ? JSON.parse(seen.variables) : seen.variables;
+      expect(asObject).toEqual({ region: 'EU', seats: 3, beta: true });
+      // The dashboard itself got them (the emulator shows the variables it was sent).
+      const frame = await (await page.$(`${selector} iframe`))!.contentFrame();
+      await frame!.waitForFunction(
+        () => ['region=EU', 'seats=3', 'beta=true'].every((pair) => {
+          const [name, value] = pair.split('=');
+          return document.querySelector<HTMLInputElement>(`[data-testid="variable-input"][name="${name}"]`)?.value === value;
+        }),
+        undefined,
+        { timeout: 20_000 },
+      );
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("Angular's strict templates type $event from the element's event map: a handler for the wrong event fails ngc", async () => {
+    const source = await readFile(join(app, 'angular/main.ts'), 'utf8');
+    const wrong = source
+      .replace("import type { DashboardLoadEvent } from '@embedded-dashboard/element';", "import type { DashboardErrorEvent } from '@embedded-dashboard/element';")
+      .replace('onLoad(event: DashboardLoadEvent): void {', 'onLoad(event: DashboardErrorEvent): void {')
+      .replace('event.detail.dashboardId', 'event.detail.code');
+    expect(wrong).toContain('DashboardErrorEvent): void');
+    await writeFile(join(app, 'angular/wrong.ts'), wrong);
+    const config = JSON.parse(await readFile(join(app, 'tsconfig.angular.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string } };
+    await writeFile(join(app, 'tsconfig.angular-wrong.json'), JSON.stringify({ ...config, files: ['angular/wrong.ts'], compilerOptions: { ...config.compilerOptions, outDir: 'angular-wrong' } }));
+    const result = await run(bin('ngc'), ['-p', 'tsconfig.angular-wrong.json'], { cwd: app });
+    expect(result.code).not.toBe(0);
+    expect(`${result.stdout}${result.stderr}`).toMatch(/DashboardLoadEvent[\s\S]*DashboardErrorEvent|DashboardErrorEvent[\s\S]*DashboardLoadEvent/);
+  });
+
+  it('vite build builds all four pages, with none of the dev plugin in the output', async () => {
+    await runOk(bin('vite'), ['build', '--logLevel', 'warn'], { cwd: app, env: { NO_COLOR: '1' }, timeoutMs: 300_000 });
+    for (const { framework } of PAGES) expect(existsSync(join(app, 'dist', `${framework}.html`)), framework).toBe(true);
+    const assets = join(app, 'dist/assets');
+    const code = (await Promise.all((await readdir(assets)).filter((f) => f.endsWith('.js')).map((f) => readFile(join(assets, f), 'utf8')))).join('\n');
+    expect(code).toContain('embedded-dashboard');
+    expect(code).not.toMatch(/__embedded-dashboard|127\.0\.0\.1:\d+/);
+  });
+});

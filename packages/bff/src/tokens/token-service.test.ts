@@ -30,6 +30,51 @@ const rotate = (app: ReturnType<typeof setup>['app'], jwt: string, token: string
 
 afterAll(() => expect(findLeaks()).toEqual([]));
 
+/**
+ * A barrier on arrivals, instead of a guess of how long they take: a memory store whose locks are
+ * granted only once `n` requests have read their group's entry (counted from `expect(n)`). The
+ * single flight takes its lock before it reads, so every read counted is a request arriving, and
+ * the vendor is called only when all of them are in.
+ */
+function arrivalBarrier() {
+  const inner = createMemoryStore();
+  let expected = Number.POSITIVE_INFINITY;
+  let reads = 0;
+  let release = () => {};
+  let arrived = Promise.resolve();
+  const store: TokenStore = {
+    get: (k) => inner.get(k),
+    set: (k, e, t) => inner.set(k, e, t),
+    delete: (k) => inner.delete(k),
+    hit: (k, w) => inner.hit(k, w),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    hitNow: (k, w) => inner.hitNow(k, w),
+    peek: (k) => {
+      reads += 1;
+      if (reads === expected) release();
+      return inner.peek(k);
+    },
+    tryLock: async (name, ttlMs) => {
+      await arrived;
+      return inner.tryLock(name, ttlMs);
+    },
+  };
+  return {
+    store,
+    /** Resolves once `n` more reads have come in; until then no lock is granted. */
+    expect(n: number): Promise<void> {
+      reads = 0;
+      expected = n;
+      arrived = new Promise((resolve) => (release = resolve));
+      return arrived;
+    },
+  };
+}
+
+const countOf = async (counter: { get(): Promise<{ values: Array<{ labels: Record<string, unknown>; value: number }> }> }, label: string) =>
+  (await counter.get()).values.find((v) => Object.values(v.labels).includes(label))?.value ?? 0;
+
 describe('POST /embed/token', () => {
   it('answers exactly { token, expiresAt, serverTime } with expiresAt = first seen + TTL', async () => {
     const { app, upstream, clock } = setup({ tokenTtlSeconds: 600 });
@@ -58,16 +103,18 @@ describe('POST /embed/token', () => {
   });
 
   it('makes one upstream call for a burst of concurrent first requests of one group', async () => {
-    const { app, upstream } = setup();
-    const gate = deferred();
-    upstream.gate = gate.promise;
+    const barrier = arrivalBarrier();
+    const metrics = createBffMetrics();
+    const { app, upstream } = setup({ store: barrier.store, metrics });
     const jwts = await Promise.all(Array.from({ length: 20 }, (_, i) => session({ ...acme, sub: `user-${i}` })));
+    const arrived = barrier.expect(20);
     const pending = jwts.map((jwt) => getToken(app, jwt));
-    await new Promise((r) => setTimeout(r, 10));
-    gate.resolve();
+    await arrived;
     const results = await Promise.all(pending);
     expect(new Set(results.map((r) => (r.body as { token: string }).token)).size).toBe(1);
     expect(upstream.calls.getOrCreate).toBe(1);
+    // Every request missed and joined the one sync: none was served from an entry it had written.
+    expect(await countOf(metrics.cacheLookups, 'miss')).toBe(20);
   });
 
   it('makes G calls for N requests over G new groups', async () => {
@@ -176,17 +223,20 @@ describe('POST /embed/token/rotate', () => {
   });
 
   it('rotates once for concurrent rotations of one group', async () => {
-    const { app, upstream } = setup();
+    const barrier = arrivalBarrier();
+    const metrics = createBffMetrics();
+    const { app, upstream } = setup({ store: barrier.store, metrics });
     const jwt = await session();
     const { token } = (await getToken(app, jwt)).body as { token: string };
-    const gate = deferred();
-    upstream.gate = gate.promise;
+    const arrived = barrier.expect(10);
     const pending = Array.from({ length: 10 }, () => rotate(app, jwt, token));
-    await new Promise((r) => setTimeout(r, 10));
-    gate.resolve();
+    await arrived;
     const results = await Promise.all(pending);
     expect(new Set(results.map((r) => (r.body as { token: string }).token)).size).toBe(1);
     expect(upstream.calls.rotate).toBe(1);
+    // All ten joined the one rotation: a late one would have been answered as a stale holder ('current').
+    expect(await countOf(metrics.rotations, 'current')).toBe(0);
+    expect(await countOf(metrics.rotations, 'rotated')).toBe(1);
   });
 
   it('answers the holder 429 with Retry-After within the minimum interval, and rotates again after it', async () => {

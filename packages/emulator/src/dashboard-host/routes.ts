@@ -10,6 +10,7 @@ import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './secur
 
 /** Visible ASCII, no spaces: what a bearer token can be. Longer ones are refused unread. */
 const BEARER = /^Bearer ([\x21-\x7e]{1,1024})$/i;
+const BEARER_TOKEN = /^[\x21-\x7e]{1,1024}$/;
 
 type ErrorStatus = 400 | 401 | 404;
 
@@ -22,7 +23,9 @@ function jsonError(c: Context, status: ErrorStatus, code: EmulatorErrorCode, mes
 
 /**
  * The emulator's embeddable dashboard host (ARCHITECTURE §6, §7): `GET /iframe/:dashboardId`
- * serves a self-contained page that speaks the element protocol, and
+ * serves a self-contained page that speaks the element protocol,
+ * `GET /iframe/:dashboardId/:customerToken/:environment?` the same page speaking the vendor's
+ * documented embed (token in the URL, the vendor's event names), and
  * `GET /iframe-data/:dashboardId` (header `Authorization: Bearer <user group token>`) answers
  * that page with the group's deterministic sample data, or 401 when the token is not accepted.
  *
@@ -41,8 +44,7 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
   const { embedOrigins, resolveToken, dataRefreshMs } = resolveDashboardHostOptions(options);
   const app = new Hono();
 
-  app.get('/iframe/:dashboardId', function dashboardPage(c) {
-    const dashboardId = c.req.param('dashboardId');
+  const page = (c: Context, dashboardId: string, vendor?: { token: string | null; dataUrl: string }) => {
     const nonce = createNonce();
     const headers = pageSecurityHeaders(embedOrigins, nonce);
     if (!isValidDashboardId(dashboardId)) {
@@ -50,23 +52,44 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
     }
     const dashboard = SAMPLE_DASHBOARD_CONTENT.get(dashboardId);
     if (!dashboard) return c.html(errorPageHtml('Unknown dashboard', `There is no dashboard "${dashboardId}".`, nonce), 404, headers);
-    const page = dashboardPageHtml(
+    const html = dashboardPageHtml(
       dashboard.title,
       {
         dashboardId,
         // Relative, so the routes work wherever the emulator mounts them.
-        dataUrl: `../iframe-data/${dashboardId}`,
+        dataUrl: vendor?.dataUrl ?? `../iframe-data/${dashboardId}`,
         embedOrigins,
         dataRefreshMs,
         minHeight: MIN_DASHBOARD_HEIGHT,
         maxHeight: MAX_DASHBOARD_HEIGHT,
         defaultDetailRows: DEFAULT_DETAIL_ROWS,
         maxDetailRows: MAX_DETAIL_ROWS,
+        ...(vendor && { protocol: 'explo' as const, token: vendor.token }),
       },
       nonce,
     );
-    return c.html(page, 200, headers);
+    return c.html(html, 200, headers);
+  };
+
+  app.get('/iframe/:dashboardId', function dashboardPage(c) {
+    return page(c, c.req.param('dashboardId'));
   });
+
+  // The vendor's documented embed URL: /iframe/<dashboard_id>/<customer_token>/<environment>.
+  // The environment (a dashboard version name such as "production") picks nothing here: the
+  // emulator has one version of each sample dashboard. A token that is not one still gets the
+  // page, which says so and emits the expiry event.
+  const vendorPage = function vendorDashboardPage(c: Context) {
+    const dashboardId = c.req.param('dashboardId') ?? '';
+    const token = c.req.param('customerToken') ?? '';
+    const environment = c.req.param('environment');
+    // Back up over token and environment (and a trailing slash) to the data route's level.
+    const ups = 2 + (environment !== undefined || c.req.path.endsWith('/') ? 1 : 0);
+    return page(c, dashboardId, { token: BEARER_TOKEN.test(token) ? token : null, dataUrl: `${'../'.repeat(ups)}iframe-data/${dashboardId}` });
+  };
+  app.get('/iframe/:dashboardId/:customerToken', vendorPage);
+  app.get('/iframe/:dashboardId/:customerToken/', vendorPage);
+  app.get('/iframe/:dashboardId/:customerToken/:environment', vendorPage);
 
   app.get('/iframe-data/:dashboardId', function dashboardData(c) {
     const dashboardId = c.req.param('dashboardId');

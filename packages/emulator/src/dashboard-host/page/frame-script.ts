@@ -14,6 +14,14 @@ export interface PageConfig {
   maxHeight: number;
   defaultDetailRows: number;
   maxDetailRows: number;
+  /**
+   * `explo`: the vendor's documented embed (packages/protocol/README.md): the token comes in the
+   * URL (`token`), variables from the query as JSON values, and messages use the vendor's names.
+   * Absent: our own protocol (ARCHITECTURE §6).
+   */
+  protocol?: 'explo';
+  /** The token from the URL path (explo); `null` when the path held something that is no token. */
+  token?: string | null;
 }
 
 /** The browser around the page; tests hand in a fake one. */
@@ -68,9 +76,32 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   };
   body.dataset.tokenGeneration = '0';
 
+  const explo = config.protocol === 'explo';
+  // The vendor's names for our events; its expiry event carries no documented detail.
+  const vendorNames: Record<string, string> = { dashboardResized: 'dashboardUpdated', variableUpdated: 'sendVariableUpdatedEvent', tokenExpired: 'customerJwtExpired' };
+  const toVendor = (message: DashboardMessage) => ({
+    event: vendorNames[message.event] ?? message.event,
+    detail: message.event === 'tokenExpired' ? {} : message.event === 'dashboardReadyToLoad' ? { ...message.detail, dashboardHeight: 0 } : message.detail,
+  });
+  /** The vendor's host events as ours (then checked by parseHostMessage like any other). */
+  const fromVendor = (data: unknown): unknown => {
+    const message = data as { event?: unknown; detail?: { jwt?: unknown; variables?: unknown } } | null;
+    const detail = message?.detail;
+    if (typeof detail !== 'object' || detail === null) return undefined;
+    if (message!.event === 'updateCustomerJwt') return { event: 'updateToken', detail: { token: detail.jwt } };
+    const list = message!.event === 'updateExploDashboardVariable' ? [detail] : message!.event === 'updateExploDashboardVariables' ? detail.variables : undefined;
+    if (!Array.isArray(list)) return undefined;
+    const variables: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const item of list as { varName?: unknown; value?: unknown }[]) {
+      if (typeof item !== 'object' || item === null || typeof item.varName !== 'string') return undefined;
+      variables[item.varName] = item.value;
+    }
+    return { event: 'updateVariables', detail: { variables } };
+  };
+
   const parentOrigin = env.parent ? lib.resolveParentOrigin(env.originClues, config.embedOrigins, lib.matchesOrigin) : undefined;
   const post = (message: DashboardMessage) => {
-    if (env.parent && parentOrigin) env.parent.postMessage(message, parentOrigin);
+    if (env.parent && parentOrigin) env.parent.postMessage(explo ? toVendor(message) : message, parentOrigin);
   };
   if (env.parent && !parentOrigin) {
     setState('blocked', 'This page is not allowed to talk to the page embedding it.');
@@ -172,7 +203,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
 
   env.window.addEventListener('message', (event: MessageEvent) => {
     if (!env.parent || event.source !== (env.parent as unknown) || event.origin !== parentOrigin) return;
-    const message = lib.parseHostMessage(event.data);
+    const message = lib.parseHostMessage(explo ? fromVendor(event.data) : event.data);
     if (!message) return;
     if (message.event === 'updateToken') useToken(message.detail.token);
     else {
@@ -189,6 +220,26 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
 
   setState('loading', env.parent ? 'Waiting for the host page…' : 'Open this page inside an embedding page, or pass ?token=.');
   post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId } });
+  if (explo) {
+    // Variables in the query are JSON values (`?region="EU"`); the other documented parameters are not variables.
+    for (const [name, raw] of params) {
+      if (name === 'refresh-minutes' || name === 'locale_code') continue;
+      try {
+        const value: unknown = JSON.parse(raw);
+        if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+          overrides = { ...overrides, [name]: value as VariableValue };
+        }
+      } catch {
+        // Not JSON: the vendor documents quoted strings, so this is no variable.
+      }
+    }
+    if (config.token) useToken(config.token);
+    else {
+      setState('expired', 'This link holds no valid customer token.');
+      post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
+    }
+    return;
+  }
   const urlToken = params.get('token');
   if (urlToken) useToken(urlToken);
 }

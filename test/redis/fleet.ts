@@ -91,6 +91,8 @@ export function sessionFor(orgId: string): Promise<string> {
 export interface TokenAnswer {
   status: number;
   token: string | undefined;
+  /** Seconds, from the `Retry-After` header. */
+  retryAfter?: number;
 }
 
 const post = async (bff: RunningProcess, route: string, session: string, body: unknown): Promise<TokenAnswer> => {
@@ -101,7 +103,8 @@ const post = async (bff: RunningProcess, route: string, session: string, body: u
     signal: AbortSignal.timeout(15_000),
   });
   const json = (await response.json().catch(() => undefined)) as { token?: unknown } | undefined;
-  return { status: response.status, token: typeof json?.token === 'string' ? json.token : undefined };
+  const retryAfter = response.headers.get('retry-after');
+  return { status: response.status, token: typeof json?.token === 'string' ? json.token : undefined, ...(retryAfter === null ? {} : { retryAfter: Number(retryAfter) }) };
 };
 
 export const requestToken = (bff: RunningProcess, session: string) => post(bff, BFF_ROUTES.token, session, {});

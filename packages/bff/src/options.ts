@@ -63,6 +63,27 @@ export interface BffOptions {
   lockTtlMs?: number;
   /** How long a request waits for another process's sync or rotation before acting itself. Default 5000 ms. */
   lockWaitMs?: number;
+  /**
+   * The vendor budget: vendor calls per minute for this vendor account across every process
+   * sharing `store` (atomic in Redis; per process in memory). Calls are admitted by priority:
+   * a visitor waiting for a first token, then rotation of a dead token, then drift updates and
+   * revalidation (deferred while the budget is tight; the cached token is served). A vendor 429
+   * empties it for the 429's `Retry-After`. Every vendor call the service makes counts, so give
+   * the upstream no retries of its own (`maxAttempts: 1`) for the vendor to never see more.
+   * Default `0`: no budget (the CLI's `EMBED_UPSTREAM_RATE` defaults to 150).
+   */
+  upstreamRatePerMinute?: number;
+  /**
+   * Vendor calls the budget lets through at once after a quiet spell. Default: 10 seconds' worth
+   * of `upstreamRatePerMinute` (25 at 150), so no 60-second window ever sees more than 70
+   * seconds' worth: 175 at 150, under the vendor's 180 even if it counts a sliding window.
+   */
+  upstreamBurst?: number;
+  /**
+   * How long a visitor may wait for a budget slot; past it, `503 upstream_unavailable` with
+   * `Retry-After`. Default 3000 ms (inside the BFF's request deadline, with time for the call).
+   */
+  upstreamMaxWaitMs?: number;
   /** Clock (epoch ms), for tests. Default `Date.now`. */
   now?: () => number;
   /** Sleep used while polling for another process's result, for tests. */

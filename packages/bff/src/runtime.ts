@@ -1,4 +1,5 @@
 import { createCallerOf, type CallerOf } from './caller/caller.js';
+import { createUpstreamBudget } from './budget/upstream-budget.js';
 import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
 import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
 import type { BffOptions } from './options.js';
@@ -31,7 +32,14 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   return {
     callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now, logger }),
     rateLimit: createRateLimiter(options.rateLimit, store),
-    service: new TokenService(options.upstream, store, logger, metrics, settings.tokens),
+    service: new TokenService(
+      options.upstream,
+      store,
+      logger,
+      metrics,
+      settings.tokens,
+      createUpstreamBudget({ ...settings.budget, store, metrics, sleep: settings.tokens.sleep }),
+    ),
     store,
     logger,
     metrics,

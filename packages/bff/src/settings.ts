@@ -12,6 +12,7 @@ export interface BffSettings {
   bodyLimitBytes: number;
   storeTimeoutMs: number;
   tokens: TokenServiceSettings;
+  budget: { ratePerMinute: number; burst: number | undefined; maxWaitMs: number; key: string };
 }
 
 const nonNegative = (name: string, value: number | undefined, fallback: number): number => {
@@ -54,6 +55,13 @@ export function resolveSettings(options: BffOptions): BffSettings {
     keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
     storeTimeoutMs: options.storeTimeoutMs ?? 1000,
+    // One budget per vendor account, whatever the key prefix: it is the account the vendor limits.
+    budget: {
+      ratePerMinute: nonNegative('upstreamRatePerMinute', options.upstreamRatePerMinute, 0),
+      burst: options.upstreamBurst === undefined ? undefined : nonNegative('upstreamBurst', options.upstreamBurst, 0),
+      maxWaitMs: nonNegative('upstreamMaxWaitMs', options.upstreamMaxWaitMs, 3000),
+      key: account ?? 'default',
+    },
     tokens: {
       tokenTtlSeconds,
       revalidateAfterMs: nonNegative('revalidateAfterSeconds', options.revalidateAfterSeconds, 300) * 1000,

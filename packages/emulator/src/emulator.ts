@@ -59,7 +59,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   let faults = config.faults;
   const counters: Record<FaultOperation, number> = { getOrCreate: 0, update: 0, rotate: 0 };
   const rejected = { rateLimited: 0 };
-  const rateLimit = apiKeyRateLimit(config.rateLimitPerMinute, config.now);
+  const rateLimit = apiKeyRateLimit(config.rateLimitPerMinute, config.now, config.rateLimitBurst);
 
   const setFaults = (settings: FaultSettings) => {
     faults = parseFaultSettings(settings);

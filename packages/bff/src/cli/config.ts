@@ -21,11 +21,21 @@ export interface CliConfig {
   logLevel: LogLevel;
   /** `/token` requests per minute per session; 0 disables the limits. */
   rateLimitPerMinute: number;
+  /** Vendor calls per minute for the vendor account across the fleet; 0 turns the budget off. */
+  upstreamRatePerMinute: number;
+  /** Vendor calls the budget admits at once; unset = 10 seconds' worth. */
+  upstreamBurst: number | undefined;
   /** Prefix of every store key; unset = environment and vendor account fingerprint. */
   keyPrefix: string | undefined;
   /** Where `/metrics` is served, on a listener of its own; unset = not served. */
   metrics: { port: number; host: string } | undefined;
 }
+
+/**
+ * `EMBED_UPSTREAM_RATE`'s default: below the vendor's documented 180 requests a minute
+ * (https://docs.explo.co/security/rate-limits), with room for the bursts the budget allows.
+ */
+export const DEFAULT_UPSTREAM_RATE = 150;
 
 /** Every key the CLI reads, from the environment or the `--config` JSON file. */
 export const CONFIG_KEYS = [
@@ -53,6 +63,8 @@ export const CONFIG_KEYS = [
   'EMBED_REDIS_SENTINEL_MASTER',
   'EMBED_LOG_LEVEL',
   'EMBED_RATE_LIMIT',
+  'EMBED_UPSTREAM_RATE',
+  'EMBED_UPSTREAM_BURST',
   'EMBED_KEY_PREFIX',
   'EMBED_METRICS_PORT',
   'EMBED_METRICS_HOST',
@@ -212,6 +224,15 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
   const rateText = get('EMBED_RATE_LIMIT') ?? '60';
   if (!/^\d+$/.test(rateText)) problems.push(`EMBED_RATE_LIMIT must be a whole number of requests per minute, 0 to disable (got ${show(rateText)})`);
 
+  const upstreamRateText = get('EMBED_UPSTREAM_RATE') ?? String(DEFAULT_UPSTREAM_RATE);
+  if (!/^\d+$/.test(upstreamRateText) || Number(upstreamRateText) > 1_000_000) {
+    problems.push(`EMBED_UPSTREAM_RATE must be a whole number of vendor calls per minute, 0 to turn the budget off (got ${show(upstreamRateText)})`);
+  }
+  const upstreamBurstText = get('EMBED_UPSTREAM_BURST');
+  if (upstreamBurstText !== undefined && (!/^\d+$/.test(upstreamBurstText) || Number(upstreamBurstText) < 1 || Number(upstreamBurstText) > 1_000_000)) {
+    problems.push(`EMBED_UPSTREAM_BURST must be a whole number of vendor calls, at least 1 (got ${show(upstreamBurstText)})`);
+  }
+
   const keyPrefix = get('EMBED_KEY_PREFIX');
   if (keyPrefix !== undefined && !/^[A-Za-z0-9._:-]{1,64}$/.test(keyPrefix)) {
     problems.push(`EMBED_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ : - (got ${show(keyPrefix)})`);
@@ -257,6 +278,8 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
       redisTopology,
       logLevel,
       rateLimitPerMinute: Number(rateText),
+      upstreamRatePerMinute: Number(upstreamRateText),
+      upstreamBurst: upstreamBurstText === undefined ? undefined : Number(upstreamBurstText),
       keyPrefix,
       metrics: metricsPortText === undefined ? undefined : { port: Number(metricsPortText), host: metricsHost },
     },

@@ -81,7 +81,14 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const secrets = [config.apiToken, config.session.secret, redisPassword].filter((s): s is string => typeof s === 'string' && s !== '');
   // Only for the process's own lines; the app builds its logger (same secrets, same stdout).
   const logger = createJsonLogger({ secrets, level: config.logLevel });
-  const client = new UserGroupClient({ baseUrl: config.upstreamUrl, apiToken: config.apiToken, api: config.upstreamApi });
+  // With a budget every vendor request must pass through it: the client makes one attempt per
+  // call and the element's retry (a new request, admitted by the budget again) replaces its own.
+  const client = new UserGroupClient({
+    baseUrl: config.upstreamUrl,
+    apiToken: config.apiToken,
+    api: config.upstreamApi,
+    ...(config.upstreamRatePerMinute > 0 ? { maxAttempts: 1 } : {}),
+  });
   const store = await openStore(config);
   const perMinute = config.rateLimitPerMinute;
   const metrics = createBffMetrics();
@@ -96,6 +103,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     allowedOrigins: config.allowedOrigins,
     expectEnvironment: config.expectEnvironment,
     keyPrefix: config.keyPrefix,
+    upstreamRatePerMinute: config.upstreamRatePerMinute,
+    upstreamBurst: config.upstreamBurst,
     rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
   });
 

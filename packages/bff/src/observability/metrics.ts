@@ -20,6 +20,18 @@ export interface BffMetrics {
   circuitOpen: Gauge;
   /** Vendor circuit breaker transitions by `to` (`open` | `closed`). */
   circuitTransitions: Counter<'to'>;
+  /** Vendor calls the budget admitted, by `priority` (`first-token` | `rotation` | `drift` | `revalidation`). */
+  budgetUsed: Counter<'priority'>;
+  /** Admitted calls that first waited for their slot, by `priority`. */
+  budgetQueued: Counter<'priority'>;
+  /** Calls waiting for their slot right now (this process). */
+  budgetWaiting: Gauge;
+  /** Drift updates and revalidations skipped because the budget was tight (the cached token was served). */
+  budgetDeferred: Counter<'priority'>;
+  /** Calls refused (503 with `Retry-After` to the browser), by `priority`. */
+  budgetRefused: Counter<'priority'>;
+  /** Vendor 429s that emptied the budget for their `Retry-After`. */
+  budgetPauses: Counter;
 }
 
 export interface BffMetricsOptions {
@@ -98,5 +110,11 @@ export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
     storeDegraded: new Gauge({ name: `${p}store_degraded`, help: '1 while the store is failing', registers }),
     circuitOpen: new Gauge({ name: `${p}upstream_circuit_open`, help: '1 while the vendor circuit breaker is open or probing', registers }),
     circuitTransitions: new Counter({ name: `${p}upstream_circuit_transitions_total`, help: 'Vendor circuit breaker transitions by target state', labelNames: ['to'], registers }),
+    budgetUsed: new Counter({ name: `${p}budget_used_total`, help: 'Vendor calls the vendor budget admitted, by priority', labelNames: ['priority'], registers }),
+    budgetQueued: new Counter({ name: `${p}budget_queued_total`, help: 'Admitted vendor calls that waited for their slot, by priority', labelNames: ['priority'], registers }),
+    budgetWaiting: new Gauge({ name: `${p}budget_waiting`, help: 'Vendor calls waiting for their slot now', registers }),
+    budgetDeferred: new Counter({ name: `${p}budget_deferred_total`, help: 'Drift updates and revalidations deferred by the vendor budget', labelNames: ['priority'], registers }),
+    budgetRefused: new Counter({ name: `${p}budget_refused_total`, help: 'Vendor calls refused by the vendor budget (503), by priority', labelNames: ['priority'], registers }),
+    budgetPauses: new Counter({ name: `${p}budget_pauses_total`, help: 'Vendor 429s that paused the vendor budget', registers }),
   };
 }

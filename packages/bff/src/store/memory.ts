@@ -1,4 +1,5 @@
 import { LruMap } from '../util/lru-map.js';
+import { reserve, type BudgetDecision, type BudgetRequest } from '../budget/reservation.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from './types.js';
 
 export interface MemoryStoreOptions {
@@ -35,12 +36,20 @@ export class MemoryTokenStore implements TokenStore {
   readonly #entries: LruMap<string, Stored<GroupEntry>>;
   readonly #counters: LruMap<string, Counter>;
   readonly #locks = new Map<string, Stored<symbol>>();
+  readonly #budgets = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#entries = new LruMap(options.maxEntries ?? 10_000);
     this.#counters = new LruMap(options.maxCounters ?? 50_000);
     this.#now = options.now ?? Date.now;
+  }
+
+  /** The vendor budget of this process (one `tat` per budget key; there is one per vendor account). */
+  reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> {
+    const { tat, decision } = reserve(this.#budgets.get(key) ?? 0, this.#now(), request);
+    this.#budgets.set(key, tat);
+    return Promise.resolve(decision);
   }
 
   get(groupKey: string): Promise<GroupEntry | undefined> {

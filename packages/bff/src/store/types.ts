@@ -1,4 +1,5 @@
 import type { Environment } from '@embedded-dashboard/protocol';
+import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 
 /**
  * What the BFF remembers about one user group. Keyed by the group's key (environment-scoped
@@ -65,4 +66,9 @@ export interface TokenStore {
   peek?(groupKey: string): GroupEntry | undefined;
   /** Optional, with `peek`: `hit` answered synchronously. */
   hitNow?(key: string, windowMs: number): WindowCount;
+  /**
+   * Optional: one step of the vendor budget kept under `key` (budget/reservation.ts), atomic
+   * across every process sharing the store. A store without it gets a budget per process.
+   */
+  reserveBudget?(key: string, request: BudgetRequest): Promise<BudgetDecision>;
 }

@@ -5,6 +5,7 @@ import type { BffMetrics } from '../observability/metrics.js';
 import { MemoryTokenStore } from '../store/memory.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/types.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
+import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 
 const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
 
@@ -113,6 +114,18 @@ export class GuardedStore {
       }
     }
     return this.#run('hit', () => this.#store.hit(key, windowMs), () => this.#local.hitNow(key, windowMs));
+  }
+
+  /**
+   * One step of the vendor budget: shared when the store keeps budgets (Redis), else this
+   * process's own. While a shared store fails, the step is counted in this process instead, so
+   * an outage never lifts the budget.
+   */
+  reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> {
+    const store = this.#store;
+    if (store.reserveBudget === undefined) return this.#local.reserveBudget(key, request);
+    if (this.#sync) return store.reserveBudget(key, request);
+    return this.#run('reserveBudget', () => store.reserveBudget!(key, request), () => this.#local.reserveBudget(key, request));
   }
 
   /** For `/readyz`: resolves when the store answers within the deadline. */

@@ -5,6 +5,7 @@ import { isAmbiguousFailure, toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
 import { hotCounter, type BffMetrics } from '../observability/metrics.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
+import { BudgetRefusedError, type CallPriority, type UpstreamBudget } from '../budget/upstream-budget.js';
 import type { GroupEntry } from '../store/types.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { UserGroupUpstream } from './upstream.js';
@@ -71,8 +72,20 @@ export class TokenService {
   readonly #hit;
   readonly #miss;
   readonly #breaker: CircuitBreaker | undefined;
+  readonly #budget: UpstreamBudget;
+  /** The vendor account's environment once a vendor answer stated it (every group of an account shares it). */
+  #accountEnvironment: Environment | null = null;
+  #learningEnvironment: Promise<Environment | null> | undefined;
 
-  constructor(upstream: UserGroupUpstream, store: GuardedStore, logger: BffLogger, metrics: BffMetrics, settings: TokenServiceSettings) {
+  constructor(
+    upstream: UserGroupUpstream,
+    store: GuardedStore,
+    logger: BffLogger,
+    metrics: BffMetrics,
+    settings: TokenServiceSettings,
+    budget: UpstreamBudget = { run: (_priority, call) => call() },
+  ) {
+    this.#budget = budget;
     this.#upstream = upstream;
     this.#store = store;
     this.#logger = logger;
@@ -209,21 +222,29 @@ export class TokenService {
     }
   }
 
-  /** get-or-create, then update when the vendor's copy may differ from the session's (drift). */
+  /**
+   * get-or-create, then update when the vendor's copy may differ from the session's (drift).
+   * Without a cached entry the visitor is waiting for a first token; with one, the call is drift
+   * sync or revalidation, which the vendor budget may defer: the cached entry is served meanwhile.
+   */
   async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined): Promise<GroupEntry> {
-    const got = await this.#call('getOrCreate', () => this.#upstream.getOrCreateUserGroup(group.group));
+    const priority: CallPriority = previous === undefined ? 'first-token' : previous.fingerprint === group.fingerprint ? 'revalidation' : 'drift';
+    const got = await this.#deferrable(priority, previous, () => this.#call('getOrCreate', priority, () => this.#upstream.getOrCreateUserGroup(group.group)));
+    if (got === undefined) return previous!;
     let token = got.user_group.token;
     let environment = previous?.environment ?? null;
     // get-or-create never changes an existing group, so anything not just created with this very
-    // input, and not known to be synced with it, is updated. It is also the only way to learn the
-    // environment tag, which get-or-create does not return.
+    // input, and not known to be synced with it, is updated.
     const inSync = got.new_user_group || previous?.fingerprint === group.fingerprint;
-    const mustLearnEnvironment = this.#s.expectEnvironment !== undefined && environment === null;
-    if (!inSync || mustLearnEnvironment) {
-      const updated = await this.#call('update', () => this.#upstream.updateUserGroup(group.group));
+    if (!inSync) {
+      const updatePriority = previous === undefined ? 'first-token' : 'drift';
+      const updated = await this.#deferrable(updatePriority, previous, () => this.#call('update', updatePriority, () => this.#upstream.updateUserGroup(group.group)));
+      if (updated === undefined) return previous!;
       token = updated.user_group.token;
-      environment = updated.user_group.api_environment_tag ?? environment;
+      environment = this.#noteEnvironment(updated.user_group.api_environment_tag) ?? environment;
     }
+    // get-or-create does not say the environment; the account's, learned once, stands for it.
+    if (environment === null && this.#s.expectEnvironment !== undefined) environment = await this.#environmentOfAccount(group);
     this.#checkEnvironment(environment);
     const now = this.#s.now();
     const sameToken = previous?.token === token;
@@ -239,6 +260,55 @@ export class TokenService {
     if (this.#s.account !== undefined) entry.account = this.#s.account;
     await this.#store.set(group.key, entry, this.#s.entryTtlMs);
     return entry;
+  }
+
+  /** `call`, or `undefined` when the budget refused a deferrable call while a cached entry can be served. */
+  async #deferrable<T>(priority: CallPriority, cached: GroupEntry | undefined, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof BudgetRefusedError) || cached === undefined || priority === 'first-token') throw error;
+      this.#metrics.budgetDeferred.labels(priority).inc();
+      return undefined;
+    }
+  }
+
+  /**
+   * The vendor account's environment: known in this process, else stored by any process sharing
+   * the store, else learned with one update of `group` (one at a time per process; the others
+   * wait for it). An API key belongs to one environment, so one answer serves every group.
+   */
+  async #environmentOfAccount(group: ResolvedGroup): Promise<Environment | null> {
+    if (this.#accountEnvironment !== null) return this.#accountEnvironment;
+    this.#learningEnvironment ??= (async () => {
+      const stored = (await this.#read(this.#environmentKey()))?.environment ?? null;
+      if (stored !== null) return (this.#accountEnvironment = stored);
+      const updated = await this.#call('update', 'first-token', () => this.#upstream.updateUserGroup(group.group));
+      return this.#noteEnvironment(updated.user_group.api_environment_tag);
+    })().finally(() => {
+      this.#learningEnvironment = undefined;
+    });
+    return this.#learningEnvironment;
+  }
+
+  /**
+   * Records the environment a vendor answer stated (update and rotate do), for the whole account:
+   * a changed answer replaces what was known, so a misconfiguration is refused for every group.
+   */
+  #noteEnvironment(tag: Environment | null | undefined): Environment | null {
+    if (tag === undefined || tag === null) return null;
+    if (tag !== this.#accountEnvironment) {
+      this.#accountEnvironment = tag;
+      const now = this.#s.now();
+      const marker: GroupEntry = { token: '', firstSeenAt: now, fingerprint: '', previousToken: null, environment: tag, syncedAt: now, lastRotatedAt: null };
+      if (this.#s.account !== undefined) marker.account = this.#s.account;
+      void this.#store.set(this.#environmentKey(), marker, this.#s.entryTtlMs);
+    }
+    return tag;
+  }
+
+  #environmentKey(): string {
+    return `account-environment:${this.#s.account ?? ''}`;
   }
 
   /** One rotation of the group's token at a time across processes: the store lock `rotate:<key>`. */
@@ -280,13 +350,13 @@ export class TokenService {
    */
   async #vendorRotation(group: ResolvedGroup, presented: string): Promise<VendorRotation | 'other group'> {
     try {
-      const { user_group } = await this.#call('rotate', () => this.#upstream.rotateUserGroupToken(presented));
+      const { user_group } = await this.#call('rotate', 'rotation', () => this.#upstream.rotateUserGroupToken(presented));
       if (user_group.provided_id !== group.group.user_group_id) return 'other group';
-      return { result: 'rotated', token: user_group.token, environment: user_group.api_environment_tag ?? null };
+      return { result: 'rotated', token: user_group.token, environment: this.#noteEnvironment(user_group.api_environment_tag) };
     } catch (error) {
       if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
       this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
-      const got = await this.#call('getOrCreate', () => this.#upstream.getOrCreateUserGroup(group.group));
+      const got = await this.#call('getOrCreate', 'rotation', () => this.#upstream.getOrCreateUserGroup(group.group));
       if (got.user_group.token === presented) throw error;
       return { result: 'recovered', token: got.user_group.token, environment: null };
     }
@@ -332,9 +402,10 @@ export class TokenService {
    * when it fails, and its failure mapped to the browser-facing error. Policy about whether and
    * when to call the vendor at all wraps `call` at this one spot (outermost first), so each
    * policy stays a module of its own that the service composes: the circuit breaker (an open
-   * breaker fails at once, nothing else is spent), then the call itself.
+   * breaker fails at once, nothing else is spent), then the vendor budget (the call waits for its
+   * slot, or is refused without reaching the vendor), then the call itself.
    */
-  async #call<T>(op: Op, call: () => Promise<T>): Promise<T> {
+  async #call<T>(op: Op, priority: CallPriority, call: () => Promise<T>): Promise<T> {
     const timed = async () => {
       const stop = this.#metrics.upstreamDuration.startTimer({ op });
       try {
@@ -343,11 +414,14 @@ export class TokenService {
         stop();
       }
     };
+    const budgeted = () => this.#budget.run(priority, timed);
     try {
-      const result = await (this.#breaker === undefined ? timed() : this.#breaker.run(timed));
+      const result = await (this.#breaker === undefined ? budgeted() : this.#breaker.run(budgeted));
       this.#metrics.upstreamCalls.labels(op, 'ok').inc();
       return result;
     } catch (error) {
+      // The budget refused: the vendor was not called (the budget's own metric counts it).
+      if (error instanceof BudgetRefusedError) throw error;
       if (error instanceof BffError) {
         // The breaker refused: the vendor was not called.
         this.#metrics.upstreamCalls.labels(op, 'circuit_open').inc();

@@ -9,6 +9,11 @@ describe('parseArgs', () => {
   it('reads --rate-limit, 0 meaning no limit, and refuses what is not a count', () => {
     expect(parseArgs(['--rate-limit', '0']).command).toEqual({ kind: 'start', options: { admin: false, rateLimitPerMinute: 0 } });
     expect(parseArgs(['--rate-limit=1800']).command).toEqual({ kind: 'start', options: { admin: false, rateLimitPerMinute: 1800 } });
+    expect(parseArgs(['--rate-limit', '1800', '--rate-limit-burst', '180']).command).toEqual({
+      kind: 'start',
+      options: { admin: false, rateLimitPerMinute: 1800, rateLimitBurst: 180 },
+    });
+    expect(parseArgs(['--rate-limit', '0', '--rate-limit-burst', '5']).problems).toEqual(['--rate-limit-burst must be at least 1, with a --rate-limit above 0']);
     for (const bad of ['-1', '1.5', 'lots', '1000001']) {
       expect(parseArgs(['--rate-limit', bad]).problems).toEqual([`--rate-limit must be an integer from 0 to 1000000, got ${JSON.stringify(bad)}`]);
     }

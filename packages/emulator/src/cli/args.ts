@@ -20,12 +20,13 @@ Options:
                              a dead token (default 15)
   --rate-limit N             requests a minute each API key may make (token bucket);
                              over it 429 with Retry-After; 0 no limit (default 180, the vendor's)
+  --rate-limit-burst N       requests a quiet key may make at once (default: the rate)
   --admin                    enable the /__emulator/* admin routes  (default off)
   --help                     print this help`;
 
 export type CliCommand = { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions };
 
-const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin', '--dashboard-refresh', '--rate-limit']);
+const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin', '--dashboard-refresh', '--rate-limit', '--rate-limit-burst']);
 const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
 
 function integer(flag: string, text: string, max: number, problems: string[]): number | undefined {
@@ -94,6 +95,11 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
 
   const rateLimit = single('--rate-limit');
   options.rateLimitPerMinute = rateLimit === undefined ? DEFAULT_CLI_RATE_LIMIT_PER_MINUTE : integer('--rate-limit', rateLimit, 1_000_000, problems);
+  const rateLimitBurst = single('--rate-limit-burst');
+  if (rateLimitBurst !== undefined) {
+    options.rateLimitBurst = integer('--rate-limit-burst', rateLimitBurst, 1_000_000, problems);
+    if (options.rateLimitBurst === 0 || options.rateLimitPerMinute === 0) problems.push('--rate-limit-burst must be at least 1, with a --rate-limit above 0');
+  }
 
   const keys = values.get('--api-key');
   if (keys) {

@@ -84,6 +84,23 @@ describe('rateLimitPerMinute', () => {
     expect((await callApi(emulator.app, 'GET', { body: group('a') })).status).toBe(200);
   });
 
+  it('rateLimitBurst sizes the bucket: the vendor minute compressed (60 a minute, burst 6)', async () => {
+    const { state, now } = clock();
+    const emulator = createEmulator({ rateLimitPerMinute: 60, rateLimitBurst: 6, now });
+    const statuses = async (count: number) => {
+      const list: number[] = [];
+      for (let i = 0; i < count; i++) list.push((await callApi(emulator.app, 'GET', { body: group('a') })).status);
+      return list.filter((status) => status === 200).length;
+    };
+    expect(await statuses(10)).toBe(6);
+    state.now += 2_000;
+    expect(await statuses(10)).toBe(2);
+    state.now += 3_600_000;
+    expect(await statuses(10)).toBe(6);
+    expect(() => createEmulator({ rateLimitBurst: 5 })).toThrow(/rateLimitBurst/);
+    expect(() => createEmulator({ rateLimitPerMinute: 60, rateLimitBurst: 0 })).toThrow(/rateLimitBurst/);
+  });
+
   it.each([-1, 1.5, Number.NaN, '10'])('refuses rateLimitPerMinute %s', (rateLimitPerMinute) => {
     expect(() => createEmulator({ rateLimitPerMinute: rateLimitPerMinute as number })).toThrow(/rateLimitPerMinute/);
   });

@@ -15,17 +15,17 @@ interface Bucket {
   updatedAt: number;
 }
 
-/** `perMinute` `0` turns the limit off. */
-export function apiKeyRateLimit(perMinute: number, now: () => number): ApiKeyRateLimit {
+/** `perMinute` `0` turns the limit off; `burst` is the bucket's size (default a minute's worth). */
+export function apiKeyRateLimit(perMinute: number, now: () => number, burst = perMinute): ApiKeyRateLimit {
   const buckets = new Map<string, Bucket>();
   const perMs = perMinute / 60_000;
   return {
     take(apiKey) {
       if (perMinute === 0) return undefined;
       const at = now();
-      const bucket = buckets.get(apiKey) ?? { tokens: perMinute, updatedAt: at };
+      const bucket = buckets.get(apiKey) ?? { tokens: burst, updatedAt: at };
       // A clock that steps back must not mint tokens, nor take any away.
-      bucket.tokens = Math.min(perMinute, bucket.tokens + Math.max(0, at - bucket.updatedAt) * perMs);
+      bucket.tokens = Math.min(burst, bucket.tokens + Math.max(0, at - bucket.updatedAt) * perMs);
       bucket.updatedAt = at;
       buckets.set(apiKey, bucket);
       if (bucket.tokens >= 1) {

@@ -29,6 +29,7 @@ export interface RedisKeys {
   group(groupKey: string): string;
   lock(name: string): string;
   hit(key: string): string;
+  budget(key: string): string;
 }
 
 /** A non-string from plain JavaScript would escape to the same `=` as the empty string. */
@@ -42,5 +43,6 @@ export function redisKeys(prefix: string): RedisKeys {
     group: (groupKey) => `${prefix}group:${part('groupKey', groupKey)}`,
     lock: (name) => `${prefix}lock:${part('lock name', name)}`,
     hit: (key) => `${prefix}hit:${part('hit key', key)}`,
+    budget: (key) => `${prefix}budget:${part('budget key', key)}`,
   };
 }

@@ -5,7 +5,8 @@ import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.j
 import { decodeEntry, encodeEntry } from './entry-codec.js';
 import { RedisStoreError } from './errors.js';
 import { redisKeys } from './keys.js';
-import { HIT_SCRIPT, RELEASE_LOCK_SCRIPT } from './scripts.js';
+import { BUDGET_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT } from './scripts.js';
+import type { BudgetDecision, BudgetRequest } from '../../budget/reservation.js';
 
 /** `ready`: commands go through; `connecting`: first connection in progress; `down`: lost, reconnecting in the background (or closed). */
 export type RedisStoreStatus = 'ready' | 'connecting' | 'down';
@@ -41,7 +42,7 @@ export interface RedisStoreOptions {
   client?: Redis | Cluster;
 }
 
-export type RedisStore = TokenStore & { readonly status: RedisStoreStatus };
+export type RedisStore = TokenStore & { readonly status: RedisStoreStatus; reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> };
 
 const DEFAULT_PREFIX = 'embed:';
 const MAX_PREFIX_LENGTH = 256;
@@ -269,6 +270,16 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         throw new RedisStoreError('unavailable', 'Redis store hit: unexpected reply');
       }
       return { count: reply[0], resetInMs: reply[1] };
+    },
+
+    async reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> {
+      const redisKey = keys.budget(key);
+      const args = [request.intervalMs, request.burstMs, request.maxLatenessMs, request.pauseMs ?? -1, 60_000];
+      const reply = await run('reserveBudget', () => client.eval(BUDGET_SCRIPT, 1, redisKey, ...args));
+      if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') {
+        throw new RedisStoreError('unavailable', 'Redis store reserveBudget: unexpected reply');
+      }
+      return reply[0] === 1 ? { admitted: true, waitMs: reply[1] } : { admitted: false, retryAfterMs: reply[1] };
     },
 
     async ping(): Promise<void> {

@@ -31,3 +31,34 @@ if ttl < 0 then
 end
 return {count, ttl}
 `;
+
+/**
+ * KEYS[1] the budget's `tat` (ms), ARGV: intervalMs, burstMs, maxLatenessMs, pauseMs (`-1` for
+ * none), ttlMs (kept this long after `tat`). The same steps as `reserve` in budget/reservation.ts, on Redis's clock (`TIME`),
+ * so BFF processes whose clocks disagree still share one budget. Returns { admitted 1|0, ms }:
+ * the wait when admitted, else the ms until a call would be.
+ */
+export const BUDGET_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local maxLateness = tonumber(ARGV[3])
+local pause = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+local stored = redis.pcall('GET', KEYS[1])
+local tat = tonumber(type(stored) == 'string' and stored or '') or 0
+local from = math.max(tat, now)
+if pause >= 0 then
+  local paused = math.max(from, now + pause + burst - interval)
+  redis.call('SET', KEYS[1], string.format('%.3f', paused), 'PX', math.ceil(paused - now + ttl))
+  return {0, pause}
+end
+local nextTat = from + interval
+local lateness = nextTat - burst - now
+if lateness > maxLateness then
+  return {0, math.max(1, math.ceil(lateness - math.max(0, maxLateness)))}
+end
+redis.call('SET', KEYS[1], string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now + ttl))
+return {1, math.max(0, math.ceil(lateness))}
+`;

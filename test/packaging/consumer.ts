@@ -10,6 +10,7 @@ import { cp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/ports.js';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -172,4 +173,19 @@ export async function copyIntoConsumer(consumerDir: string, from: string, to: st
     filter: (source) => !/[/\\](node_modules|\.next|dist|package-lock\.json)$/.test(source),
   });
   return target;
+}
+
+/**
+ * Starts `vite` (dev) in an app of the consumer project on a free port; ready once
+ * `@embedded-dashboard/vite` prints its BFF line. Returns the server and its base URL.
+ */
+export async function startViteDev(consumerDir: string, app: string): Promise<{ vite: ServerProcess; base: string }> {
+  const port = await freePort();
+  const vite = await startServer(join(consumerDir, 'node_modules/.bin/vite'), ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+    cwd: app,
+    env: { NO_COLOR: '1' },
+    readyText: 'embedded-dashboard: BFF at ',
+    timeoutMs: 60_000,
+  });
+  return { vite, base: `http://127.0.0.1:${port}` };
 }

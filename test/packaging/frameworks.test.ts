@@ -10,9 +10,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/ports.js';
 import { chromium, collectPageErrors, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
-import { copyIntoConsumer, REPOSITORY_ROOT, run, runOk, startServer, type ServerProcess } from './consumer.js';
+import { copyIntoConsumer, REPOSITORY_ROOT, run, runOk, startViteDev, type ServerProcess } from './consumer.js';
 
 const consumerDir = inject('consumerDir');
 const bin = (name: string) => join(consumerDir, 'node_modules/.bin', name);
@@ -49,14 +48,7 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
   beforeAll(async () => {
     app = await copyIntoConsumer(consumerDir, 'test/packaging/fixtures/frameworks-app', 'apps/frameworks');
     await runOk(bin('ngc'), ['-p', 'tsconfig.angular.json'], { cwd: app });
-    const port = await freePort();
-    vite = await startServer(bin('vite'), ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
-      cwd: app,
-      env: { NO_COLOR: '1' },
-      readyText: 'embedded-dashboard: BFF at ',
-      timeoutMs: 60_000,
-    });
-    base = `http://127.0.0.1:${port}`;
+    ({ vite, base } = await startViteDev(consumerDir, app));
     browser = await openChromium();
   });
   afterAll(async () => {

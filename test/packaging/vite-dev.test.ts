@@ -6,9 +6,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/ports.js';
 import { chromium, collectPageErrors, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
-import { copyIntoConsumer, startServer, type ServerProcess } from './consumer.js';
+import { copyIntoConsumer, startViteDev, type ServerProcess } from './consumer.js';
 
 const consumerDir = inject('consumerDir');
 
@@ -20,14 +19,7 @@ describe.skipIf(!chromium.available)('vite dev with embeddedDashboard(), from th
 
   beforeAll(async () => {
     app = await copyIntoConsumer(consumerDir, 'test/packaging/fixtures/vite-app', 'apps/vite-app');
-    const port = await freePort();
-    vite = await startServer(join(consumerDir, 'node_modules/.bin/vite'), ['--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
-      cwd: app,
-      env: { NO_COLOR: '1' },
-      readyText: 'embedded-dashboard: BFF at ',
-      timeoutMs: 60_000,
-    });
-    base = vite.url.replace(/\/embed,.*$/, '');
+    ({ vite, base } = await startViteDev(consumerDir, app));
     browser = await openChromium();
   });
   afterAll(async () => {

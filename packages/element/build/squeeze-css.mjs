@@ -8,13 +8,15 @@
  * @returns {string}
  */
 export function squeezeCssTemplates(code) {
-  return code.replace(/\b(css\s*|unsafeCSS\(\s*)`([^`]*)`/g, (_, tag, text) => {
+  // The css tag or an unsafeCSS call, in code: a name after a backtick or a word character (as
+  // in a comment that says `css` tag) is not one.
+  return code.replace(/(?<![`\w.$])(css\s*|unsafeCSS\(\s*)`([^`$\\]*)`/g, (_, opener, text) => {
     const squeezed = text
       .replace(/\/\*[^]*?\*\//g, '')
       .replace(/\s+/g, ' ')
       .replace(/ ?([{}:;,>]) ?/g, '$1')
       .replace(/;}/g, '}');
-    return `${tag}\`${squeezed.trim()}\``;
+    return `${opener.replace(/\s+/g, '')}\`${squeezed.trim()}\``;
   });
 }
 

@@ -38,6 +38,9 @@ export function startBff(options: BffOptions): Promise<BenchProcess> {
       EMBED_ALLOWED_ORIGINS: SESSION.origin,
       EMBED_EXPECT_ENVIRONMENT: 'Customer',
       EMBED_REDIS_URL: options.redisUrl,
+      // The rows that measure the BFF itself run without the vendor budget (as their emulator runs
+      // without the vendor's limit); the fleet row sets both.
+      EMBED_UPSTREAM_RATE: '0',
       ...options.env,
     },
   });

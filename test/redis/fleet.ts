@@ -67,6 +67,8 @@ export async function startFleetOn<R>(redis: R, redisEnv: Record<string, string>
       EMBED_API_TOKEN: 'dev-customer-key',
       EMBED_SESSION_SECRET: SESSION_SECRET,
       EMBED_ALLOWED_ORIGINS: APP_ORIGIN,
+      // As the emulator's limit: off unless a test is about the vendor budget.
+      EMBED_UPSTREAM_RATE: '0',
       ...options.bffEnv,
     };
     const count = Math.max(2, options.bffCount ?? 2);

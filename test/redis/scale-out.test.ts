@@ -98,6 +98,21 @@ describe.skipIf(!tool.available)('two BFF processes sharing one Redis', { timeou
     expect(tokens.size).toBe(orgs.length);
   });
 
+  it('while Redis is down, ten requests for one customer through each process cost at most one sync per process', async () => {
+    const session = await sessionFor('outage-org');
+    const before = await emulatorStats(fleet.emulator);
+    const answers: TokenAnswer[] = [];
+    for (let i = 0; i < 10; i++) answers.push(...(await Promise.all(fleet.bffs.map((bff) => requestToken(bff, session)))));
+    const after = await emulatorStats(fleet.emulator);
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(new Set(answers.map((a) => a.token)).size).toBe(1);
+    // Each process syncs once: get-or-create, plus one update in the process that finds the group
+    // already created (it cannot know the vendor's copy matches its session). Without the local
+    // cache it was 20 get-or-creates and up to 19 updates.
+    expect(after.getOrCreate - before.getOrCreate).toBeLessThanOrEqual(2);
+    expect(after.update - before.update).toBeLessThanOrEqual(1);
+  });
+
   it('shares again once Redis is back: a new burst calls the vendor once per customer', async () => {
     await fleet.redis.start();
     await waitUntilReady(fleet);

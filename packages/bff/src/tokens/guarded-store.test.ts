@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createBffMetrics } from '../observability/metrics.js';
-import { captureLogs } from '../testing/fixtures.js';
+import { createBffApp } from '../app.js';
+import { groupEntry } from '../testing/group-entry.js';
+import { call, captureLogs, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
 import { GuardedStore } from './guarded-store.js';
@@ -20,5 +22,52 @@ describe('GuardedStore', () => {
     const store = new GuardedStore(hanging, captureLogs().logger, createBffMetrics(), 50, Date.now);
     const lock = await store.tryLock('sync:acme', 10_000);
     await expect(lock!.release()).resolves.toBeUndefined();
+  });
+});
+
+describe('GuardedStore while the store is down', () => {
+  const failing = (state: { down: boolean }): TokenStore => {
+    const inner = createMemoryStore();
+    const guard = <T>(call: () => Promise<T>) => (state.down ? Promise.reject(new Error('store unreachable')) : call());
+    return {
+      get: (key) => guard(() => inner.get(key)),
+      set: (key, entry, ttl) => guard(() => inner.set(key, entry, ttl)),
+      delete: (key) => guard(() => inner.delete(key)),
+      hit: (key, windowMs) => guard(() => inner.hit(key, windowMs)),
+      ping: () => guard(() => inner.ping()),
+      close: () => inner.close(),
+      tryLock: (name, ttl) => guard(() => inner.tryLock(name, ttl)),
+    };
+  };
+
+  it('keeps entries in a bounded cache of its own, and forgets them once the store answers again', async () => {
+    const state = { down: true };
+    const store = new GuardedStore(failing(state), captureLogs().logger, createBffMetrics(), 1_000, Date.now);
+    await store.set('acme', groupEntry('tok-local'), 60_000);
+    expect(await store.get('acme')).toEqual(groupEntry('tok-local'));
+    state.down = false;
+    expect(await store.get('acme')).toBeUndefined();
+    state.down = true;
+    // The old local entry is gone: another process may have rotated the token meanwhile.
+    expect(await store.get('acme')).toBeUndefined();
+  });
+
+  it('costs one vendor call per group per process for a burst of requests while the store is down', async () => {
+    const upstream = new FakeUpstream();
+    const app = createBffApp({
+      upstream,
+      session: { secret: SESSION_SECRET },
+      logger: captureLogs().logger,
+      rateLimit: false,
+      expectEnvironment: 'Customer',
+      store: failing({ down: true }),
+    });
+    const jwt = await session();
+    const answers = [];
+    for (let i = 0; i < 10; i++) answers.push(await call(app, '/embed/token', tokenRequest(jwt)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => (a.body as { token: string }).token)).size).toBe(1);
+    // One get-or-create, and the one update that learns the account's environment.
+    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 1, rotate: 0 });
   });
 });

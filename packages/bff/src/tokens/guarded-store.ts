@@ -8,19 +8,26 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 
 const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
+/** The fallback cache's bounds: entries are a few hundred bytes, so about a few MB at most. */
+const FALLBACK_LIMITS = { maxEntries: 10_000, maxCounters: 10_000 };
 
 /**
  * The store as the token service sees it: a failing store (Redis down) never fails a request.
- * Reads miss, writes are dropped, locks are granted (in-process single-flight still holds) and
- * rate limits fall back to this process's memory; each failure is counted and the first of a
- * run is logged, so the BFF degrades to calling the vendor directly.
+ * Entries, rate limits and the vendor budget fall back to a bounded cache in this process's
+ * memory (so an outage costs at most one vendor call per group per process, counted against a
+ * local budget), locks are granted (in-process single-flight still holds); each failure is
+ * counted and the first of a run is logged. The fallback cache is used only while the store
+ * fails and is forgotten when it recovers: the shared store is the truth again (a rotation made
+ * meanwhile by another process must not be shadowed by an old local entry).
  *
  * A store with the synchronous capability (`peek` and `hitNow`: this process's memory) is read
  * and counted without a promise, which is the BFF's hot path, and runs without a deadline.
  */
 export class GuardedStore {
   readonly #store: TokenStore;
-  readonly #local = new MemoryTokenStore({ maxEntries: 1, maxCounters: 10_000 });
+  #local: MemoryTokenStore;
+  /** This process's budget when the store keeps none (never reset: it is the only budget then). */
+  readonly #ownBudget = new MemoryTokenStore({ maxEntries: 1, maxCounters: 1 });
   readonly #logger: BffLogger;
   readonly #metrics: BffMetrics;
   readonly #timeoutMs: number | undefined;
@@ -34,6 +41,7 @@ export class GuardedStore {
     this.#logger = logger;
     this.#metrics = metrics;
     this.#now = now;
+    this.#local = new MemoryTokenStore(FALLBACK_LIMITS);
     this.#sync = typeof store.peek === 'function' && typeof store.hitNow === 'function';
     // In-process memory cannot hang; only a remote store needs a deadline (and its timer).
     this.#timeoutMs = this.#sync ? undefined : timeoutMs;
@@ -52,6 +60,7 @@ export class GuardedStore {
           this.#failing = false;
           this.#metrics.storeDegraded.set(0);
           this.#logger.info('store recovered', { op });
+          this.#local = new MemoryTokenStore(FALLBACK_LIMITS);
         }
         return value;
       },
@@ -72,7 +81,7 @@ export class GuardedStore {
     }
   }
 
-  /** The entry under `key`: at once from a synchronous store, else a promise. A failing store reads as a miss. */
+  /** The entry under `key`: at once from a synchronous store, else a promise. A failing store reads from the fallback cache. */
   get(key: string): MaybePromise<GroupEntry | undefined> {
     if (this.#sync) {
       try {
@@ -82,11 +91,11 @@ export class GuardedStore {
         return undefined;
       }
     }
-    return this.#run('get', () => this.#store.get(key), () => undefined);
+    return this.#run('get', () => this.#store.get(key), () => this.#local.peek(key));
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run('set', () => this.#store.set(key, entry, ttlMs), () => undefined);
+    return this.#run('set', () => this.#store.set(key, entry, ttlMs), () => this.#local.set(key, entry, ttlMs));
   }
 
   tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
@@ -123,7 +132,7 @@ export class GuardedStore {
    */
   reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> {
     const store = this.#store;
-    if (store.reserveBudget === undefined) return this.#local.reserveBudget(key, request);
+    if (store.reserveBudget === undefined) return this.#ownBudget.reserveBudget(key, request);
     if (this.#sync) return store.reserveBudget(key, request);
     return this.#run('reserveBudget', () => store.reserveBudget!(key, request), () => this.#local.reserveBudget(key, request));
   }

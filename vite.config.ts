@@ -10,6 +10,7 @@ const packageSource = (name: string, entry = 'index.ts') =>
  */
 const alias = [
   { find: /^@embedded-dashboard\/bff\/redis$/, replacement: packageSource('bff', 'store/redis/index.ts') },
+  { find: /^@embedded-dashboard\/element\/explo$/, replacement: packageSource('element', 'explo.ts') },
   { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element|react|vite)$/, replacement: packageSource('$1') },
 ];
 

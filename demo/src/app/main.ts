@@ -1,4 +1,5 @@
 import '@embedded-dashboard/element';
+import '@embedded-dashboard/element/explo';
 import type { EmbeddedDashboard, EmbeddedDashboardEventMap } from '@embedded-dashboard/element';
 import { DEMO_DASHBOARDS } from '../../shared/dashboards.js';
 import { demoApi, SignedOutError } from './api.js';
@@ -60,9 +61,18 @@ async function main(): Promise<void> {
   const asked = new URLSearchParams(location.search).get('dashboard');
   const dashboard = DEMO_DASHBOARDS.find((d) => d.id === asked)?.id ?? DEMO_DASHBOARDS[0].id;
 
+  // ?protocol=explo: the vendor's documented embed (token in the URL, swapped in a hidden frame on
+  // rotation) on the emulator's /iframe/{dashboard}/{token}/{environment}; otherwise our own protocol.
+  const explo = new URLSearchParams(location.search).get('protocol') === 'explo';
+  byId('frame-protocol').textContent = explo ? 'explo (the vendor’s embed: token in the URL)' : 'message (token by postMessage)';
+  byId<HTMLAnchorElement>('other-protocol').href = explo ? '?protocol=message' : '?protocol=explo';
   const element = document.createElement('embedded-dashboard');
   element.setAttribute('dashboard', dashboard);
-  element.setAttribute('src-template', session.srcTemplate);
+  if (explo) {
+    element.setAttribute('protocol', 'explo');
+    element.setAttribute('environment', 'production');
+  }
+  element.setAttribute('src-template', explo ? session.srcTemplate.replace('/iframe/{dashboard}', '/iframe/{dashboard}/{token}/{environment}') : session.srcTemplate);
   element.setAttribute('token-url', session.tokenUrl);
   element.setAttribute('label', `${customer.name} analytics`);
   if (session.refreshMarginSeconds !== null) element.setAttribute('refresh-margin', String(session.refreshMarginSeconds));

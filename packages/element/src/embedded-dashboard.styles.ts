@@ -1,6 +1,6 @@
 import { unsafeCSS } from 'lit';
 
-// One static string: `unsafeCSS` over the `css` tag keeps the tag's interpolation checks (and
+// One static string: unsafeCSS instead of the css tag keeps the tag's interpolation checks (and
 // their long error text) out of the 10 KB bundle. Nothing is interpolated, so nothing is unsafe.
 export const styles = unsafeCSS(`
   :host {

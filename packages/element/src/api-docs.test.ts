@@ -29,7 +29,10 @@ const all = (text: string, pattern: RegExp) => [...new Set([...text.matchAll(pat
 
 // What the code really has, read from the code itself rather than from its JSDoc.
 const code = {
-  attributes: all(source, /attribute: '([a-z-]+)'/g).concat(all(source, /^ {4}(\w+): \{\s*(?:reflect: true\s*)?\},?$/gm)),
+  attributes: all(source, /attribute: '([a-z-]+)'/g)
+    .concat(all(source, /^ {4}(\w+): \{\s*(?:reflect: true\s*)?\},?$/gm))
+    // Read at render time only, passed through to the iframe.
+    .concat(all(source, /getAttribute\('([a-z-]+)'\)/g)),
   events: all(source, /emit\(this, '([a-z-]+)'/g),
   parts: all(source, /part="([a-z-]+)"/g),
   slots: all(source, /<slot name="([a-z-]+)"/g),

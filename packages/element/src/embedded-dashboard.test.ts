@@ -47,7 +47,7 @@ describe('<embedded-dashboard>', () => {
     expect(frame.getAttribute('src')).toBe('https://dash.example.com/iframe/sales?env=Customer');
     const status = el.shadowRoot!.querySelector('[part="status"]')!;
     expect(status.getAttribute('role')).toBe('status');
-    expect(status.getAttribute('aria-live')).toBe('polite');
+    // role=status is a polite live region by definition (WAI-ARIA), no aria-live needed.
     expect(status.textContent).toContain('Loading');
     expect(el.shadowRoot!.querySelector('[part="base"]')!.classList.contains('reserve')).toBe(true);
     expect(el.shadowRoot!.querySelector('slot[name="loading"]')).not.toBeNull();

@@ -12,16 +12,9 @@ import { parseVariables } from './frame/parse-variables.js';
 import type { FrameProtocol } from './protocol/frame-protocol.js';
 import { messageProtocol } from './protocol/message-protocol.js';
 import { DashboardState } from './state.js';
+import { en, type DashboardStrings } from './strings/strings.js';
 import { TokenRequestError, type TokenReason } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
-
-const STATUS_TEXT: Record<DashboardState, string> = {
-  loading: 'Loading dashboard…',
-  ready: 'Dashboard ready',
-  refreshing: 'Dashboard ready',
-  error: 'The dashboard could not be loaded.',
-  unauthenticated: 'Your session has ended. Sign in again.',
-};
 
 /**
  * The frame protocols the element knows, by `protocol` attribute value. `message` is built in;
@@ -53,6 +46,9 @@ const emit = <K extends keyof EmbeddedDashboardEventMap>(
  * @event {DashboardErrorEvent} dashboard-error - Invalid attributes or a failed token request: `{ code, message, retryable }`.
  * @event {DashboardResizeEvent} dashboard-resize - The dashboard reported a new height: `{ height }`.
  * @event {DashboardVariableChangeEvent} dashboard-variable-change - The viewer changed a variable: `{ name, value }`.
+ *
+ * @attr sandbox - The iframe's `sandbox` tokens; unset = no sandbox. The dashboard needs at least `allow-scripts allow-same-origin` (without the latter its messages come from origin `null` and are ignored). Read when a frame is rendered: set it in the markup.
+ * @attr loading - The iframe's `loading`: `lazy` defers the dashboard until it nears the viewport; unset = the browser's default (`eager`).
  *
  * @csspart base - The wrapper around the frame and the overlays.
  * @csspart frame - The dashboard `<iframe>`.
@@ -87,6 +83,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     withCredentials: { attribute: 'with-credentials', type: Boolean },
     state: {},
     fetchToken: { attribute: false },
+    strings: { attribute: false },
   };
   static override styles = styles;
 
@@ -120,10 +117,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   declare state: DashboardState;
   /** Gets tokens another way than POSTing `token-url`. Must resolve to a `TokenResponse`. */
   declare fetchToken?: FetchToken;
+  /** Texts shown and announced, replacing the English ones given (e.g. `de` from `@embedded-dashboard/element/strings`). */
+  declare strings?: DashboardStrings;
 
   /** @internal Why the attributes are unusable, when they are. */
   problem?: string;
-  private readonly tokens = new TokenController(this);
+  readonly #tokens = new TokenController(this);
   /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
   #srcs: (string | undefined)[] = [];
   #cur = 0;
@@ -132,12 +131,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
   #adapter: FrameProtocol = messageProtocol;
-  private origin = '';
-  private srcKey?: string;
-  private vars: DashboardVariables = {};
-  private frameReady = false;
-  private loaded = false;
-  private height?: number;
+  #origin = '';
+  #srcKey?: string;
+  #vars: DashboardVariables = {};
+  #frameReady = false;
+  #loaded = false;
+  #height?: number;
 
   constructor() {
     super();
@@ -150,12 +149,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    addEventListener('message', this.onMessage);
+    addEventListener('message', this.#onMessage);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    removeEventListener('message', this.onMessage);
+    removeEventListener('message', this.#onMessage);
     this.#dropSwap();
   }
 
@@ -169,29 +168,29 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('tokenUrl') && changed.get('tokenUrl') !== undefined) this.tokens.reset();
+    if (changed.has('tokenUrl') && changed.get('tokenUrl') !== undefined) this.#tokens.reset();
     let problem: string | undefined;
     try {
-      this.vars = parseVariables(this.variables);
+      this.#vars = parseVariables(this.variables);
       if (!this.dashboard) throw new Error('dashboard is required');
       // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
       const adapter = (this.#adapter = FRAME_PROTOCOLS[this.protocol]!);
       const cur = this.#cur;
-      const token = this.tokens.token;
+      const token = this.#tokens.token;
       const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}\n${this.protocol}`;
-      const url = () => adapter.src(this.srcTemplate, { dashboard: this.dashboard!, environment: this.environment, token }, this.vars);
+      const url = () => adapter.src(this.srcTemplate, { dashboard: this.dashboard!, environment: this.environment, token }, this.#vars);
       // The src changes with the dashboard, template, environment or protocol; a new token changes
       // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
-      if (key !== this.srcKey || !this.#srcs[cur] || (adapter.swap && token !== this.#srcToken && !this.loaded)) {
+      if (key !== this.#srcKey || !this.#srcs[cur] || (adapter.swap && token !== this.#srcToken && !this.#loaded)) {
         const next = url();
         this.#dropSwap();
-        this.srcKey = key;
+        this.#srcKey = key;
         this.#srcs[cur] = next?.href;
         this.#srcToken = token;
-        this.origin = next?.origin ?? '';
-        this.frameReady = this.loaded = false;
+        this.#origin = next?.origin ?? '';
+        this.#frameReady = this.#loaded = false;
       } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
         this.#dropSwap();
         this.#srcs[cur ^ 1] = url()?.href;
@@ -199,7 +198,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         this.#swapTimer = setTimeout(() => {
           this.#dropSwap();
           this.requestUpdate();
-          this.tokens.fail(new TokenRequestError('timeout', STATUS_TEXT.error, true));
+          this.#tokens.fail(new TokenRequestError('timeout', en.error, true));
         }, FRAME_SWAP_TIMEOUT_MS);
       }
     } catch (error) {
@@ -210,11 +209,11 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     if (problem !== this.problem && (this.problem = problem)) {
       emit(this, 'dashboard-error', { code: 'invalid_attribute', message: problem, retryable: false });
     }
-    this.tokens.resume();
-    const status = this.tokens.status;
+    this.#tokens.resume();
+    const status = this.#tokens.status;
     this.state = problem
       ? DashboardState.error
-      : !this.loaded && (status === DashboardState.ready || status === DashboardState.refreshing)
+      : !this.#loaded && (status === DashboardState.ready || status === DashboardState.refreshing)
         ? DashboardState.loading
         : status;
   }
@@ -223,14 +222,15 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     // Until the first token answer the element keeps exactly its server-rendered attributes:
     // React (and other frameworks) compare them when they hydrate, and an added one is a mismatch.
     if (changed.has('state') && (this.state !== DashboardState.loading || this.hasAttribute('state'))) this.setAttribute('state', this.state);
-    if (changed.has('variables') && this.loaded) this.sendVariables();
+    if (changed.has('variables') && this.#loaded) this.#sendVariables();
   }
 
   protected override render(): TemplateResult {
     const state = this.state;
     const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
-    const message = this.problem || (state === DashboardState.error && this.tokens.error?.message) || STATUS_TEXT[state];
-    const height = !this.noAutoResize && this.height;
+    const text = this.strings ?? en;
+    const message = this.problem || text[state];
+    const height = !this.noAutoResize && this.#height;
     const srcs = this.#srcs;
     const cur = this.#cur;
     // Each slot keeps its own place in the DOM: moving an iframe would reload it.
@@ -242,23 +242,25 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
             title=${this.label || this.dashboard || 'Dashboard'}
             src=${srcs[slot] ?? nothing}
             ?hidden=${!srcs[slot]}
-            class=${slot !== cur ? 'pending next' : this.loaded ? '' : 'pending'}
+            class=${slot !== cur ? 'pending next' : this.#loaded ? '' : 'pending'}
             style=${height ? `height:${height}px` : ''}
             allow="fullscreen"
             referrerpolicy="strict-origin"
+            sandbox=${this.getAttribute('sandbox') ?? nothing}
+            loading=${this.getAttribute('loading') ?? nothing}
           ></iframe>`
         : nothing;
-    return html`<div part="base" class=${this.loaded ? '' : 'reserve'}>
+    return html`<div part="base" class=${this.#loaded ? '' : 'reserve'}>
       ${frame(0)}${frame(1)}
       ${state === DashboardState.loading
         ? html`<slot name="loading" class="overlay skeleton"></slot>`
         : failed
           ? html`<slot name="error" class="overlay"
               ><p>${message}</p>
-              <button type="button" @click=${() => this.retry()}>Retry</button></slot
+              <button type="button" @click=${() => this.retry()}>${text.retry}</button></slot
             >`
           : nothing}
-      <div part="status" role="status" aria-live="polite">${message}</div>
+      <div part="status" role="status">${message}</div>
     </div>`;
   }
 
@@ -267,12 +269,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
    * `error` slot of your own (e.g. after the user signed in again in another tab).
    */
   retry(): void {
-    this.tokens.retry();
+    this.#tokens.retry();
   }
 
   /** @internal Called by the token controller with every token obtained. */
   tokenChanged(response: TokenResponse, reason: TokenReason): void {
-    this.sendToken();
+    this.#sendToken();
     emit(this, 'dashboard-token', { reason, expiresAt: response.expiresAt });
   }
 
@@ -281,33 +283,33 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     emit(this, 'dashboard-error', { code, message, retryable });
   }
 
-  private post(message: object | undefined): void {
+  #post(message: object | undefined): void {
     // Only the origin of our own src may read it: never '*'.
-    if (message) this.#win(this.#cur)?.postMessage(message, this.origin);
+    if (message) this.#win(this.#cur)?.postMessage(message, this.#origin);
   }
 
-  private sendToken(): void {
-    const token = this.tokens.token;
-    if (this.frameReady && token) this.post(this.#adapter.token?.(token));
+  #sendToken(): void {
+    const token = this.#tokens.token;
+    if (this.#frameReady && token) this.#post(this.#adapter.token?.(token));
   }
 
-  private sendVariables(): void {
-    this.post(this.#adapter.variables(this.vars));
+  #sendVariables(): void {
+    this.#post(this.#adapter.variables(this.#vars));
   }
 
-  private resize(height: number): void {
+  #resize(height: number): void {
     if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
     height = Math.ceil(height);
-    if (height !== this.height) {
-      this.height = height;
+    if (height !== this.#height) {
+      this.#height = height;
       this.requestUpdate();
       emit(this, 'dashboard-resize', { height });
     }
   }
 
-  private onMessage = (event: MessageEvent): void => {
+  #onMessage = (event: MessageEvent): void => {
     const cur = this.#cur;
-    const origin = this.origin;
+    const origin = this.#origin;
     if (!event.source || event.origin !== origin) return;
     const message = this.#adapter.parse(event.data);
     if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
@@ -320,25 +322,25 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     } else if (event.source !== this.#win(cur)) return;
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
-        this.frameReady = true;
-        this.sendToken();
+        this.#frameReady = true;
+        this.#sendToken();
         break;
       case DashboardEvent.loaded:
-        this.frameReady = this.loaded = true;
-        this.resize(message.detail.dashboardHeight);
+        this.#frameReady = this.#loaded = true;
+        this.#resize(message.detail.dashboardHeight);
         this.requestUpdate();
         emit(this, 'dashboard-load', {
           dashboardId: message.detail.dashboardId,
-          height: this.height ?? 0,
+          height: this.#height ?? 0,
           loadTime: message.detail.loadTime,
         });
-        if (this.variables) this.sendVariables();
+        if (this.variables) this.#sendVariables();
         break;
       case DashboardEvent.resized:
-        this.resize(message.detail.dashboardHeight);
+        this.#resize(message.detail.dashboardHeight);
         break;
       case DashboardEvent.tokenExpired:
-        this.tokens.rotate();
+        this.#tokens.rotate();
         break;
       case DashboardEvent.variableUpdated:
         emit(this, 'dashboard-variable-change', { name: message.detail.varName, value: message.detail.newValue });

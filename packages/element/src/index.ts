@@ -6,6 +6,7 @@ export { DashboardState } from './state.js';
 export { TokenRequestError } from './token/request-token.js';
 export type { TokenReason } from './token/request-token.js';
 export type { FetchToken } from './token/token-controller.js';
+export type { DashboardStrings } from './strings/strings.js';
 export type {
   DashboardLoadEvent,
   DashboardTokenEvent,

@@ -45,18 +45,21 @@ export class TokenController implements ReactiveController {
   status: DashboardState = DashboardState.loading;
   error?: TokenRequestError | undefined;
   token?: string | undefined;
-  private last?: TokenResponse;
+  #last?: TokenResponse;
   /** Local epoch ms at which a refresh is due. */
-  private due = Infinity;
-  private retries = 0;
-  private reason: TokenReason = 'initial';
-  private timer?: ReturnType<typeof setTimeout> | undefined;
-  private run?: AbortController | undefined;
-  private channel?: BroadcastChannel | undefined;
-  private url = '';
-  private on = false;
+  #due = Infinity;
+  #retries = 0;
+  #reason: TokenReason = 'initial';
+  #timer?: ReturnType<typeof setTimeout> | undefined;
+  #run?: AbortController | undefined;
+  #channel?: BroadcastChannel | undefined;
+  #url = '';
+  #on = false;
 
-  constructor(private readonly host: TokenHost) {
+  readonly #host: TokenHost;
+
+  constructor(host: TokenHost) {
+    this.#host = host;
     host.addController(this);
   }
 
@@ -64,20 +67,20 @@ export class TokenController implements ReactiveController {
     // A first token the server rendered into the page (a JSON script child): read before the
     // first start only (`url` is set by it), on the clock of navigation start (it came with the
     // page), and only while it is not due yet.
-    if (!this.url) {
+    if (!this.#url) {
       try {
-        const first: unknown = JSON.parse(this.host.querySelector('script[type="application/json"]')!.text);
+        const first: unknown = JSON.parse(this.#host.querySelector('script[type="application/json"]')!.text);
         const at = performance.timeOrigin;
         // The same due time as `accept` works out (a null expiresAt is never due).
-        if (isTokenResponse(first) && (first.expiresAt ?? Infinity) - this.host.refreshMargin * 1000 - first.serverTime + at > Date.now()) {
-          this.accept(first, 'initial', false, at);
+        if (isTokenResponse(first) && (first.expiresAt ?? Infinity) - this.#host.refreshMargin * 1000 - first.serverTime + at > Date.now()) {
+          this.#accept(first, 'initial', false, at);
         }
       } catch {
         // None, or not JSON: the first token is fetched as usual.
       }
     }
     // The element's attributes are validated in its first update; start after it.
-    this.host.requestUpdate();
+    this.#host.requestUpdate();
   }
 
   /**
@@ -87,115 +90,115 @@ export class TokenController implements ReactiveController {
    */
   resume(): void {
     // Lit still runs an update that was pending when the element was removed: do not restart then.
-    if (!this.on && !this.host.problem && this.host.isConnected) this.start();
+    if (!this.#on && !this.#host.problem && this.#host.isConnected) this.#start();
   }
 
   hostDisconnected(): void {
-    this.stop();
+    this.#stop();
   }
 
   /** Fetches now, forgetting past failures (the retry button). */
   retry(): void {
-    this.retries = 0;
-    if (this.on) this.fetch(this.token ? 'refresh' : 'initial');
+    this.#retries = 0;
+    if (this.#on) this.#fetch(this.token ? 'refresh' : 'initial');
   }
 
   /** The dashboard says its token is dead: rotate it, unless a request is already on its way. */
   rotate(): void {
-    if (this.on && !this.run) this.fetch('rotate');
+    if (this.#on && !this.#run) this.#fetch('rotate');
   }
 
   /** Forgets the token and starts over, e.g. after `token-url` changed. */
   reset(): void {
-    this.stop();
-    this.token = this.last = undefined;
-    this.due = Infinity;
-    this.host.requestUpdate();
+    this.#stop();
+    this.token = this.#last = undefined;
+    this.#due = Infinity;
+    this.#host.requestUpdate();
   }
 
-  private start(): void {
-    this.on = true;
-    this.url = new URL(this.host.tokenUrl, document.baseURI).href;
-    addEventListener('online', this.wake);
-    document.addEventListener('visibilitychange', this.wake);
+  #start(): void {
+    this.#on = true;
+    this.#url = new URL(this.#host.tokenUrl, document.baseURI).href;
+    addEventListener('online', this.#wake);
+    document.addEventListener('visibilitychange', this.#wake);
     if (typeof BroadcastChannel === 'function') {
-      this.channel = new BroadcastChannel(`embedded-dashboard:${this.url}`);
-      this.channel.onmessage = this.adopt;
+      this.#channel = new BroadcastChannel(`embedded-dashboard:${this.#url}`);
+      this.#channel.onmessage = this.#adopt;
     }
-    if (!this.token) this.fetch('initial');
-    else if (this.error) this.fetch(this.reason);
-    else this.schedule(this.due - Date.now(), 'refresh');
+    if (!this.token) this.#fetch('initial');
+    else if (this.error) this.#fetch(this.#reason);
+    else this.#schedule(this.#due - Date.now(), 'refresh');
   }
 
-  private stop(): void {
-    this.on = false;
-    clearTimeout(this.timer);
-    this.run?.abort();
-    this.run = undefined;
-    removeEventListener('online', this.wake);
-    document.removeEventListener('visibilitychange', this.wake);
-    this.channel?.close();
-    this.channel = undefined;
+  #stop(): void {
+    this.#on = false;
+    clearTimeout(this.#timer);
+    this.#run?.abort();
+    this.#run = undefined;
+    removeEventListener('online', this.#wake);
+    document.removeEventListener('visibilitychange', this.#wake);
+    this.#channel?.close();
+    this.#channel = undefined;
   }
 
-  private schedule(delay: number, reason: TokenReason): void {
-    clearTimeout(this.timer);
-    if (delay < Infinity) this.timer = setTimeout(() => this.fetch(reason), Math.min(delay, MAX_TIMER_MS));
+  #schedule(delay: number, reason: TokenReason): void {
+    clearTimeout(this.#timer);
+    if (delay < Infinity) this.#timer = setTimeout(() => this.#fetch(reason), Math.min(delay, MAX_TIMER_MS));
   }
 
-  private set(status: DashboardState): void {
+  #set(status: DashboardState): void {
     if (status !== this.status) {
       this.status = status;
-      this.host.requestUpdate();
+      this.#host.requestUpdate();
     }
   }
 
-  private async fetch(reason: TokenReason): Promise<void> {
-    clearTimeout(this.timer);
-    this.run?.abort();
-    const run = (this.run = new AbortController());
-    this.reason = reason;
-    this.set(this.token ? DashboardState.refreshing : DashboardState.loading);
-    const { fetchToken, withCredentials } = this.host;
+  async #fetch(reason: TokenReason): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#run?.abort();
+    const run = (this.#run = new AbortController());
+    this.#reason = reason;
+    this.#set(this.token ? DashboardState.refreshing : DashboardState.loading);
+    const { fetchToken, withCredentials } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
     try {
       const response = fetchToken
         ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
-        : await requestToken(this.url, held, {
+        : await requestToken(this.#url, held, {
             timeout: TOKEN_TIMEOUT_MS,
             credentials: withCredentials ? 'include' : 'same-origin',
           });
       if (run.signal.aborted) return;
-      this.run = undefined;
+      this.#run = undefined;
       if (!isTokenResponse(response)) throw new TokenRequestError('invalid_response', 'The token answer was not a token', false);
-      this.accept(response, reason, true);
+      this.#accept(response, reason, true);
     } catch (error) {
       if (run.signal.aborted) return;
-      this.run = undefined;
+      this.#run = undefined;
       this.fail(
         error instanceof TokenRequestError ? error : new TokenRequestError('network', 'Could not get a dashboard token', true),
       );
     }
   }
 
-  private accept(response: TokenResponse, reason: TokenReason, own: boolean, receivedAt = Date.now()): void {
+  #accept(response: TokenResponse, reason: TokenReason, own: boolean, receivedAt = Date.now()): void {
     const now = Date.now();
     const rotated = this.token !== undefined && this.token !== response.token;
     this.token = response.token;
-    this.last = response;
+    this.#last = response;
     this.error = undefined;
-    this.retries = 0;
+    this.#retries = 0;
     // serverTime - receivedAt is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
-    this.due =
-      response.expiresAt === null ? Infinity : response.expiresAt - this.host.refreshMargin * 1000 - (response.serverTime - receivedAt);
-    this.schedule(Math.max(this.due - now, MIN_REFRESH_DELAY_MS), 'refresh');
-    this.set(DashboardState.ready);
-    if (own && rotated && this.channel) {
-      const message: RotatedMessage = { type: 'rotated', tokenUrl: this.url, response };
-      this.channel.postMessage(message);
+    this.#due =
+      response.expiresAt === null ? Infinity : response.expiresAt - this.#host.refreshMargin * 1000 - (response.serverTime - receivedAt);
+    this.#schedule(Math.max(this.#due - now, MIN_REFRESH_DELAY_MS), 'refresh');
+    this.#set(DashboardState.ready);
+    if (own && rotated && this.#channel) {
+      const message: RotatedMessage = { type: 'rotated', tokenUrl: this.#url, response };
+      this.#channel.postMessage(message);
     }
-    this.host.tokenChanged(response, reason);
+    this.#host.tokenChanged(response, reason);
   }
 
   /** A failure: retried with backoff when retryable (also used by the element for a frame that never loaded). */
@@ -211,18 +214,18 @@ export class TokenController implements ReactiveController {
       failure.retryAfter,
     ));
     if (error.retryable) {
-      this.schedule(retryDelay(++this.retries, error.retryAfter, Math.random), this.reason);
-      this.set(this.token ? DashboardState.refreshing : DashboardState.error);
+      this.#schedule(retryDelay(++this.#retries, error.retryAfter, Math.random), this.#reason);
+      this.#set(this.token ? DashboardState.refreshing : DashboardState.error);
     } else {
-      this.set(error.status === 401 ? DashboardState.unauthenticated : DashboardState.error);
+      this.#set(error.status === 401 ? DashboardState.unauthenticated : DashboardState.error);
     }
-    this.host.tokenFailed(error);
+    this.#host.tokenFailed(error);
   }
 
   /** `online` or the page became visible: catch up on a refresh that is due or that failed. */
-  private wake = (): void => {
-    if (document.visibilityState === 'hidden' || this.run) return;
-    if (this.error ? this.error.retryable : Date.now() >= this.due) this.fetch(this.error ? this.reason : 'refresh');
+  #wake = (): void => {
+    if (document.visibilityState === 'hidden' || this.#run) return;
+    if (this.error ? this.error.retryable : Date.now() >= this.#due) this.#fetch(this.error ? this.#reason : 'refresh');
   };
 
   /**
@@ -230,16 +233,16 @@ export class TokenController implements ReactiveController {
    * fetching `/token`, hands the dashboard a live token at once and costs no request; the BFF would
    * answer with the same token anyway. Older answers (by `serverTime`) are ignored.
    */
-  private adopt = ({ data }: MessageEvent<Partial<RotatedMessage> | null>): void => {
+  #adopt = ({ data }: MessageEvent<Partial<RotatedMessage> | null>): void => {
     const response = data?.response;
     if (
       data?.type === 'rotated' &&
-      data.tokenUrl === this.url &&
+      data.tokenUrl === this.#url &&
       isTokenResponse(response) &&
       response.token !== this.token &&
-      response.serverTime >= (this.last?.serverTime ?? 0)
+      response.serverTime >= (this.#last?.serverTime ?? 0)
     ) {
-      this.accept(response, 'rotate', false);
+      this.#accept(response, 'rotate', false);
     }
   };
 }

@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import type { UserGroupInput } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import type { TokenRoute } from '../rate-limit/rate-limiter.js';
@@ -35,41 +34,46 @@ export interface CallerSettings {
 
 /**
  * Turns a request's session (or the `identify` hook's answer) into a `Caller`: its group with
- * store key and fingerprint, and its rate-limit counter keys. The group of a verified session was
- * validated by the verifier; a hook's group is validated here. Both are cached by object, so a
- * cached session (or a hook returning the same objects) becomes a caller once, not per request.
+ * store key, fingerprint and session issue time, and its rate-limit counter keys. A verified
+ * session's identity is immutable and cached by the verifier, so its caller is built once and
+ * remembered by object. A hook's answer is validated and fingerprinted on every request: a hook
+ * may hand back the same object with new contents, and a cached fingerprint would hide that drift.
  */
 export function createCallerOf({ identify: hook, session, keyPrefix, now, logger }: CallerSettings): CallerOf {
-  const validate = hook !== undefined;
-  const resolved = new WeakMap<UserGroupInput, ResolvedGroup>();
-  const resolve = (group: UserGroupInput): ResolvedGroup => {
-    let r = resolved.get(group);
-    if (r === undefined) {
-      if (validate) assertGroupInput(group);
-      r = { group, key: keyPrefix + group.user_group_id, fingerprint: groupFingerprint(group) };
-      resolved.set(group, r);
-    }
-    return r;
+  const build = (identity: EmbedIdentity): Caller => {
+    const { group } = identity;
+    if (hook !== undefined) assertGroupInput(group);
+    const sessionKey = identity.sessionKey ?? group.user_group_id;
+    const issuedAt = identity.issuedAt;
+    return {
+      group: {
+        group,
+        key: keyPrefix + group.user_group_id,
+        fingerprint: groupFingerprint(group),
+        issuedAtMs: typeof issuedAt === 'number' && Number.isFinite(issuedAt) ? issuedAt * 1000 : 0,
+      },
+      sessionKey,
+      limitKeys: { token: `rl:token:${keyPrefix}${sessionKey}`, rotate: `rl:rotate:${keyPrefix}${sessionKey}` },
+    };
+  };
+  const signedIn = (identity: EmbedIdentity | null): EmbedIdentity => {
+    if (identity === null) throw new BffError('unauthenticated', 'not signed in');
+    return identity;
   };
 
   const callers = new WeakMap<EmbedIdentity, Caller>();
   const toCaller = (identity: EmbedIdentity | null): Caller => {
-    if (identity === null) throw new BffError('unauthenticated', 'not signed in');
-    let caller = callers.get(identity);
+    const known = signedIn(identity);
+    let caller = callers.get(known);
     if (caller === undefined) {
-      const sessionKey = identity.sessionKey ?? identity.group.user_group_id;
-      caller = {
-        group: resolve(identity.group),
-        sessionKey,
-        limitKeys: { token: `rl:token:${keyPrefix}${sessionKey}`, rotate: `rl:rotate:${keyPrefix}${sessionKey}` },
-      };
-      callers.set(identity, caller);
+      caller = build(known);
+      callers.set(known, caller);
     }
     return caller;
   };
 
   // A hook may be asynchronous (or return any thenable), so it is always awaited.
-  if (hook !== undefined) return async (c) => toCaller(await hook(c));
+  if (hook !== undefined) return async (c) => build(signedIn(await hook(c)));
   const verifier = createSessionVerifier(session!, now, logger);
   return (c) => andThen(verifier.identify(c), toCaller);
 }

@@ -35,6 +35,12 @@ function isOutage(error: unknown): boolean {
   }
 }
 
+/** A refusal the vendor itself sent: it is up, whatever it thought of this request. */
+function isVendorAnswer(error: unknown): boolean {
+  const { code } = error as { code?: unknown };
+  return code === 'api_failure' || code === 'http_status' || code === 'rate_limited';
+}
+
 /**
  * A circuit breaker for the calls of one vendor account. After `failureThreshold` consecutive
  * outage failures it opens: every call fails at once with 503 `upstream_unavailable` and
@@ -85,7 +91,9 @@ export class CircuitBreaker {
       return result;
     } catch (error) {
       if (isOutage(error)) this.#failed(probe);
-      else if (probe) this.#succeeded();
+      else if (probe && isVendorAnswer(error)) this.#succeeded();
+      // A probe refused before it reached the vendor (the vendor budget) proves nothing: the next call probes.
+      else if (probe) this.#state = 'open';
       throw error;
     }
   }

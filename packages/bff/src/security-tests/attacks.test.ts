@@ -296,11 +296,13 @@ describe('environment check', () => {
     const res = await ask(app, await session());
     expect(res.status).toBe(502);
     expect(codeOf(res.body)).toBe('upstream_error');
-    expect(res.text).not.toContain(upstream.groups.get('acme')!.token);
     expect(logs.lines.some((l) => l.includes('"level":"error"') && l.includes('environment unknown'))).toBe(true);
-    // Once the vendor says, the group is served.
+    // Refused before the customer's group was touched, and remembered: no vendor call after it.
+    expect(upstream.groups.has('acme')).toBe(false);
+    const calls = { ...upstream.calls };
     upstream.environment = 'Customer';
-    expect((await ask(app, await session())).status).toBe(200);
+    expect((await ask(app, await session())).status).toBe(502);
+    expect(upstream.calls).toEqual(calls);
   });
 });
 

@@ -7,12 +7,18 @@ export interface EmbedIdentity {
   group: UserGroupInput;
   /** Groups callers for per-session rate limits; defaults to the group id. Must not be a secret. */
   sessionKey?: string;
+  /**
+   * When the session was issued (its `iat`, epoch seconds). The newest session's claims are the
+   * ones the vendor's group follows; an older session is served the token without rewriting the
+   * group. Unset counts as 0 (older than any session that has it).
+   */
+  issuedAt?: number;
 }
 
 /**
  * Replaces session-JWT verification: return the caller's identity, or `null` for "not signed
- * in" (401). Called on every token request, so cache anything expensive yourself; returning
- * the same `group` object for the same group lets the BFF skip re-fingerprinting it.
+ * in" (401). Called on every token request, so cache anything expensive yourself. The group is
+ * read afresh on every request (returning one object with changed contents is fine).
  *
  * @example
  * ```ts

@@ -170,7 +170,11 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     }
     const group = claimsToGroupInput(payload, names, staticMapping);
     return {
-      identity: { group, sessionKey: `${group.user_group_id}\u0000${sessionId(payload, token)}` },
+      identity: {
+        group,
+        sessionKey: `${group.user_group_id}\u0000${sessionId(payload, token)}`,
+        ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}),
+      },
       expiresAtMs: (payload.exp as number) * 1000,
     };
   };

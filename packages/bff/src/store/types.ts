@@ -21,6 +21,11 @@ export interface GroupEntry {
   /** Epoch ms of the last upstream rotation, for the per-group minimum interval. */
   lastRotatedAt: number | null;
   /**
+   * `iat` (epoch ms) of the session whose claims were last synced: a session issued earlier does
+   * not rewrite the group (see `DriftPolicy`). Absent in entries written before it existed.
+   */
+  claimsIssuedAt?: number;
+  /**
    * The vendor account (`UserGroupUpstream.accountId`) the token belongs to. A BFF reading an
    * entry of another account treats it as a miss. Absent in entries written before it existed.
    */

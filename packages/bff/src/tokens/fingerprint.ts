@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
 
 // Sorted keys at every depth: the same input always gives the same text, whatever the claim order.
-function stableStringify(value: unknown): string {
+export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;

@@ -176,12 +176,14 @@ describe('POST /embed/token', () => {
     expect(logs.lines.some((l) => l.includes('"level":"error"') && l.includes('environment mismatch'))).toBe(true);
   });
 
-  it('learns the environment with one update when expectEnvironment is set, then serves from the cache', async () => {
+  it('learns the environment once per vendor account (a probe group: one get-or-create, one update), then one get-or-create per new customer', async () => {
     const { app, upstream } = setup({ expectEnvironment: 'Customer' });
     const jwt = await session();
     expect((await getToken(app, jwt)).status).toBe(200);
     expect((await getToken(app, jwt)).status).toBe(200);
-    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 1, rotate: 0 });
+    expect((await getToken(app, await session({ ...acme, org_id: 'globex', org_name: 'Globex' }))).status).toBe(200);
+    expect(upstream.calls).toEqual({ getOrCreate: 3, update: 1, rotate: 0 });
+    expect(upstream.groups.has('embedded-dashboard-environment-probe')).toBe(true);
   });
 });
 

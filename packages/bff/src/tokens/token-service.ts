@@ -7,6 +7,8 @@ import { hotCounter, type BffMetrics } from '../observability/metrics.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { BudgetRefusedError, type CallPriority, type UpstreamBudget } from '../budget/upstream-budget.js';
 import type { GroupEntry } from '../store/types.js';
+import { ENVIRONMENT_PROBE_GROUP } from './environment-probe.js';
+import { DriftPolicy } from './drift-policy.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { UserGroupUpstream } from './upstream.js';
 
@@ -15,6 +17,8 @@ export interface ResolvedGroup {
   group: UserGroupInput;
   key: string;
   fingerprint: string;
+  /** `iat` of the caller's session in epoch ms (0 when unknown): see `DriftPolicy`. */
+  issuedAtMs: number;
 }
 
 export interface TokenServiceSettings {
@@ -76,6 +80,8 @@ export class TokenService {
   /** The vendor account's environment once a vendor answer stated it (every group of an account shares it). */
   #accountEnvironment: Environment | null = null;
   #learningEnvironment: Promise<Environment | null> | undefined;
+  /** The refusal of a wrong (or unstated) account environment, once found: answered again without a vendor call. */
+  #environmentRefusal: BffError | undefined;
 
   constructor(
     upstream: UserGroupUpstream,
@@ -178,7 +184,7 @@ export class TokenService {
   }
 
   #freshOrSynced(group: ResolvedGroup, entry: GroupEntry | undefined): MaybePromise<GroupEntry> {
-    if (entry !== undefined && this.#isFresh(entry, group.fingerprint)) {
+    if (entry !== undefined && (this.#isFresh(entry, group.fingerprint) || this.#superseded(entry, group))) {
       this.#hit.inc();
       return entry;
     }
@@ -195,6 +201,11 @@ export class TokenService {
       this.#logger.info('vendor unavailable: serving the group\'s last synced token', { code: (error as BffError).code });
       return entry;
     });
+  }
+
+  /** A session older than the one whose (different) claims were last synced: served, never rewriting. */
+  #superseded(entry: GroupEntry, group: ResolvedGroup): boolean {
+    return entry.fingerprint !== group.fingerprint && !DriftPolicy.mayRewrite(entry, group.issuedAtMs);
   }
 
   #sharedSync(group: ResolvedGroup): Promise<GroupEntry> {
@@ -215,7 +226,7 @@ export class TokenService {
     }
     try {
       const latest = await this.#read(group.key);
-      if (latest !== undefined && this.#isFresh(latest, group.fingerprint)) return latest;
+      if (latest !== undefined && (this.#isFresh(latest, group.fingerprint) || this.#superseded(latest, group))) return latest;
       return await this.#refresh(group, latest);
     } finally {
       await lock?.release();
@@ -223,19 +234,22 @@ export class TokenService {
   }
 
   /**
-   * get-or-create, then update when the vendor's copy may differ from the session's (drift).
+   * get-or-create, then update when the vendor's copy may differ from the session's (drift on
+   * either side, see `DriftPolicy`). With `expectEnvironment`, the account's environment is
+   * checked first, so a wrong one is refused before any customer's group is touched.
    * Without a cached entry the visitor is waiting for a first token; with one, the call is drift
    * sync or revalidation, which the vendor budget may defer: the cached entry is served meanwhile.
    */
   async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined): Promise<GroupEntry> {
+    let environment = previous?.environment ?? null;
+    if (this.#s.expectEnvironment !== undefined && environment === null) environment = await this.#checkedAccountEnvironment();
     const priority: CallPriority = previous === undefined ? 'first-token' : previous.fingerprint === group.fingerprint ? 'revalidation' : 'drift';
     const got = await this.#deferrable(priority, previous, () => this.#call('getOrCreate', priority, () => this.#upstream.getOrCreateUserGroup(group.group)));
     if (got === undefined) return previous!;
     let token = got.user_group.token;
-    let environment = previous?.environment ?? null;
     // get-or-create never changes an existing group, so anything not just created with this very
-    // input, and not known to be synced with it, is updated.
-    const inSync = got.new_user_group || previous?.fingerprint === group.fingerprint;
+    // input, not known to be synced with it, or not what the vendor holds, is updated.
+    const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
     if (!inSync) {
       const updatePriority = previous === undefined ? 'first-token' : 'drift';
       const updated = await this.#deferrable(updatePriority, previous, () => this.#call('update', updatePriority, () => this.#upstream.updateUserGroup(group.group)));
@@ -243,8 +257,6 @@ export class TokenService {
       token = updated.user_group.token;
       environment = this.#noteEnvironment(updated.user_group.api_environment_tag) ?? environment;
     }
-    // get-or-create does not say the environment; the account's, learned once, stands for it.
-    if (environment === null && this.#s.expectEnvironment !== undefined) environment = await this.#environmentOfAccount(group);
     this.#checkEnvironment(environment);
     const now = this.#s.now();
     const sameToken = previous?.token === token;
@@ -256,6 +268,7 @@ export class TokenService {
       environment,
       syncedAt: now,
       lastRotatedAt: previous?.lastRotatedAt ?? null,
+      claimsIssuedAt: Math.max(previous?.claimsIssuedAt ?? 0, group.issuedAtMs),
     };
     if (this.#s.account !== undefined) entry.account = this.#s.account;
     await this.#store.set(group.key, entry, this.#s.entryTtlMs);
@@ -275,16 +288,19 @@ export class TokenService {
 
   /**
    * The vendor account's environment: known in this process, else stored by any process sharing
-   * the store, else learned with one update of `group` (one at a time per process; the others
-   * wait for it). An API key belongs to one environment, so one answer serves every group.
+   * the store, else learned (one at a time per process; the others wait for it) with
+   * get-or-create and update of the probe group, which holds no customer's data: so a wrong
+   * environment is found before any customer's group is touched. An API key belongs to one
+   * environment, so one answer serves every group.
    */
-  async #environmentOfAccount(group: ResolvedGroup): Promise<Environment | null> {
+  async #environmentOfAccount(): Promise<Environment | null> {
     if (this.#accountEnvironment !== null) return this.#accountEnvironment;
     this.#learningEnvironment ??= (async () => {
       const stored = (await this.#read(this.#environmentKey()))?.environment ?? null;
       if (stored !== null) return (this.#accountEnvironment = stored);
-      const updated = await this.#call('update', 'first-token', () => this.#upstream.updateUserGroup(group.group));
-      return this.#noteEnvironment(updated.user_group.api_environment_tag);
+      await this.#call('getOrCreate', 'first-token', () => this.#upstream.getOrCreateUserGroup(ENVIRONMENT_PROBE_GROUP));
+      const probed = await this.#call('update', 'first-token', () => this.#upstream.updateUserGroup(ENVIRONMENT_PROBE_GROUP));
+      return this.#noteEnvironment(probed.user_group.api_environment_tag);
     })().finally(() => {
       this.#learningEnvironment = undefined;
     });
@@ -369,6 +385,19 @@ export class TokenService {
   #rotatedOtherGroup(group: ResolvedGroup): BffError {
     this.#logger.error('rotation answered for another user group: token withheld', { expected: group.group.user_group_id.slice(0, 256) });
     return new BffError('upstream_error', 'the dashboard vendor rotated a token of another user group; nothing was handed out', { retryable: false });
+  }
+
+  /** The account's environment, learned once; a wrong or unstated one is refused now and on every later request. */
+  async #checkedAccountEnvironment(): Promise<Environment | null> {
+    if (this.#environmentRefusal !== undefined) throw this.#environmentRefusal;
+    const environment = await this.#environmentOfAccount();
+    try {
+      this.#checkEnvironment(environment);
+    } catch (error) {
+      this.#environmentRefusal ??= error as BffError;
+      throw error;
+    }
+    return environment;
   }
 
   #checkEnvironment(environment: Environment | null): void {

@@ -32,6 +32,7 @@ export function encodeEntry(entry: GroupEntry): string {
     lastRotatedAt: entry.lastRotatedAt,
   };
   if (entry.account !== undefined) e.account = entry.account;
+  if (entry.claimsIssuedAt !== undefined) e.claimsIssuedAt = entry.claimsIssuedAt;
   return JSON.stringify({ v: FORMAT_VERSION, e });
 }
 
@@ -58,7 +59,8 @@ export function decodeEntry(raw: string | null): GroupEntry | undefined {
     !(e.environment === null || isEnvironment(e.environment)) ||
     !isTime(e.syncedAt) ||
     !(e.lastRotatedAt === null || isTime(e.lastRotatedAt)) ||
-    !(e.account === undefined || isAccount(e.account))
+    !(e.account === undefined || isAccount(e.account)) ||
+    !(e.claimsIssuedAt === undefined || isTime(e.claimsIssuedAt))
   ) {
     return undefined;
   }
@@ -72,5 +74,6 @@ export function decodeEntry(raw: string | null): GroupEntry | undefined {
     lastRotatedAt: e.lastRotatedAt,
   };
   if (e.account !== undefined) entry.account = e.account;
+  if (e.claimsIssuedAt !== undefined) entry.claimsIssuedAt = e.claimsIssuedAt;
   return entry;
 }

@@ -1,0 +1,118 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { UserGroupClient } from '@embedded-dashboard/client';
+import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import type { UserGroupInput } from '@embedded-dashboard/protocol';
+import { createBffApp } from '../app.js';
+import type { BffAppOptions } from '../options.js';
+import { SignJWT } from 'jose';
+import { acme, API_TOKEN, captureLogs, findLeaks, record, session, SESSION_KEY, SESSION_SECRET } from '../testing/fixtures.js';
+
+const TESTING_API_TOKEN = 'LEAKCHECK-testing-api-token-drift-7c1e';
+
+let emu: RunningEmulator;
+const running: { server: ServerType; client: UserGroupClient }[] = [];
+beforeAll(async () => {
+  emu = await startEmulator({
+    port: 0,
+    apiKeys: [
+      { token: API_TOKEN, environment: 'Customer' },
+      { token: TESTING_API_TOKEN, environment: 'Testing' },
+    ],
+  });
+});
+afterEach(async () => {
+  for (const { server, client } of running.splice(0)) {
+    await new Promise((r) => server.close(r));
+    client.close();
+  }
+  emu.emulator.reset();
+});
+afterAll(async () => {
+  await emu.close();
+  expect(findLeaks()).toEqual([]);
+});
+
+/** A BFF on a real socket in front of the real emulator through the real client. */
+async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN) {
+  const client = new UserGroupClient({ baseUrl: emu.url, apiToken });
+  const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: captureLogs().logger, rateLimit: false, secrets: [API_TOKEN, TESTING_API_TOKEN], ...overrides });
+  const url = await new Promise<string>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      running.push({ server, client });
+      resolve(`http://127.0.0.1:${info.port}`);
+    });
+  });
+  const getToken = async (headers: Record<string, string>) =>
+    record(await fetch(`${url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url, ...headers }, body: '{}' }));
+  return { client, getToken, ask: async (jwt: string) => getToken({ authorization: `Bearer ${jwt}` }) };
+}
+
+const tokenOf = (res: { body: unknown }) => (res.body as { token: string }).token;
+const propertiesAtVendor = (token: string) => emu.emulator.resolveToken(token)?.properties;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => Math.floor(Date.now() / 1000);
+/** A session issued at `iat` (epoch seconds), valid for the next hour. */
+const issuedAt = (iat: number, claims: Record<string, unknown>) =>
+  new SignJWT({ ...acme, ...claims, exp: now() + 3600 }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(iat).sign(SESSION_KEY);
+
+describe('drift sync against the emulator', () => {
+  it('corrects drift made at the vendor: revalidation compares what the vendor returns with the session', async () => {
+    const bff = await startBff({ revalidateAfterSeconds: 0.05 });
+    const token = tokenOf(await bff.ask(await session()));
+    // Someone widens the group at the vendor.
+    await bff.client.updateUserGroup({ user_group_id: 'acme', name: 'Acme Corp', mapping: {}, properties: { region: 'ALL', plan: 'pro' } });
+    expect(propertiesAtVendor(token)).toEqual({ region: 'ALL', plan: 'pro' });
+    await sleep(100);
+    expect(tokenOf(await bff.ask(await session()))).toBe(token);
+    expect(propertiesAtVendor(token)).toEqual(acme.embed_properties);
+  });
+
+  it('lets the session with the newest iat decide: an older still-valid session is served the token and rewrites nothing', async () => {
+    const bff = await startBff();
+    const older = await issuedAt(now() - 600, { sub: 'old-tab', embed_properties: { region: 'EU', plan: 'pro' } });
+    const newer = await issuedAt(now() - 60, { sub: 'new-tab', embed_properties: { region: 'US', plan: 'pro' } });
+    const token = tokenOf(await bff.ask(newer));
+    expect(propertiesAtVendor(token)).toEqual({ region: 'US', plan: 'pro' });
+    const updatesBefore = emu.emulator.stats().requests.update;
+    for (let i = 0; i < 3; i++) {
+      expect(tokenOf(await bff.ask(older))).toBe(token);
+      expect(tokenOf(await bff.ask(newer))).toBe(token);
+    }
+    expect(propertiesAtVendor(token)).toEqual({ region: 'US', plan: 'pro' });
+    expect(emu.emulator.stats().requests.update).toBe(updatesBefore);
+    // An even newer session changes the group again.
+    const newest = await issuedAt(now(), { sub: 'newest', embed_properties: { region: 'APAC', plan: 'pro' } });
+    expect(tokenOf(await bff.ask(newest))).toBe(token);
+    expect(propertiesAtVendor(token)).toEqual({ region: 'APAC', plan: 'pro' });
+  });
+
+  it('syncs drift when a custom identify() returns the same object, mutated', async () => {
+    const group: UserGroupInput = { user_group_id: 'acme', name: 'Acme Corp', mapping: {}, properties: { region: 'EU' } };
+    const bff = await startBff({ session: undefined, identify: () => ({ group }) });
+    const token = tokenOf(await bff.getToken({}));
+    expect(propertiesAtVendor(token)).toEqual({ region: 'EU' });
+    group.properties = { region: 'US' };
+    expect(tokenOf(await bff.getToken({}))).toBe(token);
+    expect(propertiesAtVendor(token)).toEqual({ region: 'US' });
+  });
+
+  it('refuses a vendor key of the wrong environment before touching any customer group, and remembers it', async () => {
+    const bff = await startBff({ expectEnvironment: 'Customer' }, TESTING_API_TOKEN);
+    const answers = [];
+    for (const org of ['acme', 'globex', 'initech']) answers.push(await bff.ask(await session({ ...acme, org_id: org })));
+    for (const res of answers) {
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ error: { code: 'upstream_error', retryable: false } });
+    }
+    const stats = emu.emulator.stats();
+    // At most the one probe that learned the environment; no customer group exists in Testing.
+    expect(stats.requests.getOrCreate + stats.requests.update).toBeLessThanOrEqual(2);
+    expect(stats.groups).toBeLessThanOrEqual(1);
+    const afterFirst = stats.requests.getOrCreate + stats.requests.update + stats.requests.rotate;
+    await bff.ask(await session({ ...acme, org_id: 'umbrella' }));
+    const later = emu.emulator.stats().requests;
+    expect(later.getOrCreate + later.update + later.rotate).toBe(afterFirst);
+  });
+});

@@ -92,12 +92,13 @@ describe('the vendor budget (upstreamRatePerMinute)', () => {
 });
 
 describe('the environment with expectEnvironment: one vendor call per new customer', () => {
-  it('learns the account environment with one update, then creates every other customer with get-or-create alone', async () => {
+  it('learns the account environment once (the probe group: one get-or-create, one update), then creates every customer with get-or-create alone', async () => {
     const { app, upstream } = setup({ expectEnvironment: 'Customer' });
     const jwts = await Promise.all(Array.from({ length: 10 }, (_, i) => customer(`env-${i}`)));
     const answers = await Promise.all(jwts.map((jwt) => getToken(app, jwt)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-    expect(upstream.calls).toEqual({ getOrCreate: 10, update: 1, rotate: 0 });
+    expect(upstream.calls).toEqual({ getOrCreate: 11, update: 1, rotate: 0 });
+    expect(upstream.groups.has('embedded-dashboard-environment-probe')).toBe(true);
   });
 
   it('shares what it learned through the store: a second BFF on the same store makes no update at all', async () => {

@@ -60,7 +60,7 @@ async function loadConfig(argv: string[], env: Record<string, string | undefined
   return config;
 }
 
-async function openStore(config: CliConfig): Promise<TokenStore> {
+export async function openStore(config: CliConfig): Promise<TokenStore> {
   if (config.redisUrl === undefined) return createMemoryStore();
   // Loaded only when asked for, so the in-memory path never loads ioredis.
   const { createRedisStore } = await import('../store/redis/index.js');

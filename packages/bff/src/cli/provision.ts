@@ -129,7 +129,8 @@ export async function runProvision(argv: string[], env: Record<string, string | 
   const worker = async () => {
     for (let item = next.next(); !item.done; item = next.next()) {
       const { line, group } = item.value;
-      const resolved = { group, key: keyPrefix + group.user_group_id, fingerprint: groupFingerprint(group) };
+      // The file is what the integrator knows now: sessions issued before it do not rewrite it.
+      const resolved = { group, key: keyPrefix + group.user_group_id, fingerprint: groupFingerprint(group), issuedAtMs: tokens.now() };
       const entry = await runtime.store.get(resolved.key);
       const fresh = entry !== undefined && entry.fingerprint === resolved.fingerprint && tokens.now() - entry.syncedAt < tokens.revalidateAfterMs;
       if (fresh) counts.inSync++;

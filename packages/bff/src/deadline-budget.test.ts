@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import {
   BFF_REQUEST_DEADLINE_MS,
@@ -11,19 +9,15 @@ import {
 // The element's own request code, run against the real BFF: what a browser would see.
 import { requestToken, TokenRequestError } from '../../element/src/token/request-token.js';
 import { TOKEN_TIMEOUT_MS } from '../../element/src/token/token-controller.js';
+import { socketBffs } from './testing/socket-bffs.js';
 import { createBffApp } from './app.js';
 import type { UserGroupUpstream } from './tokens/upstream.js';
 import { API_TOKEN, captureLogs, findLeaks, session, SESSION_SECRET } from './testing/fixtures.js';
-import { neverAnswer, startHostileVendor, trickle, type HostileVendor, type VendorBehaviour } from './testing/hostile-vendor.js';
+import { neverAnswer, startHostileVendor, trickle, type VendorBehaviour } from './testing/hostile-vendor.js';
 
-const running: { server: ServerType; client: UserGroupClient; vendor: HostileVendor }[] = [];
+const bffs = socketBffs();
 afterEach(async () => {
-  for (const { server, client, vendor } of running.splice(0)) {
-    if ('closeAllConnections' in server) server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-    client.close();
-    await vendor.close();
-  }
+  await bffs.closeAll();
   expect(findLeaks()).toEqual([]);
 });
 
@@ -35,12 +29,7 @@ async function bffBehind(behaviour: VendorBehaviour, upstream?: UserGroupUpstrea
   const vendor = await startHostileVendor(behaviour);
   const client = new UserGroupClient({ baseUrl: vendor.url, apiToken: API_TOKEN });
   const app = createBffApp({ upstream: upstream ?? client, session: { secret: SESSION_SECRET, cookie: 'sid' }, logger: captureLogs().logger, rateLimit: false, secrets: [API_TOKEN] });
-  const url = await new Promise<string>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      running.push({ server, client, vendor });
-      resolve(`http://127.0.0.1:${info.port}`);
-    });
-  });
+  const url = await bffs.serve(app, () => client.close(), () => vendor.close());
   return { url, vendor };
 }
 

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { UserGroupClient } from '@embedded-dashboard/client';
+import { socketBffs } from '../testing/socket-bffs.js';
 import { createBffApp } from '../app.js';
 import { createBffMetrics } from '../observability/metrics.js';
 import type { BffAppOptions } from '../options.js';
@@ -11,13 +10,9 @@ import { answerWithToken, startHostileVendor, type HostileVendor, type VendorBeh
 const outage: VendorBehaviour = (res) => void res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
 const healthy = answerWithToken('b'.repeat(64));
 
-const running: { server: ServerType; client: UserGroupClient; vendor: HostileVendor }[] = [];
+const bffs = socketBffs();
 afterEach(async () => {
-  for (const { server, client, vendor } of running.splice(0)) {
-    await new Promise((r) => server.close(r));
-    client.close();
-    await vendor.close();
-  }
+  await bffs.closeAll();
   expect(findLeaks()).toEqual([]);
 });
 
@@ -37,12 +32,7 @@ async function bffBehind(overrides: Partial<BffAppOptions> = {}) {
     circuitBreaker: { failureThreshold: 3, openSeconds: 5 },
     ...overrides,
   });
-  const url = await new Promise<string>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      running.push({ server, client, vendor });
-      resolve(`http://127.0.0.1:${info.port}`);
-    });
-  });
+  const url = await bffs.serve(app, () => client.close(), () => vendor.close());
   const key = new TextEncoder().encode('circuit-breaker-test-secret-0123456789abcdef');
   const ask = async (org: string, properties: Record<string, unknown> = { region: 'EU' }) =>
     record(

@@ -1,19 +1,14 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { UserGroupClient } from '@embedded-dashboard/client';
+import { socketBffs } from '../testing/socket-bffs.js';
 import { createBffApp } from '../app.js';
 import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
-import { answerWithToken, startHostileVendor, type HostileVendor } from '../testing/hostile-vendor.js';
+import { answerWithToken, startHostileVendor } from '../testing/hostile-vendor.js';
 
 /** A BFF on a real socket, through the real client, in front of a vendor that answers what the test says. */
-const running: { server: ServerType; client: UserGroupClient; vendor: HostileVendor }[] = [];
+const bffs = socketBffs();
 afterEach(async () => {
-  for (const { server, client, vendor } of running.splice(0)) {
-    await new Promise((r) => server.close(r));
-    client.close();
-    await vendor.close();
-  }
+  await bffs.closeAll();
 });
 afterAll(() => expect(findLeaks()).toEqual([]));
 
@@ -22,12 +17,7 @@ async function bffBehind(vendorToken: string) {
   const client = new UserGroupClient({ baseUrl: vendor.url, apiToken: API_TOKEN, timeoutMs: 2_000, deadlineMs: 4_000 });
   const logs = captureLogs();
   const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: logs.logger, rateLimit: false, secrets: [API_TOKEN] });
-  const url = await new Promise<string>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      running.push({ server, client, vendor });
-      resolve(`http://127.0.0.1:${info.port}`);
-    });
-  });
+  const url = await bffs.serve(app, () => client.close(), () => vendor.close());
   const getToken = async () =>
     record(await fetch(`${url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: url }, body: '{}' }));
   return { url, vendor, logs, getToken };

@@ -37,7 +37,7 @@ export function runtimes(): Runtime[] {
  */
 export function packageBin(pkg: 'bff' | 'emulator'): string {
   const bin = fileURLToPath(new URL(`../../node_modules/@embedded-dashboard/${pkg}/bin/embedded-dashboard-${pkg}.js`, import.meta.url));
-  const dist = fileURLToPath(new URL(`../../packages/${pkg}/dist/cli.js`, import.meta.url));
+  const dist = fileURLToPath(new URL(`../../packages/${pkg}/dist/cli/bin.js`, import.meta.url));
   if (!existsSync(dist)) throw new Error(`${dist} is missing: run \`npm run build\` first (npm test does)`);
   return bin;
 }

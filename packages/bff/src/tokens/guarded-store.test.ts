@@ -67,7 +67,8 @@ describe('GuardedStore while the store is down', () => {
     for (let i = 0; i < 10; i++) answers.push(await call(app, '/embed/token', tokenRequest(jwt)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((a) => (a.body as { token: string }).token)).size).toBe(1);
-    // One get-or-create, and the one update that learns the account's environment.
-    expect(upstream.calls).toEqual({ getOrCreate: 1, update: 1, rotate: 0 });
+    // The customer's one get-or-create, plus the account's environment learned once through the
+    // probe group (its get-or-create and update), not once per request.
+    expect(upstream.calls).toEqual({ getOrCreate: 2, update: 1, rotate: 0 });
   });
 });

@@ -25,6 +25,42 @@ describe('GuardedStore', () => {
   });
 });
 
+describe('GuardedStore on a store that hangs', () => {
+  it('after one call hangs to its deadline, skips the store for a while instead of waiting out every call, then asks it again', async () => {
+    const inner = createMemoryStore();
+    let clock = 1_000_000;
+    let asked = 0;
+    const hangs = { now: true };
+    const hang = <T>(call: () => Promise<T>): Promise<T> => {
+      asked += 1;
+      return hangs.now ? new Promise<T>(() => undefined) : call();
+    };
+    const hanging: TokenStore = {
+      get: (key) => hang(() => inner.get(key)),
+      set: (key, entry, ttl) => hang(() => inner.set(key, entry, ttl)),
+      delete: (key) => inner.delete(key),
+      hit: (key, windowMs) => hang(() => inner.hit(key, windowMs)),
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+      tryLock: (name, ttl) => hang(() => inner.tryLock(name, ttl)),
+    };
+    const store = new GuardedStore(hanging, captureLogs().logger, createBffMetrics(), 30, () => clock);
+    await expect(store.get('acme')).resolves.toBeUndefined();
+    expect(asked).toBe(1);
+    // The calls a request makes next answer from the fallback at once, without asking the store.
+    await store.set('acme', groupEntry('tok-local'), 60_000);
+    await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-local'));
+    await expect(store.tryLock('sync:acme', 1_000)).resolves.toBeDefined();
+    expect(asked).toBe(1);
+    // Once the window has passed the store is asked again, and used when it answers.
+    hangs.now = false;
+    clock += 2_001;
+    await store.set('acme', groupEntry('tok-shared'), 60_000);
+    expect(asked).toBe(2);
+    await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
+  });
+});
+
 describe('GuardedStore while the store is down', () => {
   const failing = (state: { down: boolean }): TokenStore => {
     const inner = createMemoryStore();

@@ -10,6 +10,17 @@ import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
 /** The fallback cache's bounds: entries are a few hundred bytes, so about a few MB at most. */
 const FALLBACK_LIMITS = { maxEntries: 10_000, maxCounters: 10_000 };
+/**
+ * After a store call hangs to its deadline, calls go straight to the fallback for this long.
+ * A hung store (a dead Redis Cluster master whose slots no node serves) would otherwise make
+ * every call of a request wait out its own deadline, and a request makes several: a request
+ * would outlast the BFF's own deadline. A store that fails fast is asked every time.
+ */
+const HUNG_STORE_BYPASS_MS = 2_000;
+
+class StoreTimeoutError extends Error {
+  override name = 'StoreTimeoutError';
+}
 
 /**
  * The store as the token service sees it: a failing store (Redis down) never fails a request.
@@ -35,6 +46,8 @@ export class GuardedStore {
   readonly #sync: boolean;
   #failing = false;
   #lastFailureAt: number | undefined;
+  /** Until when calls skip a store that hung (epoch ms of `now`). */
+  #bypassUntil = 0;
 
   constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number) {
     this.#store = store;
@@ -53,6 +66,7 @@ export class GuardedStore {
   }
 
   #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
+    if (this.#bypassUntil > this.#now()) return Promise.resolve(fallback());
     const pending = this.#timeoutMs === undefined ? call() : within(this.#timeoutMs, op, call);
     return pending.then(
       (value) => {
@@ -74,6 +88,7 @@ export class GuardedStore {
   #failed(op: string, error: unknown): void {
     this.#metrics.storeFailures.labels(op).inc();
     this.#lastFailureAt = this.#now();
+    if (error instanceof StoreTimeoutError) this.#bypassUntil = this.#lastFailureAt + HUNG_STORE_BYPASS_MS;
     if (!this.#failing) {
       this.#failing = true;
       this.#metrics.storeDegraded.set(1);
@@ -145,4 +160,4 @@ export class GuardedStore {
 
 /** The store call, or its failure once it has not answered within `ms`. */
 const within = <T>(ms: number, op: string, call: () => Promise<T>): Promise<T> =>
-  withTimeout(call, ms, () => new Error(`store ${op} did not answer within ${ms} ms`));
+  withTimeout(call, ms, () => new StoreTimeoutError(`store ${op} did not answer within ${ms} ms`));

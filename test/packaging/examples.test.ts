@@ -28,7 +28,7 @@ function region(file: string): string {
 }
 
 /** Every fenced code block of a Markdown file. */
-const codeBlocks = (file: string) => [...readFileSync(join(REPOSITORY_ROOT, file), 'utf8').matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const codeBlocks = (file: string) => [...readFileSync(join(REPOSITORY_ROOT, file), 'utf8').matchAll(/```[a-z]*(?: [a-z ]+)?\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 describe('the BFF README mounting snippets', () => {
   it.each([

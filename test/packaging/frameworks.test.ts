@@ -34,7 +34,7 @@ describe('the element README framework snippets', () => {
   ])('the %s block from %s is the tested fixture code', (language, file) => {
     const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/element/README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Vue 3, Svelte 5, Angular'), readme.indexOf('## Attributes and properties'));
-    const blocks = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => m[2]!.trim());
+    const blocks = [...section.matchAll(/```(\w+)(?: [a-z ]+)?\n([\s\S]*?)```/g)].map((m) => m[2]!.trim());
     expect(blocks.some((block) => block.split('\n').every((line) => fixture(file).includes(line.trim()))), file).toBe(true);
   });
 });

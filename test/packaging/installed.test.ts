@@ -156,7 +156,7 @@ describe('the installed CLIs', () => {
 describe('the README library code, run in the consumer', () => {
   it("packages/client/README.md's try-client.mjs works against the installed emulator", async () => {
     const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/client/README.md'), 'utf8');
-    const snippet = /save this as `try-client\.mjs`[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    const snippet = /save this as `try-client\.mjs`[\s\S]*?```js(?: [a-z ]+)?\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(snippet, 'the README still has the try-client.mjs example').toBeDefined();
     const emulator = await startServer(bin('embedded-dashboard-emulator'), ['--port', '0'], { cwd: consumerDir, readyText: 'emulator listening on ' });
     try {
@@ -207,7 +207,7 @@ describe('consumer files, type-checked with tsc against the installed types', ()
   };
   const readmeBlock = (path: string, after: string) => {
     const readme = readFileSync(join(REPOSITORY_ROOT, path), 'utf8');
-    const block = new RegExp(`${after}[\\s\\S]*?\`\`\`(?:ts|tsx)\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+    const block = new RegExp(`${after}[\\s\\S]*?\`\`\`(?:ts|tsx)(?: [a-z ]+)?\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
     if (!block) throw new Error(`${path} has no code block after "${after}"`);
     return block;
   };

@@ -24,7 +24,7 @@ interface Declaration {
   cssProperties?: Named[];
   members?: Array<Named & { privacy?: string; static?: boolean }>;
 }
-const committed: { modules: Array<{ declarations?: Declaration[] }> } = JSON.parse(read('custom-elements.json'));
+const committed: { modules: Array<{ path: string; declarations?: Declaration[] }> } = JSON.parse(read('custom-elements.json'));
 const all = (text: string, pattern: RegExp) => [...new Set([...text.matchAll(pattern)].map((m) => m[1]!))].sort();
 
 // What the code really has, read from the code itself rather than from its JSDoc.
@@ -42,6 +42,7 @@ const code = {
 const element = committed.modules.flatMap((m) => m.declarations ?? []).find((d) => d.tagName === 'embedded-dashboard')!;
 const names = (list: Named[] | undefined) => (list ?? []).map((x) => x.name).sort();
 
+const CEM_CONFIG = 'custom-elements-manifest.config.mjs';
 const workDir = mkdtempSync(join(tmpdir(), 'embedded-dashboard-cem-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
@@ -50,6 +51,7 @@ describe('custom-elements.json', () => {
     // The analyzer writes under its working directory and rewrites package.json: give it a copy.
     cpSync(join(packageDir, 'src'), join(workDir, 'src'), { recursive: true });
     cpSync(join(packageDir, 'package.json'), join(workDir, 'package.json'));
+    cpSync(join(packageDir, CEM_CONFIG), join(workDir, CEM_CONFIG));
     const cem = createRequire(import.meta.url).resolve('@custom-elements-manifest/analyzer/cem.js');
     const script = JSON.parse(read('package.json')).scripts['build:manifest'] as string;
     // The package's own script, with the quotes a shell would strip.
@@ -57,6 +59,12 @@ describe('custom-elements.json', () => {
     execFileSync(process.execPath, [cem, ...args], { cwd: workDir, stdio: 'pipe' });
     expect(JSON.parse(readFileSync(join(workDir, 'custom-elements.json'), 'utf8'))).toEqual(committed);
   }, 60_000);
+
+  it('lists its modules in path order, whatever order the file system gives (same manifest on every machine)', () => {
+    const paths = committed.modules.map((m) => m.path);
+    expect(paths.length).toBeGreaterThanOrEqual(10);
+    expect(paths).toEqual([...paths].sort());
+  });
 
   it('lists every attribute, event, part, slot and custom property the code has', () => {
     expect(code.attributes.length).toBeGreaterThanOrEqual(10);

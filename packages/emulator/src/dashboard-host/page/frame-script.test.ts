@@ -35,7 +35,7 @@ interface Harness {
   events(): string[];
 }
 
-function boot(overrides: Partial<PageEnvironment> = {}, search = ''): Harness {
+function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig: Partial<PageConfig> = {}): Harness {
   document.body.innerHTML = '<main id="app"><div id="dashboard"></div><span id="status"></span></main>';
   document.body.dataset.state = 'loading';
   let onResize = () => {};
@@ -49,7 +49,8 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = ''): Harness {
     resize: () => onResize(),
     tick: () => onTick(),
     send: (data, origin = HOST, source = harness.parent) => {
-      window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as never }));
+      // As postMessage delivers it: a structured clone (own keys such as "__proto__" survive it).
+      window.dispatchEvent(new MessageEvent('message', { data: structuredClone(data), origin, source: source as never }));
     },
     events: () => harness.posted.map((p) => p.message.event),
   };
@@ -77,7 +78,7 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = ''): Harness {
     },
     ...overrides,
   };
-  runDashboardPage(config, env, lib);
+  runDashboardPage({ ...config, ...pageConfig }, env, lib);
   return harness;
 }
 
@@ -286,5 +287,167 @@ describe('dashboard page', () => {
     expect(root?.querySelectorAll('script, img')).toHaveLength(0);
     expect(root?.querySelector('.chip-name')?.textContent).toBe('<img src=x onerror=alert(2)>');
     expect(root?.querySelector<HTMLInputElement>('.chip-input')?.value).toBe('"><script>alert(3)</script>');
+  });
+});
+
+/*
+ * The vendor-shaped embed (`GET /iframe/:dashboardId/:customerToken/:environment?`, protocol
+ * "explo"): the same page, translating to and from the vendor's event names and shapes
+ * (packages/protocol/README.md).
+ */
+describe('dashboard page, vendor protocol', () => {
+  const VENDOR_OUT = ['dashboardReadyToLoad', 'dashboardLoaded', 'dashboardUpdated', 'sendVariableUpdatedEvent', 'customerJwtExpired'];
+  const bootExplo = (search = '', token: string | null = 'tok-1') => boot({}, search, { protocol: 'explo', token });
+  const value = (name: string) => document.querySelector<HTMLInputElement>(`[data-var="${name}"] input`)?.value;
+  const variableNames = () => Array.from(document.querySelectorAll<HTMLElement>('[data-var]'), (chip) => chip.dataset.var);
+  const sent = (h: Harness) => h.posted.map((p) => p.message as unknown as { event: string; detail: unknown });
+  async function explo(search = '') {
+    const h = bootExplo(search);
+    await whenState('ready');
+    await vi.waitFor(() => expect(h.events()).toContain('dashboardLoaded'));
+    return h;
+  }
+
+  it('says dashboardReadyToLoad, loads the token from its URL and says dashboardLoaded, to the exact parent origin', async () => {
+    const h = await explo();
+    expect(h.posted).toEqual([
+      { message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 0 } }, targetOrigin: HOST },
+      { message: { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 500, loadTime: 123 } }, targetOrigin: HOST },
+    ]);
+    expect(h.requests).toEqual(['tok-1']);
+    expect(groupName()).toBe('Acme Corp');
+  });
+
+  it('says dashboardUpdated for a new height and sendVariableUpdatedEvent for an edit, never our names', async () => {
+    const h = await explo();
+    h.height = 730;
+    h.resize();
+    const seats = document.querySelector<HTMLInputElement>('[data-var="seats"] input');
+    if (!seats) throw new Error('no seats input');
+    seats.value = '50';
+    seats.dispatchEvent(new Event('change'));
+    expect(sent(h).slice(2)).toEqual([
+      { event: 'dashboardUpdated', detail: { dashboardHeight: 730 } },
+      { event: 'sendVariableUpdatedEvent', detail: { varName: 'seats', newValue: 50 } },
+    ]);
+    expect(h.posted.every((p) => p.targetOrigin === HOST)).toBe(true);
+  });
+
+  it('says customerJwtExpired (no detail) once when its token stops working, and runs on the token of updateCustomerJwt', async () => {
+    const h = await explo();
+    h.groups.delete('tok-1');
+    h.tick();
+    await whenState('expired');
+    h.tick();
+    await Promise.resolve();
+    expect(sent(h).filter((m) => m.event === 'customerJwtExpired')).toEqual([{ event: 'customerJwtExpired', detail: {} }]);
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateCustomerJwt', detail: { jwt: 'tok-2' } });
+    await whenState('ready');
+    expect(h.requests).toEqual(['tok-1', 'tok-1', 'tok-2']);
+    expect(document.body.dataset.tokenGeneration).toBe('2');
+    expect(h.events().every((event) => VENDOR_OUT.includes(event))).toBe(true);
+  });
+
+  it.each([
+    ['an unknown token', 'tok-dead', ['tok-dead']],
+    ['a path that held no token', null, []],
+  ])('says customerJwtExpired for %s', async (_, token, requests) => {
+    const h = bootExplo('', token);
+    await whenState('expired');
+    await vi.waitFor(() => expect(h.events()).toEqual(['dashboardReadyToLoad', 'customerJwtExpired']));
+    expect(h.requests).toEqual(requests);
+  });
+
+  it('takes JSON variables from the query and skips refresh-minutes, locale_code and values that are not JSON scalars', async () => {
+    const search = `?region=${encodeURIComponent('"US"')}&seats=7&on=true&none=null&refresh-minutes=5&locale_code=${encodeURIComponent('"fr"')}&bare=US&obj=${encodeURIComponent('{"a":1}')}`;
+    await explo(search);
+    expect(value('region')).toBe('US');
+    expect(value('seats')).toBe('7');
+    expect(variableNames()).toEqual(expect.arrayContaining(['region', 'seats', 'on', 'none']));
+    for (const skipped of ['refresh-minutes', 'locale_code', 'bare', 'obj']) expect(variableNames()).not.toContain(skipped);
+  });
+
+  it('sets variables from updateExploDashboardVariable and updateExploDashboardVariables', async () => {
+    const h = await explo();
+    h.send({ event: 'updateExploDashboardVariable', detail: { varName: 'region', value: 'APAC' } });
+    expect(value('region')).toBe('APAC');
+    h.send({ event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'seats', value: 9 }, { varName: 'tier', value: 'gold' }] } });
+    expect(value('seats')).toBe('9');
+    expect(value('tier')).toBe('gold');
+    expect(value('region')).toBe('APAC');
+  });
+
+  const HOSTILE: Array<[string, unknown]> = [
+    ['our own updateToken', { event: 'updateToken', detail: { token: 'tok-2' } }],
+    ['our own updateVariables', { event: 'updateVariables', detail: { variables: { region: 'XX' } } }],
+    ['a JWT event without detail', { event: 'updateCustomerJwt' }],
+    ['a JWT event with a null detail', { event: 'updateCustomerJwt', detail: null }],
+    ['a JWT event without jwt', { event: 'updateCustomerJwt', detail: {} }],
+    ['a JWT event with a number', { event: 'updateCustomerJwt', detail: { jwt: 2 } }],
+    ['a JWT event with an empty jwt', { event: 'updateCustomerJwt', detail: { jwt: '' } }],
+    ['a JWT event with a 1,025-character jwt', { event: 'updateCustomerJwt', detail: { jwt: 'x'.repeat(1025) } }],
+    ['a JWT event with a jwt holding a space', { event: 'updateCustomerJwt', detail: { jwt: 'tok 2' } }],
+    ['a JWT inherited through an own "__proto__" key', { event: 'updateCustomerJwt', detail: JSON.parse('{"__proto__":{"jwt":"tok-2"}}') }],
+    ['a variable event without varName', { event: 'updateExploDashboardVariable', detail: { value: 'XX' } }],
+    ['a variable event with a number as varName', { event: 'updateExploDashboardVariable', detail: { varName: 3, value: 'XX' } }],
+    ['a variable event with an empty varName', { event: 'updateExploDashboardVariable', detail: { varName: '', value: 'XX' } }],
+    ['a variable event with an object value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: { a: 1 } } }],
+    ['a variable event with an array value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: ['XX'] } }],
+    ['a variable named "__proto__"', { event: 'updateExploDashboardVariable', detail: { varName: '__proto__', value: null } }],
+    ['a variable named "constructor"', { event: 'updateExploDashboardVariable', detail: { varName: 'constructor', value: 'XX' } }],
+    ['a variable named "toString"', { event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'XX' }, { varName: 'toString', value: 'XX' }] } }],
+    ['a 257-character variable name', { event: 'updateExploDashboardVariable', detail: { varName: 'v'.repeat(257), value: 'XX' } }],
+    ['a 10,001-character value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: 'X'.repeat(10_001) } }],
+    ['257 variables', { event: 'updateExploDashboardVariables', detail: { variables: Array.from({ length: 257 }, (_, i) => ({ varName: `v${i}`, value: i })) } }],
+    ['variables that are no list', { event: 'updateExploDashboardVariables', detail: { variables: { region: 'XX' } } }],
+    ['a list holding a non-object', { event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'XX' }, 'seats'] } }],
+    ['a list holding null', { event: 'updateExploDashboardVariables', detail: { variables: [null] } }],
+    ['a list item inheriting varName through "__proto__"', { event: 'updateExploDashboardVariables', detail: { variables: [JSON.parse('{"__proto__":{"varName":"region"},"value":"XX"}')] } }],
+    ['an event named "__proto__"', { event: '__proto__', detail: { jwt: 'tok-2' } }],
+    ['an event named "constructor"', { event: 'constructor', detail: { varName: 'region', value: 'XX' } }],
+    ['a string', 'updateCustomerJwt'],
+    ['a number', 42],
+    ['null', null],
+    ['undefined', undefined],
+    ['an array', [{ event: 'updateCustomerJwt', detail: { jwt: 'tok-2' } }]],
+  ];
+
+  it.each(HOSTILE)('ignores %s', async (_, data) => {
+    const h = await explo();
+    h.groups.set('tok-2', acme);
+    const before = document.getElementById('dashboard')?.innerHTML;
+    h.send(data);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(h.requests).toEqual(['tok-1']);
+    expect(document.body.dataset.tokenGeneration).toBe('1');
+    expect(document.getElementById('dashboard')?.innerHTML).toBe(before);
+    expect(h.posted).toHaveLength(2);
+    expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('varName');
+    expect(({} as Record<string, unknown>).jwt).toBeUndefined();
+    // The page still listens: the same kind of message, well formed, is taken.
+    h.send({ event: 'updateExploDashboardVariable', detail: { varName: 'region', value: 'OK' } });
+    expect(value('region')).toBe('OK');
+  });
+
+  it.each([
+    ['another origin', 'https://evil.com', undefined],
+    ['another window', HOST, {}],
+  ])('ignores vendor events from %s', async (_, origin, source) => {
+    const h = await explo();
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateCustomerJwt', detail: { jwt: 'tok-2' } }, origin, source ?? h.parent);
+    h.send({ event: 'updateExploDashboardVariable', detail: { varName: 'region', value: 'XX' } }, origin, source ?? h.parent);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(h.requests).toEqual(['tok-1']);
+    expect(value('region')).toBe('EU');
+  });
+
+  it('takes a JWT of exactly 1,024 printable characters', async () => {
+    const h = await explo();
+    const longest = '~'.repeat(1024);
+    h.groups.set(longest, acme);
+    h.send({ event: 'updateCustomerJwt', detail: { jwt: longest } });
+    await vi.waitFor(() => expect(h.requests).toEqual(['tok-1', longest]));
   });
 });

@@ -7,7 +7,7 @@ import { hotCounter, type BffMetrics } from '../observability/metrics.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { BudgetRefusedError, type CallPriority, type UpstreamBudget } from '../budget/upstream-budget.js';
 import type { GroupEntry } from '../store/types.js';
-import { ENVIRONMENT_PROBE_GROUP } from './environment-probe.js';
+import { ENVIRONMENT_MARKER_TOKEN, ENVIRONMENT_PROBE_GROUP } from './environment-probe.js';
 import { DriftPolicy } from './drift-policy.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { UserGroupUpstream } from './upstream.js';
@@ -316,7 +316,7 @@ export class TokenService {
     if (tag !== this.#accountEnvironment) {
       this.#accountEnvironment = tag;
       const now = this.#s.now();
-      const marker: GroupEntry = { token: '', firstSeenAt: now, fingerprint: '', previousToken: null, environment: tag, syncedAt: now, lastRotatedAt: null };
+      const marker: GroupEntry = { token: ENVIRONMENT_MARKER_TOKEN, firstSeenAt: now, fingerprint: '', previousToken: null, environment: tag, syncedAt: now, lastRotatedAt: null };
       if (this.#s.account !== undefined) marker.account = this.#s.account;
       void this.#store.set(this.#environmentKey(), marker, this.#s.entryTtlMs);
     }

@@ -17,7 +17,7 @@ import { runOutage } from './outage/index.js';
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only size,throughput,upstream,browser,outage` runs a subset.
+ * labels. `--only size,throughput,upstream,browser,outage` runs a subset (`rotation`: rows 5 alone).
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -50,6 +50,9 @@ if (wanted('upstream')) {
 if (wanted('browser')) {
   log('4–5. time to dashboard and rotation in Chromium');
   rows.push(...(await runBrowser(quick)));
+} else if (wanted('rotation')) {
+  log("5. rotation in Chromium (and row 4a's baseline page)");
+  rows.push(...(await runBrowser(quick, { timeToDashboard: false })));
 }
 if (wanted('outage')) {
   log('6. vendor outage with and without the circuit breaker');

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -9,13 +9,14 @@ import { startBff, tokenUrl } from '../lib/bff.js';
 import { startBurner } from '../lib/burner.js';
 import { startEmulator } from '../lib/emulator.js';
 import { formatMs, formatRatio, formatSpread, msValue } from '../lib/format.js';
-import { distScript, repoDir } from '../lib/paths.js';
+import { benchDir, distScript, repoDir, scratchDir } from '../lib/paths.js';
 import { startServerProcess } from '../lib/process.js';
 import { NotAvailable, judgeTiming, unavailableRows, type Row, type RowKind } from '../lib/row.js';
 import { signSession } from '../lib/session.js';
 import { median, ratio } from '../lib/stats.js';
+import { bundleSize } from '../size/bundle.js';
 import { PAGES_LISTENING_PREFIX } from './page-server.js';
-import { measureRotation } from './rotation.js';
+import { measureRotation, type Rotation } from './rotation.js';
 import { measureTimeToDashboard, type LoadMarks, type PageLoad } from './time-to-dashboard.js';
 
 const SAME_RUN: RowKind = 'ratio (same run)';
@@ -28,6 +29,9 @@ const TTD_URL_FETCH = ['4f', 'time to dashboard, vendor-URL protocol ({token} in
 const TTD_URL_FIRST = ['4g', 'time to dashboard, vendor-URL protocol ({token} in src-template), first token rendered into the page, no extra load', SAME_RUN] as const;
 const ROTATION_TIME = ['5a', 'rotation: tokenExpired → dashboard running on the new token', SAME_RUN] as const;
 const ROTATION_BLANK = ['5b', 'rotation: animation frames without dashboard content', 'fixed target'] as const;
+const SWAP_TIME = ['5c', 'rotation, vendor embed (protocol="explo", token in the iframe URL): customerJwtExpired → new frame shown', SAME_RUN] as const;
+const SWAP_BLANK = ['5d', 'rotation, vendor embed (protocol="explo"): host-page animation frames with no visible iframe showing dashboard content', 'fixed target'] as const;
+const ROTATION_ROWS = [ROTATION_TIME, ROTATION_BLANK, SWAP_TIME, SWAP_BLANK] as const;
 const TTD_WARM = ['4h', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, no extra load', SAME_RUN] as const;
 const TTD_WARM_LOADED = ['4i', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, under added CPU load', SAME_RUN] as const;
 const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED] as const;
@@ -39,9 +43,10 @@ type Variant = 'baseline' | 'fetch' | 'first' | 'urlFetch' | 'urlFirst' | 'basel
 
 /**
  * Rows 4 and 5, in Debian's headless Chromium: the emulator (dashboard host), the BFF and the
- * host pages each in a child process of their own.
+ * host pages each in a child process of their own. Without `timeToDashboard` (`--only=rotation`)
+ * rows 4 are left out and only their baseline page is measured, as rows 5a and 5c's baseline.
  */
-export async function runBrowser(quick: boolean): Promise<Row[]> {
+export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}): Promise<Row[]> {
   const stoppers: Array<() => Promise<void>> = [];
   const rows: Row[] = [];
   try {
@@ -49,6 +54,19 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
     if (!existsSync(elementScript)) throw new NotAvailable('packages/element/dist/standalone/embedded-dashboard.js is missing (element not built)');
     const chromium = chromiumTool();
     if (!chromium.available) throw new NotAvailable('chromium not installed');
+
+    // Rows 5c and 5d: the element with its vendor-embed adapter, as an integrator's bundler makes it.
+    let exploScript: string | undefined;
+    let exploProblem: unknown;
+    try {
+      const { code } = await bundleSize(join(benchDir, 'browser', 'entries', 'element-explo.js'));
+      if (!code.includes('customerJwtExpired')) throw new Error('the bundled element has no explo adapter');
+      mkdirSync(scratchDir, { recursive: true });
+      exploScript = join(scratchDir, 'element-explo.js');
+      writeFileSync(exploScript, code);
+    } catch (error) {
+      exploProblem = error;
+    }
 
     const emulator = await startEmulator('browser-emulator');
     stoppers.push(emulator.stop);
@@ -68,6 +86,7 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
         PAGES_ELEMENT_SCRIPT: elementScript,
         PAGES_BFF_URL: bff.url,
         PAGES_PORT: new URL(pagesOrigin).port,
+        ...(exploScript ? { PAGES_EXPLO_ELEMENT_SCRIPT: exploScript } : {}),
       },
     });
     stoppers.push(() => pageServer.stop());
@@ -99,6 +118,12 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
       const { urlFetch: _urlFetch, urlFirst: _urlFirst, ...mainPages } = pages;
       const context = { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
       const runs = quick ? 2 : 15;
+      if (!timeToDashboard) {
+        // Rows 4 not asked for: only the baseline page, for rows 5a and 5c; the catch below leaves rows 4 out.
+        const alone = await measureTimeToDashboard(browser, { baseline: pages.baseline }, context, runs);
+        baselineMs = median(alone.baseline.map((load) => load.ms));
+        throw new NotAvailable('rows 4 left out (--only=rotation)');
+      }
 
       const quietLoad = loadavg()[0] ?? Number.NaN;
       const quiet = await measureTimeToDashboard(browser, pages, context, runs);
@@ -126,41 +151,25 @@ export async function runBrowser(quick: boolean): Promise<Row[]> {
         ttdRow(TTD_WARM_LOADED, { baseline: loaded.baselineWarm, firstWarm: loaded.firstWarm }, 'firstWarm', loadedNote, TTD_TARGET.loaded, quick, 'warm'),
       );
     } catch (error) {
-      rows.push(...unavailableRows(TTD_ROWS, error));
+      if (timeToDashboard) rows.push(...unavailableRows(TTD_ROWS, error));
     }
 
+    const setup = { browser, pageUrl: pagesUrl, emulatorUrl: emulator.url, session: signSession, cookieName: COOKIE };
+    const rotationRuns = quick ? 1 : 5;
     try {
-      const rotation = await measureRotation(
-        { browser, pageUrl: pagesUrl, emulatorUrl: emulator.url, session: signSession, cookieName: COOKIE },
-        quick ? 1 : 5,
-      );
-      const rotationMs = median(rotation.rotationMs);
-      rows.push({
-        id: ROTATION_TIME[0],
-        metric: `${ROTATION_TIME[1]}, ${rotation.runs} runs`,
-        kind: ROTATION_TIME[2],
-        ours: formatSpread(rotation.rotationMs, msValue, 'ms'),
-        baseline: `row 4a's baseline page load (token in iframe URL) ${formatMs(baselineMs)}`,
-        ratio: formatRatio(ratio(rotationMs, baselineMs)),
-        target: '< 1.00×',
-        result: judgeTiming(rotationMs < baselineMs, quick),
-      });
-      rows.push({
-        id: ROTATION_BLANK[0],
-        metric: `${ROTATION_BLANK[1]} (every animation frame from tokenExpired to ${rotation.settleMs} ms after the new data, host page and iframe; ${rotation.runs} runs)`,
-        kind: ROTATION_BLANK[2],
-        ours: `${Math.max(...rotation.blankFrames)} blank (worst run) of ${formatSpread(rotation.sampledFrames, String, 'frames sampled per run')}`,
-        baseline: 'none (fixed target)',
-        ratio: '',
-        target: '0',
-        result: Math.max(...rotation.blankFrames) === 0 ? 'pass' : 'miss',
-      });
+      rows.push(...rotationRows(await measureRotation(setup, rotationRuns, 'message'), [ROTATION_TIME, ROTATION_BLANK], baselineMs, quick, 'tokenExpired'));
     } catch (error) {
       rows.push(...unavailableRows([ROTATION_TIME, ROTATION_BLANK], error));
     }
+    try {
+      if (!exploScript) throw exploProblem;
+      rows.push(...rotationRows(await measureRotation(setup, rotationRuns, 'explo'), [SWAP_TIME, SWAP_BLANK], baselineMs, quick, 'customerJwtExpired'));
+    } catch (error) {
+      rows.push(...unavailableRows([SWAP_TIME, SWAP_BLANK], error));
+    }
     return rows;
   } catch (error) {
-    return unavailableRows([...TTD_ROWS, ROTATION_TIME, ROTATION_BLANK], error);
+    return unavailableRows([...(timeToDashboard ? TTD_ROWS : []), ...ROTATION_ROWS], error);
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
   }
@@ -218,4 +227,45 @@ function stepsRow(loads: Record<Variant, PageLoad[]>): Row {
     target: '',
     result: 'info',
   };
+}
+
+/**
+ * Rows 5a and 5b (the token posted to the running frame) or 5c and 5d (the vendor embed: a
+ * hidden new frame swapped in): rotation time against the baseline page load of row 4a, and
+ * blank frames against 0.
+ */
+function rotationRows(
+  rotation: Rotation,
+  [time, blank]: readonly [readonly [string, string, RowKind], readonly [string, string, RowKind]],
+  baselineMs: number,
+  quick: boolean,
+  expiryEvent: string,
+): Row[] {
+  const rotationMs = median(rotation.rotationMs);
+  const swap = expiryEvent === 'customerJwtExpired';
+  const worst = Math.max(...rotation.blankFrames);
+  return [
+    {
+      id: time[0],
+      metric: `${time[1]}, ${rotation.runs} runs`,
+      kind: time[2],
+      ours: formatSpread(rotation.rotationMs, msValue, 'ms'),
+      baseline: `row 4a's baseline page load (token in iframe URL) ${formatMs(baselineMs)}`,
+      ratio: formatRatio(ratio(rotationMs, baselineMs)),
+      target: '< 1.00×',
+      result: judgeTiming(rotationMs < baselineMs, quick),
+    },
+    {
+      id: blank[0],
+      metric: swap
+        ? `${blank[1]} (every host-page animation frame from ${expiryEvent} to ${rotation.settleMs} ms after the new frame is shown, each iframe's content from its own document; ${rotation.runs} runs)`
+        : `${blank[1]} (every animation frame from ${expiryEvent} to ${rotation.settleMs} ms after the new data, host page and iframe; ${rotation.runs} runs)`,
+      kind: blank[2],
+      ours: `${worst} blank (worst run) of ${formatSpread(rotation.sampledFrames, String, 'frames sampled per run')}`,
+      baseline: 'none (fixed target)',
+      ratio: '',
+      target: '0',
+      result: worst === 0 ? 'pass' : 'miss',
+    },
+  ];
 }

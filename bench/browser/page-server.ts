@@ -14,6 +14,11 @@ export interface PageServerOptions {
   emulatorUrl: string;
   /** The element's standalone bundle (Lit inside), served as `/element.js`. */
   elementScript: string;
+  /**
+   * The element with its `explo` adapter (`@embedded-dashboard/element/explo`) bundled in,
+   * served as `/element-explo.js` for `/ours?protocol=explo` (the rotation rows' vendor embed).
+   */
+  exploElementScript?: string;
   /** The BFF's base URL: where `/embed/*` is forwarded. */
   bffUrl: string;
   /** The port to listen on (127.0.0.1): the BFF must know this server's origin before it starts. */
@@ -54,9 +59,9 @@ function oursHead(emulatorUrl: string, script: string): string {
 ${script}</head>`;
 }
 
-function oursBody(srcTemplate: string, firstToken: string): string {
+function oursBody(srcTemplate: string, firstToken: string, attributes = ''): string {
   return `<body>
-<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="/embed/token">${firstToken}</embedded-dashboard>
+<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="/embed/token"${attributes}>${firstToken}</embedded-dashboard>
 </body></html>`;
 }
 
@@ -71,12 +76,14 @@ function baselinePage(emulatorUrl: string, token: string): string {
 }
 
 /**
- * The host app of the browser benchmarks: `/ours`, `/baseline?token=…`, `/element.js`, and
+ * The host app of the browser benchmarks: `/ours`, `/ours?protocol=explo` (with
+ * `/element-explo.js`), `/baseline?token=…`, `/element.js`, and
  * `/embed/*` forwarded to the BFF as an integrator's reverse proxy would, so the element's
  * token requests are same-origin and carry the session cookie.
  */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const element = readFileSync(options.elementScript);
+  const exploElement = options.exploElementScript ? readFileSync(options.exploElementScript) : undefined;
   const bff = new URL(options.bffUrl);
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -99,6 +106,13 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=31536000, immutable' });
       res.end(element);
       return;
+    }
+    if (url.pathname === '/element-explo.js' && exploElement) return send(res, 200, 'text/javascript', exploElement);
+    if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo') {
+      // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
+      const template = `${options.emulatorUrl}/iframe/{dashboard}/{token}/{environment}`;
+      const head = oursHead(options.emulatorUrl, '<script type="module" src="/element-explo.js"></script>');
+      return send(res, 200, 'text/html', head + oursBody(template, '', ' protocol="explo" environment="production"'));
     }
     if (url.pathname === '/ours') {
       // ?script=inline: the element's code in the page (no row uses it; for trying where the time goes).

@@ -1,4 +1,4 @@
-import type { FrameSample, StateMark } from './rotation-probe.js';
+import type { ContentChange, FrameSample, HostSample, StateMark } from './rotation-probe.js';
 
 export interface RotationFigures {
   /** `tokenExpired` → the dashboard rendered data fetched with the new token. */
@@ -39,4 +39,50 @@ export function analyzeRotation(
     blankFrames: frames.filter((sample) => !sample.content).length,
     sampledFrames: frames.length,
   };
+}
+
+/**
+ * One rotation by a frame swap (the token in the iframe URL, `protocol="explo"`), from the host
+ * page's animation frames and the dashboard documents' content changes:
+ * - `rotationMs`: the first expiry message → the first host frame showing an iframe whose `src`
+ *   is not `firstSrc` (the frame loaded with the new token);
+ * - `blankFrames`: host frames from the expiry to `settleMs` after that (and the first one after)
+ *   in which no iframe on screen has dashboard content. An iframe's content in a host frame is
+ *   its document's latest change before the host's next frame: a browser runs the host's frame
+ *   callbacks before those of the iframes it paints in the same frame, and a document that has
+ *   reported nothing yet has no content.
+ * `undefined` without an expiry message or without the new frame on screen after it.
+ */
+export function analyzeSwap(
+  host: readonly HostSample[],
+  changes: readonly ContentChange[],
+  expired: readonly number[],
+  firstSrc: string,
+  settleMs = 0,
+): RotationFigures | undefined {
+  const expiredAt = expired[0];
+  if (expiredAt === undefined) return undefined;
+  const shownAt = host.find((sample) => sample.t >= expiredAt && sample.shown.some((src) => src !== firstSrc))?.t;
+  if (shownAt === undefined) return undefined;
+  const end = shownAt + settleMs;
+  const first = host.findIndex((sample) => sample.t >= expiredAt);
+  const after = host.findIndex((sample) => sample.t > end);
+  const span = host.slice(first, after === -1 ? host.length : after + 1);
+  /** The content of `href`'s document as its latest change before `before` says. */
+  const contentBefore = (href: string, before: number) => {
+    let at = -Infinity;
+    let content = false;
+    for (const change of changes) {
+      if (change.href === href && change.t < before && change.t >= at) {
+        at = change.t;
+        content = change.content;
+      }
+    }
+    return content;
+  };
+  const blank = span.filter((sample, index) => {
+    const next = host[first + index + 1]?.t ?? Infinity;
+    return !sample.shown.some((src) => contentBefore(src, next));
+  });
+  return { rotationMs: shownAt - expiredAt, blankFrames: blank.length, sampledFrames: span.length };
 }

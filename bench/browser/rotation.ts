@@ -1,7 +1,15 @@
 import { EMULATOR_ADMIN_ROUTES, isTokenResponse } from '@embedded-dashboard/protocol';
-import type { Browser, Frame } from 'playwright-core';
-import { analyzeRotation, type RotationFigures } from './rotation-analysis.js';
-import { installDashboardProbe, installHostProbe, type DashboardProbe, type FrameSample } from './rotation-probe.js';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { analyzeRotation, analyzeSwap, type RotationFigures } from './rotation-analysis.js';
+import {
+  EMBED_PROBE_BINDING,
+  installDashboardProbe,
+  installEmbedProbe,
+  installHostProbe,
+  type ContentChange,
+  type DashboardProbe,
+  type HostProbe,
+} from './rotation-probe.js';
 
 export interface RotationSetup {
   browser: Browser;
@@ -31,11 +39,14 @@ const NOTICE_TIMEOUT_MS = 45_000;
 /**
  * One rotation per run, each for a customer of its own (so no per-group rotation interval
  * interferes): load the dashboard, expire its token at the emulator, and wait for the page to
- * say `tokenExpired` and the element to swap in the new token.
+ * say it expired and the element to recover. `message` (rows 5a, 5b): the element posts the new
+ * token to the running frame. `explo` (5c, 5d): the vendor embed, the token in the iframe URL;
+ * the element loads the new URL in a hidden second frame and swaps it in.
  */
-export async function measureRotation(setup: RotationSetup, runs: number): Promise<Rotation> {
+export async function measureRotation(setup: RotationSetup, runs: number, protocol: 'message' | 'explo' = 'message'): Promise<Rotation> {
   const results: RotationFigures[] = [];
-  for (let run = 0; run < runs; run++) results.push(await rotateOnce(setup, `bench-rotation-${Date.now()}-${run}`));
+  const once = protocol === 'explo' ? swapOnce : rotateOnce;
+  for (let run = 0; run < runs; run++) results.push(await once(setup, `bench-rotation-${protocol}-${Date.now()}-${run}`));
   return {
     rotationMs: results.map((result) => result.rotationMs),
     blankFrames: results.map((result) => result.blankFrames),
@@ -45,32 +56,47 @@ export async function measureRotation(setup: RotationSetup, runs: number): Promi
   };
 }
 
+/** A browser context signed in as the group's customer. */
+async function signedInContext(setup: RotationSetup, session: string): Promise<BrowserContext> {
+  const context = await setup.browser.newContext({ viewport: { width: 1024, height: 900 } });
+  await context.addCookies([{ name: setup.cookieName, value: session, url: setup.pageUrl }]);
+  return context;
+}
+
+async function loaded(page: Page): Promise<void> {
+  await page.waitForFunction(() => (window as unknown as { __bench: { loadAt?: number } }).__bench.loadAt, null, { timeout: 30_000 });
+}
+
+/** Expires the group's current token at the emulator: the BFF hands that token to this session. */
+async function expireToken(setup: RotationSetup, session: string): Promise<void> {
+  const answer = await fetch(`${setup.pageUrl}/embed/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: setup.pageUrl, cookie: `${setup.cookieName}=${session}` },
+    body: '{}',
+  });
+  const body: unknown = await answer.json();
+  if (!isTokenResponse(body)) throw new Error(`POST /embed/token answered ${answer.status} without a token`);
+  const expired = await fetch(`${setup.emulatorUrl}${EMULATOR_ADMIN_ROUTES.expire}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: body.token }),
+  });
+  if (!expired.ok) throw new Error(`emulator expire answered ${expired.status}`);
+}
+
+const hostProbe = () => (window as unknown as { __benchHostProbe: HostProbe }).__benchHostProbe;
+
 async function rotateOnce(setup: RotationSetup, groupId: string): Promise<RotationFigures> {
   const session = await setup.session(groupId);
-  const context = await setup.browser.newContext({ viewport: { width: 1024, height: 900 } });
+  const context = await signedInContext(setup, session);
   try {
-    await context.addCookies([{ name: setup.cookieName, value: session, url: setup.pageUrl }]);
     const page = await context.newPage();
     await page.goto(`${setup.pageUrl}/ours`);
-    await page.waitForFunction(() => (window as unknown as { __bench: { loadAt?: number } }).__bench.loadAt, null, { timeout: 30_000 });
+    await loaded(page);
     const frame = dashboardFrame(page.frames());
     const documentId = await frame.evaluate(installDashboardProbe);
-    await page.evaluate(installHostProbe);
-
-    // The token the dashboard holds is the group's current one: the BFF hands it to this session.
-    const answer = await fetch(`${setup.pageUrl}/embed/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: setup.pageUrl, cookie: `${setup.cookieName}=${session}` },
-      body: '{}',
-    });
-    const body: unknown = await answer.json();
-    if (!isTokenResponse(body)) throw new Error(`POST /embed/token answered ${answer.status} without a token`);
-    const expired = await fetch(`${setup.emulatorUrl}${EMULATOR_ADMIN_ROUTES.expire}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: body.token }),
-    });
-    if (!expired.ok) throw new Error(`emulator expire answered ${expired.status}`);
+    await page.evaluate(installHostProbe, 'tokenExpired');
+    await expireToken(setup, session);
 
     await frame.waitForFunction(
       () => {
@@ -85,9 +111,51 @@ async function rotateOnce(setup: RotationSetup, groupId: string): Promise<Rotati
     await page.waitForTimeout(SETTLE_MS + 100);
     const probe = await frame.evaluate(() => (window as unknown as { __benchProbe: DashboardProbe }).__benchProbe);
     if (probe.documentId !== documentId) throw new Error('the dashboard iframe reloaded during rotation');
-    const hostSamples = await page.evaluate(() => (window as unknown as { __benchHostSamples: FrameSample[] }).__benchHostSamples);
-    const figures = analyzeRotation(probe.marks, probe.samples, hostSamples, SETTLE_MS);
+    const host = await page.evaluate(hostProbe);
+    const figures = analyzeRotation(probe.marks, probe.samples, host.samples, SETTLE_MS);
     if (!figures) throw new Error('no completed rotation in the probe records');
+    return figures;
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * The vendor embed (`/ours?protocol=explo`): the dashboard documents report their content from
+ * their first animation frame on (an init script in every frame, reporting through a binding),
+ * so the hidden new frame is watched from its start and the old one until it is removed.
+ */
+async function swapOnce(setup: RotationSetup, groupId: string): Promise<RotationFigures> {
+  const session = await setup.session(groupId);
+  const context = await signedInContext(setup, session);
+  try {
+    const changes: ContentChange[] = [];
+    await context.exposeBinding(EMBED_PROBE_BINDING, (_source, change: ContentChange) => void changes.push(change));
+    await context.addInitScript(installEmbedProbe, EMBED_PROBE_BINDING);
+    const page = await context.newPage();
+    await page.goto(`${setup.pageUrl}/ours?protocol=explo`);
+    await loaded(page);
+    await page.evaluate(installHostProbe, 'customerJwtExpired');
+    // The host probe identifies frames by `src`, the documents by `location.href`: they must agree.
+    const firstSrc = await page.evaluate(() => document.querySelector('embedded-dashboard')?.shadowRoot?.querySelector<HTMLIFrameElement>('iframe:not([hidden])')?.src);
+    if (!firstSrc || !changes.some((change) => change.href === firstSrc && change.content)) {
+      throw new Error(`the dashboard iframe (${firstSrc ?? 'none'}) reported no content to the probe`);
+    }
+    await expireToken(setup, session);
+
+    await page.waitForFunction(
+      (first) => {
+        const probe = (window as unknown as { __benchHostProbe: HostProbe }).__benchHostProbe;
+        const at = probe.expired[0];
+        return at !== undefined && probe.samples.some((sample) => sample.t >= at && sample.shown.some((src) => src !== first));
+      },
+      firstSrc,
+      { timeout: NOTICE_TIMEOUT_MS, polling: 50 },
+    );
+    await page.waitForTimeout(SETTLE_MS + 100);
+    const host = await page.evaluate(hostProbe);
+    const figures = analyzeSwap(host.samples, changes, host.expired, firstSrc, SETTLE_MS);
+    if (!figures) throw new Error('no completed swap in the probe records');
     return figures;
   } finally {
     await context.close();

@@ -1,57 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
-import { createNodeTransport, UserGroupClient, type Transport } from '@embedded-dashboard/client';
-import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createNodeTransport, type Transport } from '@embedded-dashboard/client';
 import { UPSTREAM_APIS, type FaultSettings } from '@embedded-dashboard/protocol';
-import { createBffApp } from './app.js';
 import type { BffAppOptions } from './options.js';
-import { acme, API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from './testing/fixtures.js';
+import { acme, API_TOKEN, emitted, findLeaks, session } from './testing/fixtures.js';
+import { emulatorBffs } from './testing/socket-bffs.js';
 
 const TESTING_API_TOKEN = 'LEAKCHECK-testing-api-token-5d1e0a7c';
 
-let emu: RunningEmulator;
-const running: { server: ServerType; client: UserGroupClient }[] = [];
-
-beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    host: '127.0.0.1',
-    admin: true,
-    apiKeys: [
-      { token: API_TOKEN, environment: 'Customer' },
-      { token: TESTING_API_TOKEN, environment: 'Testing' },
-    ],
-  });
-});
-afterEach(async () => {
-  emu.emulator.setFaults({});
-  for (const { server, client } of running.splice(0)) {
-    await new Promise((r) => server.close(r));
-    client.close();
-  }
-  emu.emulator.reset();
-});
-afterAll(async () => {
-  await emu.close();
+const emu = emulatorBffs({ testingApiToken: TESTING_API_TOKEN, admin: true, client: { timeoutMs: 2_000, deadlineMs: 4_000 } });
+afterAll(() => {
   expect(emitted.some((e) => e.includes('"token"'))).toBe(true);
   expect(findLeaks()).toEqual([]);
 });
 
 /** A BFF on a real socket in front of the real emulator, through the real client. */
-async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN, clientOptions: Partial<ConstructorParameters<typeof UserGroupClient>[0]> = {}) {
-  const client = new UserGroupClient({ baseUrl: emu.url, apiToken, timeoutMs: 2_000, deadlineMs: 4_000, ...clientOptions });
-  const logs = captureLogs();
-  const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: logs.logger, rateLimit: false, ...overrides });
-  const url = await new Promise<string>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      running.push({ server, client });
-      resolve(`http://127.0.0.1:${info.port}`);
-    });
-  });
-  const post = async (path: string, jwt: string, body: unknown = {}) =>
-    record(await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}`, origin: url }, body: JSON.stringify(body) }));
-  return { url, logs, getToken: (jwt: string) => post('/embed/token', jwt), rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }) };
+async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN, clientOptions: Parameters<typeof emu.start>[2] = {}) {
+  const bff = await emu.start(overrides, apiToken, clientOptions);
+  const post = (path: string, jwt: string, body: unknown = {}) => bff.post(path, { authorization: `Bearer ${jwt}`, origin: bff.url }, body);
+  return { url: bff.url, logs: bff.logs, getToken: (jwt: string) => post('/embed/token', jwt), rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }) };
 }
 
 const tokenOf = (res: { body: unknown }) => (res.body as { token: string }).token;

@@ -1,14 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
-import { UserGroupClient } from '@embedded-dashboard/client';
-import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
-import { createBffApp } from '../app.js';
-import { createBffNodeListener } from '../http/node-listener.js';
 import type { BffAppOptions } from '../options.js';
 import { createMemoryStore } from '../store/memory.js';
-import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
+import { API_TOKEN, emitted, findLeaks, session } from '../testing/fixtures.js';
+import { emulatorBffs } from '../testing/socket-bffs.js';
 
 /**
  * Security review: attacks against a BFF on a real socket in front of the real emulator, each
@@ -17,47 +12,16 @@ import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SE
 
 const TESTING_API_TOKEN = 'LEAKCHECK-review-testing-token-0b7e';
 
-let emu: RunningEmulator;
-const running: { server: Server; client: UserGroupClient }[] = [];
-
-beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    host: '127.0.0.1',
-    apiKeys: [
-      { token: API_TOKEN, environment: 'Customer' },
-      { token: TESTING_API_TOKEN, environment: 'Testing' },
-    ],
-  });
-});
-afterEach(async () => {
-  for (const { server, client } of running.splice(0)) {
-    await new Promise((r) => server.close(r));
-    client.close();
-  }
-  emu.emulator.reset();
-});
-afterAll(async () => {
-  await emu.close();
+// Served as the CLI serves it.
+const emu = emulatorBffs({ testingApiToken: TESTING_API_TOKEN, serveAs: 'cli', client: { timeoutMs: 2_000, deadlineMs: 4_000 } });
+afterAll(() => {
   const leaks = emitted.filter((e) => e.includes(TESTING_API_TOKEN));
   expect([...findLeaks(), ...leaks]).toEqual([]);
 });
 
 async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN) {
-  const client = new UserGroupClient({ baseUrl: emu.url, apiToken, timeoutMs: 2_000, deadlineMs: 4_000 });
-  const logs = captureLogs();
-  const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: logs.logger, rateLimit: false, ...overrides });
-  // Served as the CLI serves it.
-  const { url, port } = await new Promise<{ url: string; port: number }>((resolve) => {
-    const server = createServer(createBffNodeListener(app, { hostname: '127.0.0.1', logger: logs.logger }));
-    server.listen(0, '127.0.0.1', () => {
-      running.push({ server, client });
-      const info = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port });
-    });
-  });
-  const post = async (path: string, jwt: string, body: unknown = {}) =>
-    record(await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: JSON.stringify(body) }));
+  const { url, port, logs, post: postWith } = await emu.start(overrides, apiToken);
+  const post = (path: string, jwt: string, body: unknown = {}) => postWith(path, { authorization: `Bearer ${jwt}` }, body);
   return { url, port, logs, getToken: (jwt: string) => post('/embed/token', jwt), rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }) };
 }
 

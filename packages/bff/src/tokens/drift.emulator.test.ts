@@ -1,52 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
-import { UserGroupClient } from '@embedded-dashboard/client';
-import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
-import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
 import { SignJWT } from 'jose';
-import { acme, API_TOKEN, captureLogs, findLeaks, record, session, SESSION_KEY, SESSION_SECRET } from '../testing/fixtures.js';
+import { acme, API_TOKEN, findLeaks, session, SESSION_KEY } from '../testing/fixtures.js';
+import { emulatorBffs } from '../testing/socket-bffs.js';
 
 const TESTING_API_TOKEN = 'LEAKCHECK-testing-api-token-drift-7c1e';
 
-let emu: RunningEmulator;
-const running: { server: ServerType; client: UserGroupClient }[] = [];
-beforeAll(async () => {
-  emu = await startEmulator({
-    port: 0,
-    apiKeys: [
-      { token: API_TOKEN, environment: 'Customer' },
-      { token: TESTING_API_TOKEN, environment: 'Testing' },
-    ],
-  });
-});
-afterEach(async () => {
-  for (const { server, client } of running.splice(0)) {
-    await new Promise((r) => server.close(r));
-    client.close();
-  }
-  emu.emulator.reset();
-});
-afterAll(async () => {
-  await emu.close();
+const emu = emulatorBffs({ testingApiToken: TESTING_API_TOKEN });
+afterAll(() => {
   expect(findLeaks()).toEqual([]);
 });
 
 /** A BFF on a real socket in front of the real emulator through the real client. */
 async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN) {
-  const client = new UserGroupClient({ baseUrl: emu.url, apiToken });
-  const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: captureLogs().logger, rateLimit: false, secrets: [API_TOKEN, TESTING_API_TOKEN], ...overrides });
-  const url = await new Promise<string>((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      running.push({ server, client });
-      resolve(`http://127.0.0.1:${info.port}`);
-    });
-  });
-  const getToken = async (headers: Record<string, string>) =>
-    record(await fetch(`${url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url, ...headers }, body: '{}' }));
-  return { client, getToken, ask: async (jwt: string) => getToken({ authorization: `Bearer ${jwt}` }) };
+  const bff = await emu.start({ secrets: [API_TOKEN, TESTING_API_TOKEN], ...overrides }, apiToken);
+  const getToken = (headers: Record<string, string>) => bff.post('/embed/token', { origin: bff.url, ...headers });
+  return { client: bff.client, getToken, ask: async (jwt: string) => getToken({ authorization: `Bearer ${jwt}` }) };
 }
 
 const tokenOf = (res: { body: unknown }) => (res.body as { token: string }).token;

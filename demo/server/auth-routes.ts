@@ -3,6 +3,14 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import { findCustomer } from '../shared/customers.js';
 import { SESSION_COOKIE, signSession, type SessionKeys } from './session.js';
 
+/** The answer to a sign-in as nobody the demo knows: a page of its own, with the way back. */
+const UNKNOWN_CUSTOMER_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Unknown customer · Northwind Analytics</title></head>
+<body><main><h1>Unknown customer</h1><p>Pick one on the <a href="/">sign-in page</a>.</p></main></body>
+</html>
+`;
+
 /**
  * `GET /login?customer=acme` signs in as a sample customer (an HttpOnly, SameSite=Lax cookie
  * holding a short-lived JWT) and redirects to `/app`; `/logout` clears the cookie.
@@ -12,7 +20,7 @@ export function authRoutes(keys: SessionKeys): Hono {
 
   app.get('/login', async (c) => {
     const customer = findCustomer(c.req.query('customer'));
-    if (!customer) return c.text('Unknown customer. Pick one on the sign-in page.', 400);
+    if (!customer) return c.html(UNKNOWN_CUSTOMER_PAGE, 400, { 'Cache-Control': 'no-store' });
     const jwt = await signSession(customer, keys);
     setCookie(c, SESSION_COOKIE, jwt, {
       httpOnly: true,

@@ -75,6 +75,8 @@ describe('the demo host app', () => {
       const response = await app.request(`/login?${query}`);
       expect(response.status).toBe(400);
       expect(response.headers.get('Set-Cookie')).toBeNull();
+      expect(response.headers.get('Content-Type')).toMatch(/^text\/html/);
+      expect(await response.text()).toContain('<a href="/">sign-in page</a>');
     },
   );
 

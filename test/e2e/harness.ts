@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Frame, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Frame, Page, Request } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startDemo, type RunningDemo, type StartDemoOptions } from '../../demo/server/start-demo.js';
 import { launchChromium } from '../support/chromium.js';
 
@@ -24,6 +25,63 @@ export async function startTestDemo(options: StartDemoOptions = {}): Promise<Run
 }
 
 export const openBrowser = (path: string): Promise<Browser> => launchChromium(path);
+
+/** What a describe block of demo tests gets from `useChromiumDemo`. */
+export interface ChromiumDemo {
+  /** The block's Chromium, launched once before its tests. */
+  readonly browser: Browser;
+  /** The block's demo, started once before its tests (only with `sharedDemo`). */
+  readonly demo: RunningDemo;
+  /** Starts a demo for the current test alone; it is closed after the test. */
+  startDemo(options?: StartDemoOptions): Promise<RunningDemo>;
+  /** A browser context for the current test alone; it is closed after the test, before the test's demos. */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+}
+
+/**
+ * The setup of one describe block of demo tests in Chromium (call it inside the block): one
+ * Chromium for the block, a demo shared by its tests (`sharedDemo`) and/or demos of their own,
+ * and browser contexts, each closed when its test or the block is over, even a failed one.
+ */
+export function useChromiumDemo(chromiumPath: string, { sharedDemo = false }: { sharedDemo?: boolean } = {}): ChromiumDemo {
+  let browser: Browser | undefined;
+  let shared: RunningDemo | undefined;
+  const contexts: BrowserContext[] = [];
+  const demos: RunningDemo[] = [];
+  beforeAll(async () => {
+    browser = await openBrowser(chromiumPath);
+    if (sharedDemo) shared = await startTestDemo();
+  });
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+    for (const demo of demos.splice(0)) await demo.close();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await shared?.close();
+  });
+  const setup: ChromiumDemo = {
+    get browser() {
+      if (!browser) throw new Error('Chromium is not running: use it inside a test');
+      return browser;
+    },
+    get demo() {
+      if (!shared) throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useChromiumDemo(…, { sharedDemo: true }) starts a shared demo');
+      return shared;
+    },
+    async startDemo(options) {
+      const demo = await startTestDemo(options);
+      demos.push(demo);
+      return demo;
+    },
+    async newContext(options) {
+      const context = await setup.browser.newContext(options);
+      contexts.push(context);
+      return context;
+    },
+  };
+  return setup;
+}
 
 /** What one element event looked like, as recorded in the page. */
 export interface RecordedEvent {

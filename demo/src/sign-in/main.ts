@@ -1,6 +1,7 @@
 import { DEMO_CUSTOMERS, type DemoCustomer } from '../../shared/customers.js';
 
-const AVATAR_COLOURS = ['#d9480f', '#0b7285', '#5f3dc4'];
+// Each at least 4.5:1 against the avatar's white letter (WCAG AA for normal text).
+const AVATAR_COLOURS = ['#c2410c', '#0b7285', '#5f3dc4'];
 
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] => {
   const node = document.createElement(tag);
@@ -14,10 +15,12 @@ function customerCard(customer: DemoCustomer, index: number): HTMLLIElement {
   card.dataset.customer = customer.id;
 
   const header = el('header');
+  // Decoration: the name is right beside it.
   const avatar = el('span', 'avatar', customer.name.charAt(0));
+  avatar.setAttribute('aria-hidden', 'true');
   avatar.style.background = AVATAR_COLOURS[index % AVATAR_COLOURS.length] ?? '#3b4cca';
   const titles = el('div');
-  titles.append(el('h3', undefined, customer.name), el('div', 'user muted', `${customer.user.name} · ${customer.user.email}`));
+  titles.append(el('h2', undefined, customer.name), el('div', 'user muted', `${customer.user.name} · ${customer.user.email}`));
   header.append(avatar, titles);
 
   const props = el('ul', 'props');

@@ -1,7 +1,7 @@
 /** The page's stylesheet, inlined under the response's CSP nonce. */
 export const DASHBOARD_PAGE_CSS = `
 :root { color-scheme: light; --ink: #1d2433; --muted: #5d6b82; --line: #e3e8f0; --panel: #ffffff; --bg: #f4f6fa;
-  --accent: #3b5bdb; --accent-soft: rgba(59, 91, 219, 0.14); --good: #2b8a3e; --bad: #c92a2a; }
+  --accent: #3b5bdb; --accent-soft: rgba(59, 91, 219, 0.14); --good: #237032; --bad: #c92a2a; }
 html, body { margin: 0; padding: 0; background: var(--bg); color: var(--ink);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 #app { padding: 20px 24px 16px; box-sizing: border-box; }
@@ -11,7 +11,7 @@ html, body { margin: 0; padding: 0; background: var(--bg); color: var(--ink);
 .group-name { margin: 2px 0 0; font-size: 24px; font-weight: 700; overflow-wrap: anywhere; }
 .env-tag { flex: none; padding: 3px 10px; border-radius: 999px; font-size: 12px; font-weight: 600; border: 1px solid currentColor; }
 .env-tag[data-environment="Customer"] { color: var(--good); background: rgba(43, 138, 62, .08); }
-.env-tag[data-environment="Testing"] { color: #b35c00; background: rgba(230, 119, 0, .1); }
+.env-tag[data-environment="Testing"] { color: #945000; background: rgba(230, 119, 0, .1); }
 .variables { margin-bottom: 16px; }
 .chips { list-style: none; display: flex; flex-wrap: wrap; gap: 8px; margin: 0; padding: 0; }
 .chip label { display: inline-flex; align-items: center; gap: 6px; padding: 3px 4px 3px 10px; border-radius: 999px;

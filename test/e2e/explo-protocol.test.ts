@@ -1,8 +1,7 @@
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../demo/server/start-demo.js';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, openApp, openBrowser, startTestDemo, type AppTab } from './harness.js';
+import { eventually, openApp, useChromiumDemo, type AppTab } from './harness.js';
 
 const tool = chromiumTool();
 
@@ -48,25 +47,12 @@ const dashboardFrames = (tab: AppTab) => tab.page.frames().filter((f) => f.url()
 const frameToken = (frame: Frame) => new URL(frame.url()).pathname.split('/')[3];
 
 describe.skipIf(!tool.available)('demo in Chromium: protocol="explo" (the vendor embed, token in the URL)', () => {
-  let browser: Browser;
-  let demo: RunningDemo | undefined;
-  let context: BrowserContext | undefined;
+  const chromium = useChromiumDemo(tool.path);
 
-  beforeAll(async () => {
-    browser = await openBrowser(tool.path);
-  });
-  afterEach(async () => {
-    await context?.close();
-    await demo?.close();
-    context = demo = undefined;
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
+  /** Acme's `/app?protocol=explo` on a demo of the test's own, once the element is ready. */
   async function openExplo(): Promise<AppTab> {
-    demo = await startTestDemo();
-    context = await browser.newContext();
+    const demo = await chromium.startDemo();
+    const context = await chromium.newContext();
     const tab = await openApp(context, demo, 'acme');
     await tab.page.waitForURL(/\/app/);
     await tab.page.goto(`${demo.url}/app?protocol=explo`);

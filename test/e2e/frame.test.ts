@@ -1,8 +1,6 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../demo/server/start-demo.js';
+import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, iframeHeight, openApp, openBrowser, postFromDashboard, startTestDemo, waitForReady } from './harness.js';
+import { eventually, iframeHeight, openApp, postFromDashboard, useChromiumDemo, waitForReady } from './harness.js';
 
 const tool = chromiumTool();
 
@@ -19,26 +17,11 @@ const FORGER_PAGE = `<!doctype html><title>forger</title><script>
 </script>`;
 
 describe.skipIf(!tool.available)('demo in Chromium: the dashboard frame', () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-  let context: BrowserContext | undefined;
-
-  beforeAll(async () => {
-    browser = await openBrowser(tool.path);
-    demo = await startTestDemo();
-  });
-  afterEach(async () => {
-    await context?.close();
-    context = undefined;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
-  });
+  const chromium = useChromiumDemo(tool.path, { sharedDemo: true });
 
   it('follows the dashboard height up and down', async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const acme = await openApp(context, demo, 'acme');
+    const context = await chromium.newContext({ viewport: { width: 1280, height: 800 } });
+    const acme = await openApp(context, chromium.demo, 'acme');
     await waitForReady(acme);
     const dashboard = acme.page.frameLocator('embedded-dashboard iframe');
     const closed = await iframeHeight(acme.page);
@@ -59,7 +42,8 @@ describe.skipIf(!tool.available)('demo in Chromium: the dashboard frame', () => 
   });
 
   it('ignores messages from any window but its own dashboard frame', async () => {
-    context = await browser.newContext();
+    const { demo } = chromium;
+    const context = await chromium.newContext();
     const acme = await openApp(context, demo, 'acme');
     await waitForReady(acme);
     const emulatorOrigin = new URL(acme.frame().url()).origin;

@@ -1,30 +1,19 @@
 import { mkdirSync, statSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../demo/server/start-demo.js';
+import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, latestToken, openApp, openBrowser, startTestDemo, waitForGeneration, waitForReady } from './harness.js';
+import { eventually, latestToken, openApp, useChromiumDemo, waitForGeneration, waitForReady } from './harness.js';
 
 const tool = chromiumTool();
 const SCREENSHOT = fileURLToPath(new URL('../../docs/demo.png', import.meta.url));
 const SCRATCH_SCREENSHOT = fileURLToPath(new URL('../../test-results/demo.png', import.meta.url));
 
 describe.skipIf(!tool.available)('demo in Chromium: each customer sees only its own dashboard', () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-
-  beforeAll(async () => {
-    browser = await openBrowser(tool.path);
-    demo = await startTestDemo();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
-  });
+  const chromium = useChromiumDemo(tool.path, { sharedDemo: true });
 
   it('shows Acme its name and properties in the cross-origin dashboard', async () => {
-    const context = await browser.newContext();
+    const { demo } = chromium;
+    const context = await chromium.newContext();
     const acme = await openApp(context, demo, 'acme');
     expect(new URL(acme.page.url()).pathname).toBe('/app');
     await waitForReady(acme);
@@ -39,11 +28,11 @@ describe.skipIf(!tool.available)('demo in Chromium: each customer sees only its 
     expect(await acme.page.getByTestId('element-state').textContent()).toBe('ready');
     expect(await acme.page.getByTestId('customer-name').textContent()).toBe('Acme Corp');
     expect(acme.frameNavigations).toHaveLength(1);
-    await context.close();
   });
 
   it("never shows Globex Acme's dashboard or token, not even across a rotation of Acme's", async () => {
-    const acmeContext = await browser.newContext();
+    const { demo } = chromium;
+    const acmeContext = await chromium.newContext();
     const acme = await openApp(acmeContext, demo, 'acme');
     await waitForReady(acme);
     const acmeTokens = [await latestToken(acme)];
@@ -51,7 +40,7 @@ describe.skipIf(!tool.available)('demo in Chromium: each customer sees only its 
 
     // Everything Globex's browser context receives (every page and frame, the cross-origin
     // dashboard included), and everything it sends.
-    const globexContext = await browser.newContext();
+    const globexContext = await chromium.newContext();
     const seen: { what: string; text: string }[] = [];
     const unread: string[] = [];
     const reading: Promise<void>[] = [];
@@ -106,14 +95,12 @@ describe.skipIf(!tool.available)('demo in Chromium: each customer sees only its 
       for (const token of acmeTokens) expect(text.includes(token as string), `${what} carries an Acme token`).toBe(false);
       expect(text.includes('Acme'), `${what} mentions Acme`).toBe(false);
     }
-    await acmeContext.close();
-    await globexContext.close();
   });
 
   it('takes the README screenshot of /app with Acme signed in', async () => {
     // A demo of its own, so the counters show a first visit, not the rotations of the tests above.
-    const fresh = await startTestDemo();
-    const context = await browser.newContext({ viewport: { width: 1440, height: 960 }, deviceScaleFactor: 1 });
+    const fresh = await chromium.startDemo();
+    const context = await chromium.newContext({ viewport: { width: 1440, height: 960 }, deviceScaleFactor: 1 });
     const acme = await openApp(context, fresh, 'acme');
     await waitForReady(acme);
     await eventually('the vendor stats', async () => !(await acme.page.getByTestId('vendor-stats').textContent())?.includes('…'));
@@ -122,7 +109,5 @@ describe.skipIf(!tool.available)('demo in Chromium: each customer sees only its 
     mkdirSync(fileURLToPath(new URL('.', `file://${path}`)), { recursive: true });
     await acme.page.screenshot({ path });
     expect(statSync(path).size).toBeGreaterThan(20_000);
-    await context.close();
-    await fresh.close();
   });
 });

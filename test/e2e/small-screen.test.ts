@@ -1,30 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo } from '../../demo/server/start-demo.js';
+import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { openApp, openBrowser, startTestDemo, waitForReady } from './harness.js';
+import { openApp, useChromiumDemo, waitForReady } from './harness.js';
 
 const tool = chromiumTool();
 const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
 describe.skipIf(!tool.available)('demo on a small screen', () => {
-  let browser: Browser;
-  let demo: RunningDemo;
-
-  beforeAll(async () => {
-    browser = await openBrowser(tool.path);
-    demo = await startTestDemo();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.close();
-  });
+  const chromium = useChromiumDemo(tool.path, { sharedDemo: true });
 
   it.each([360, 390, 420])('at %i px wide nothing overflows sideways and sign-out stays on screen', async (width) => {
-    const context = await browser.newContext({ viewport: { width, height: 844 }, deviceScaleFactor: 1 });
-    const tab = await openApp(context, demo, 'acme');
+    const context = await chromium.newContext({ viewport: { width, height: 844 }, deviceScaleFactor: 1 });
+    const tab = await openApp(context, chromium.demo, 'acme');
     await waitForReady(tab);
     const page = tab.page;
     const overflow = await page.evaluate(() => {
@@ -44,6 +32,5 @@ describe.skipIf(!tool.available)('demo on a small screen', () => {
     expect(await page.getByTestId('customer-name').isVisible()).toBe(true);
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: `${SCREENSHOT_DIR}demo-${width}.png` });
-    await context.close();
   });
 });

@@ -1,15 +1,13 @@
-import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningDemo, StartDemoOptions } from '../../demo/server/start-demo.js';
+import { describe, expect, it } from 'vitest';
+import type { StartDemoOptions } from '../../demo/server/start-demo.js';
 import { chromiumTool } from '../support/tools.js';
 import {
   eventually,
   latestToken,
   openApp,
-  openBrowser,
   postFromDashboard,
-  startTestDemo,
   tokenStatuses,
+  useChromiumDemo,
   waitForGeneration,
   waitForReady,
   watchDashboardFrame,
@@ -32,27 +30,10 @@ const expireWithButton = async (tab: AppTab) => {
 };
 
 describe.skipIf(!tool.available)('demo in Chromium: the token lifecycle', () => {
-  let browser: Browser;
-  let demo: RunningDemo | undefined;
-  let context: BrowserContext | undefined;
+  const chromium = useChromiumDemo(tool.path);
 
-  const setUp = async (options?: StartDemoOptions) => {
-    demo = await startTestDemo(options);
-    context = await browser.newContext();
-    return { demo, context };
-  };
-
-  beforeAll(async () => {
-    browser = await openBrowser(tool.path);
-  });
-  afterEach(async () => {
-    await context?.close();
-    await demo?.close();
-    context = demo = undefined;
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  /** A demo and a browser context of the test's own. */
+  const setUp = async (options?: StartDemoOptions) => ({ demo: await chromium.startDemo(options), context: await chromium.newContext() });
 
   it('swaps an expired token inside the running dashboard: no navigation, no blank frame', async () => {
     const { demo, context } = await setUp();

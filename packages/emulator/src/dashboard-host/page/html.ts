@@ -19,7 +19,7 @@ export function dashboardPageHtml(title: string, config: PageConfig, nonce: stri
 </head>
 <body data-state="loading" data-token-generation="0">
 <main id="app">
-<div id="dashboard" aria-live="polite"><p class="placeholder">Loading ${escapeHtml(title)}…</p></div>
+<div id="dashboard" aria-live="polite"><h1 class="placeholder">Loading ${escapeHtml(title)}…</h1></div>
 <footer class="footer"><span id="status" class="status" role="status">Loading…</span><span>Emulated dashboard host</span></footer>
 </main>
 <script nonce="${escapeHtml(nonce)}">${dashboardPageScript(config)}</script>

@@ -5,7 +5,7 @@ export const DASHBOARD_PAGE_CSS = `
 html, body { margin: 0; padding: 0; background: var(--bg); color: var(--ink);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 #app { padding: 20px 24px 16px; box-sizing: border-box; }
-.placeholder { padding: 48px 0; text-align: center; color: var(--muted); }
+.placeholder { margin: 0; padding: 48px 0; font: inherit; text-align: center; color: var(--muted); }
 .header { display: flex; align-items: flex-start; justify-content: space-between; gap: 16px; margin-bottom: 14px; }
 .eyebrow { margin: 0; font-size: 12px; letter-spacing: .08em; text-transform: uppercase; color: var(--muted); font-weight: 600; }
 .group-name { margin: 2px 0 0; font-size: 24px; font-weight: 700; overflow-wrap: anywhere; }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { squeezeCssTemplates } from './build/squeeze-css.mjs';
+import { squeezeLit } from './build/squeeze-lit.mjs';
 
 /**
  * The standalone bundle: the element with Lit inside, for a plain `<script type="module">`.
@@ -26,8 +27,17 @@ const squeezeHtmlTemplates = (): Plugin => ({
   renderChunk: (code) => ({ code: code.replace(/\n {2,}/g, ' '), map: null }),
 });
 
+/** Cuts Lit code that cannot run in this bundle (see build/squeeze-lit.mjs). */
+const squeezeLitBuild = (): Plugin => ({
+  name: 'squeeze-lit',
+  transform(code, id) {
+    const cut = squeezeLit(id, code);
+    return cut === undefined ? null : { code: cut, map: null };
+  },
+});
+
 export default defineConfig({
-  plugins: [minifyCssTemplates(), squeezeHtmlTemplates()],
+  plugins: [minifyCssTemplates(), squeezeHtmlTemplates(), squeezeLitBuild()],
   mode: 'production',
   resolve: {
     // Lit's minified production build, whatever NODE_ENV the caller (e.g. vitest) runs under.
@@ -45,12 +55,13 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     // Vite keeps whitespace and annotations in ES library builds; the budget counts every byte.
-    // Terser after Rolldown's minifier: about 130 B less gzipped (three passes), which is what
-    // lets the vendor adapter and the frame swap fit the 10 KB budget.
+    // Terser after Rolldown's minifier: about 130 B less gzipped (three passes); `unsafe` inlines
+    // the frozen-by-type constants (DashboardState) and `keep_fargs: false` drops unused
+    // parameters (no code here reads a function's length): about 30 B more.
     // Terser takes seconds on a loaded machine; Rolldown's timing notice would be noise in tests.
     rolldownOptions: { output: { minify: true, comments: false }, checks: { pluginTimings: false } },
     minify: 'terser',
-    terserOptions: { module: true, ecma: 2020, compress: { passes: 3, unsafe_arrows: true, pure_getters: true }, format: { comments: false } },
+    terserOptions: { module: true, ecma: 2020, compress: { passes: 3, unsafe: true, unsafe_arrows: true, pure_getters: true, keep_fargs: false }, format: { comments: false } },
     lib: {
       entry: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
       formats: ['es'],

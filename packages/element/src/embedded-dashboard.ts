@@ -9,6 +9,7 @@ import {
 import { styles } from './embedded-dashboard.styles.js';
 import type { EmbeddedDashboardEventMap } from './events.js';
 import { parseVariables } from './frame/parse-variables.js';
+import { exploProtocol } from './protocol/explo-protocol.js';
 import type { FrameProtocol } from './protocol/frame-protocol.js';
 import { messageProtocol } from './protocol/message-protocol.js';
 import { DashboardState } from './state.js';
@@ -17,11 +18,10 @@ import { TokenRequestError, type TokenReason } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 
 /**
- * The frame protocols the element knows, by `protocol` attribute value. `message` is built in;
- * `import '@embedded-dashboard/element/explo'` adds `explo` (kept out of the 10 KB standalone
- * bundle). A third vendor is one more entry.
+ * The frame protocols the element knows, by `protocol` attribute value: `message` and `explo`,
+ * in every entry point (the module and the standalone script). A third vendor is one more entry.
  */
-export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol };
+export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol, explo: exploProtocol };
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;

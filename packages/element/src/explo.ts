@@ -1,15 +1,8 @@
-import { FRAME_PROTOCOLS } from './embedded-dashboard.js';
-import { exploProtocol } from './protocol/explo-protocol.js';
-
 /**
- * Adds `protocol="explo"` (the vendor's documented iframe embed) to `<embedded-dashboard>`.
- * Import it once, next to the element:
- *
- * @example
- * import '@embedded-dashboard/element';
- * import '@embedded-dashboard/element/explo';
+ * The vendor's documented iframe embed as a frame protocol. `<embedded-dashboard>` knows it by
+ * itself (`protocol="explo"` works with `import '@embedded-dashboard/element'` or the standalone
+ * script alone); this entry stays for code that imports it by name, and for earlier releases'
+ * `import '@embedded-dashboard/element/explo'`, which now adds nothing.
  */
-FRAME_PROTOCOLS.explo = exploProtocol;
-
-export { exploProtocol };
+export { exploProtocol } from './protocol/explo-protocol.js';
 export type { FrameProtocol } from './protocol/frame-protocol.js';

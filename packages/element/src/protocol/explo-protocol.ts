@@ -3,16 +3,18 @@ import { resolveSrc } from '../frame/resolve-src.js';
 import type { FrameProtocol } from './frame-protocol.js';
 
 /**
- * The vendor's frame events whose names differ from ours (ARCHITECTURE §6). Its other two,
- * `dashboardReadyToLoad` and `dashboardLoaded`, have our names and detail shapes. Names are
- * checked against packages/protocol's `ExploFrameEvent` (which cites the doc pages) by type only,
- * so the bundle carries each string once.
+ * The vendor's frame events and our names for them (ARCHITECTURE §6): `dashboardReadyToLoad` and
+ * `dashboardLoaded` have our names and detail shapes, the other three are renamed. Any other name,
+ * ours included, is not the vendor's. Names are checked against packages/protocol's
+ * `ExploFrameEvent` (which cites the doc pages) by type only, so the bundle carries each once.
  */
-const RENAMED: Readonly<Record<string, DashboardEvent>> = {
+const OURS: Readonly<Record<string, DashboardEvent>> = {
+  dashboardReadyToLoad: 'dashboardReadyToLoad',
+  dashboardLoaded: 'dashboardLoaded',
   dashboardUpdated: 'dashboardResized',
   sendVariableUpdatedEvent: 'variableUpdated',
   customerJwtExpired: 'tokenExpired',
-} satisfies Record<Exclude<ExploFrameEvent, 'dashboardReadyToLoad' | 'dashboardLoaded'>, DashboardEvent>;
+} satisfies Record<ExploFrameEvent, DashboardEvent>;
 const UPDATE_VARIABLES: ExploHostEvent = 'updateExploDashboardVariables';
 
 /**
@@ -29,9 +31,8 @@ export const exploProtocol: FrameProtocol = {
   },
   parse(data) {
     const event = (data as { event?: string } | null)?.event!;
-    // Own keys only (an event named "__proto__" is not a vendor event); our names for the renamed
-    // events are not the vendor's, so they are refused; the rest parseDashboardMessage checks.
-    const ours = Object.hasOwn(RENAMED, event) ? RENAMED[event] : !Object.values(RENAMED).includes(event as DashboardEvent) && event;
+    // Own keys only: an event named "__proto__" is not a vendor event.
+    const ours = Object.hasOwn(OURS, event) && OURS[event];
     // The expiry event's detail is not documented: only its name counts.
     return ours ? parseDashboardMessage({ event: ours, detail: ours === 'tokenExpired' ? { dashboardId: '' } : (data as { detail?: unknown }).detail }) : undefined;
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import '../explo.js';
-import { FRAME_SWAP_TIMEOUT_MS } from '../embedded-dashboard.js';
+import { FRAME_PROTOCOLS, FRAME_SWAP_TIMEOUT_MS } from '../embedded-dashboard.js';
+import * as exploEntry from '../explo.js';
 import { json, mount, ORIGIN, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../test-support/fixtures.js';
 import { exploProtocol } from './explo-protocol.js';
 import { messageProtocol } from './message-protocol.js';
@@ -10,6 +10,13 @@ useElementTestEnvironment();
 const EXPLO_TEMPLATE = `${ORIGIN}/iframe/{dashboard}/{token}/{environment}`;
 
 describe('frame protocol adapters', () => {
+  it('are both built into the element; the explo entry only exports the same adapter', () => {
+    expect(Object.keys(FRAME_PROTOCOLS)).toEqual(['message', 'explo']);
+    expect(FRAME_PROTOCOLS.message).toBe(messageProtocol);
+    expect(FRAME_PROTOCOLS.explo).toBe(exploProtocol);
+    expect(exploEntry.exploProtocol).toBe(exploProtocol);
+  });
+
   it('message: every message both ways in our own shapes (ARCHITECTURE §6)', () => {
     expect(messageProtocol.token!('t')).toEqual({ event: 'updateToken', detail: { token: 't' } });
     expect(messageProtocol.variables({ region: 'EU' })).toEqual({ event: 'updateVariables', detail: { variables: { region: 'EU' } } });

@@ -1,0 +1,34 @@
+// @vitest-environment node
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LIT_CUTS, squeezeLit } from '../build/squeeze-lit.mjs';
+
+// Lit's production files, where the workspace installs them (the standalone bundle's resolution).
+const litFile = (name: string) => fileURLToPath(new URL(`../../../node_modules/${name}`, import.meta.url));
+
+describe('squeezeLit (Lit code the standalone bundle cannot run)', () => {
+  it.each(Object.keys(LIT_CUTS))('cuts %s exactly where it says, and only there', (name) => {
+    const id = litFile(name);
+    expect(id.endsWith(`/node_modules/${name}`)).toBe(true);
+    const code = readFileSync(id, 'utf8');
+    const cut = squeezeLit(id, code)!;
+    let expected = code;
+    for (const [from, to] of LIT_CUTS[name]!) {
+      expect(code.split(from)).toHaveLength(2);
+      expected = expected.replace(from, to);
+    }
+    expect(cut).toBe(expected);
+    expect(cut.length).toBeLessThan(code.length);
+    // Nothing of the cut hooks is left.
+    expect(cut).not.toMatch(/PolyfillSupport|Versions|not constructable|ShadyCSS/);
+  });
+
+  it('fails the build when Lit changed under a cut, and leaves every other module alone', () => {
+    const id = litFile('lit-element/lit-element.js');
+    expect(() => squeezeLit(id, 'export const nothing = 1;')).toThrow(/lit-element\.js changed \(Lit upgraded\?\)/);
+    const twice = readFileSync(id, 'utf8').repeat(2);
+    expect(() => squeezeLit(id, twice)).toThrow(/changed/);
+    expect(squeezeLit('/x/src/embedded-dashboard.ts', 'const o=s.litElementPolyfillSupport;')).toBeUndefined();
+  });
+});

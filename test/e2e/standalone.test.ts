@@ -6,11 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Frame } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Frame } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../demo/server/start-demo.js';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, openApp, openBrowser, startTestDemo, type AppTab } from './harness.js';
+import { eventually, openApp, useChromiumDemo, type AppTab } from './harness.js';
 
 const tool = chromiumTool();
 const SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));
@@ -23,26 +23,13 @@ const dashboardFrames = (tab: AppTab) => tab.page.frames().filter((f) => f.url()
 const frameReady = (frame: Frame) => frame.evaluate(() => document.body.dataset.state === 'ready');
 
 describe.skipIf(!tool.available)('the standalone script alone, in Chromium', () => {
-  let browser: Browser;
-  let demo: RunningDemo | undefined;
-  let context: BrowserContext | undefined;
-
-  beforeAll(async () => {
-    browser = await openBrowser(tool.path);
-  });
-  afterEach(async () => {
-    await context?.close();
-    await demo?.close();
-    context = demo = undefined;
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const chromium = useChromiumDemo(tool.path);
+  let demo: RunningDemo;
 
   /** Signs in to the demo, then opens a plain page of the demo's origin (its BFF at /embed/token) with `attributes`. */
   async function openPlain(attributes: (demo: RunningDemo) => string): Promise<AppTab> {
-    demo = await startTestDemo();
-    context = await browser.newContext();
+    demo = await chromium.startDemo();
+    const context = await chromium.newContext();
     const script = readFileSync(SCRIPT);
     await context.route(`${demo.url}/standalone/embedded-dashboard.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: script }));
     const tab = await openApp(context, demo, 'acme');
@@ -71,10 +58,10 @@ describe.skipIf(!tool.available)('the standalone script alone, in Chromium', () 
     expect(await frame!.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
     // The vendor stops honouring the token: the frame says customerJwtExpired, the element rotates
     // and swaps in a frame on the new token.
-    expect(demo!.emulator.expireToken(token)).toBe(true);
+    expect(demo.emulator.expireToken(token)).toBe(true);
     const fresh = await eventually('one frame, on a new token, with data', async () => {
       const frames = dashboardFrames(tab);
-      return frames.length === 1 && !frames[0]!.url().includes(token) && (await frameReady(frames[0]!)) && frames[0];
+      return frames.length === 1 && !frames[0]!.url().includes(token) && (await frameReady(frames[0]!)) ? frames[0] : undefined;
     });
     expect(new URL(fresh.url()).pathname).toMatch(/^\/iframe\/sales-overview\/[\w.~-]+\/production$/);
     await eventually('the element to be ready again', async () => (await tab.state()) === 'ready');

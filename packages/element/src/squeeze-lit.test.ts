@@ -1,5 +1,5 @@
 // @vitest-environment node
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LIT_CUTS, squeezeLit } from '../build/squeeze-lit.mjs';
@@ -30,5 +30,27 @@ describe('squeezeLit (Lit code the standalone bundle cannot run)', () => {
     const twice = readFileSync(id, 'utf8').repeat(2);
     expect(() => squeezeLit(id, twice)).toThrow(/changed/);
     expect(squeezeLit('/x/src/embedded-dashboard.ts', 'const o=s.litElementPolyfillSupport;')).toBeUndefined();
+  });
+});
+
+describe("the element's templates use only what the standalone bundle's Lit keeps", () => {
+  const sourceDir = fileURLToPath(new URL('.', import.meta.url));
+  const sources = (readdirSync(sourceDir, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.startsWith('test-support'))
+    .map((file) => [file, readFileSync(`${sourceDir}/${file}`, 'utf8')] as const);
+
+  it('has sources with templates to check', () => {
+    expect(sources.filter(([, code]) => code.includes('html`')).map(([file]) => file)).toEqual(['embedded-dashboard.ts']);
+  });
+
+  it.each(['svg', 'mathml'])('imports no %s templates', (tag) => {
+    for (const [file, code] of sources) expect(`${file}: ${code}`).not.toMatch(new RegExp(`import\\s*{[^}]*\\b${tag}\\b[^}]*}\\s*from\\s*'lit`));
+  });
+
+  it('uses no directives and no .property bindings', () => {
+    for (const [file, code] of sources) {
+      expect(`${file}: ${code}`).not.toMatch(/from\s*'(lit|lit-html)\/(directive|directives|async-directive)/);
+      expect(`${file}: ${code}`).not.toMatch(/\s\.[A-Za-z][\w-]*=\$\{/);
+    }
   });
 });

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { socketBffs } from '../testing/socket-bffs.js';
 import { createBffApp } from '../app.js';
+import { BudgetRefusedError } from '../budget/upstream-budget.js';
+import { CircuitBreaker } from './circuit-breaker.js';
 import { createBffMetrics } from '../observability/metrics.js';
 import type { BffAppOptions } from '../options.js';
 import { acme, API_TOKEN, captureLogs, findLeaks, record, session } from '../testing/fixtures.js';
@@ -111,5 +113,45 @@ describe('circuit breaker around the vendor account', () => {
     const before = vendorCalls(vendor);
     await ask('one-more');
     expect(vendorCalls(vendor)).toBeGreaterThan(before);
+  });
+});
+
+describe('circuit breaker and the vendor budget', () => {
+  /** A breaker on a hand-moved clock; `down` is an outage failure as the client throws it. */
+  function breakerOnClock() {
+    const clock = { now: 0 };
+    const logs = captureLogs();
+    const breaker = new CircuitBreaker({ failureThreshold: 2, openSeconds: 5 }, () => clock.now, logs.logger, createBffMetrics());
+    const down = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'network' }));
+    const refused = () => Promise.reject(new BudgetRefusedError('first-token', 2_000));
+    const ok = () => Promise.resolve('ok');
+    return { clock, breaker, down, refused, ok, logs };
+  }
+
+  it('a budget refusal of the half-open probe proves nothing: the breaker stays open and the next call probes', async () => {
+    const { clock, breaker, down, refused, ok, logs } = breakerOnClock();
+    for (let i = 0; i < 2; i++) await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    expect(breaker.state).toBe('open');
+    clock.now += 5_000;
+    await expect(breaker.run(refused)).rejects.toBeInstanceOf(BudgetRefusedError);
+    expect(breaker.state).toBe('open');
+    expect(logs.lines.some((l) => l.includes('vendor circuit closed'))).toBe(false);
+    // The vendor is still down: the next call is the probe, and its failure doubles the open time.
+    await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    expect(breaker.state).toBe('open');
+    clock.now += 5_000;
+    await expect(breaker.run(ok)).rejects.toMatchObject({ code: 'upstream_unavailable' });
+    clock.now += 5_000;
+    await expect(breaker.run(ok)).resolves.toBe('ok');
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('a budget refusal between outage failures neither resets nor adds to the count of failures in a row', async () => {
+    const { breaker, down, refused } = breakerOnClock();
+    await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    for (let i = 0; i < 3; i++) await expect(breaker.run(refused)).rejects.toBeInstanceOf(BudgetRefusedError);
+    expect(breaker.state).toBe('closed');
+    await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    expect(breaker.state).toBe('open');
   });
 });

@@ -13,6 +13,7 @@ describe('parseConfig', () => {
       port: 8787,
       host: '127.0.0.1',
       tokenTtlSeconds: 3600,
+      revalidateAfterSeconds: 300,
       allowedOrigins: [],
       expectEnvironment: undefined,
       upstreamApi: 'user-group-service',
@@ -35,6 +36,7 @@ describe('parseConfig', () => {
       EMBED_CLAIM_MAPPING: 'map',
       EMBED_MAPPING: '{"schema":"ds"}',
       EMBED_TOKEN_TTL: '0',
+      EMBED_REVALIDATE_AFTER: '60',
       EMBED_ALLOWED_ORIGINS: 'https://a.example, http://localhost:5174',
       EMBED_EXPECT_ENVIRONMENT: 'Testing',
       EMBED_REDIS_URL: 'redis://127.0.0.1:6379',
@@ -46,6 +48,7 @@ describe('parseConfig', () => {
       port: 0,
       host: '0.0.0.0',
       tokenTtlSeconds: 0,
+      revalidateAfterSeconds: 60,
       allowedOrigins: ['https://a.example', 'http://localhost:5174'],
       expectEnvironment: 'Testing',
       redisUrl: 'redis://127.0.0.1:6379',
@@ -61,13 +64,14 @@ describe('parseConfig', () => {
       EMBED_UPSTREAM_URL: 'ftp://x',
       EMBED_MAPPING: '{"a":1}',
       EMBED_TOKEN_TTL: '-5',
+      EMBED_REVALIDATE_AFTER: '5m',
       EMBED_ALLOWED_ORIGINS: 'https://a.example/path',
       EMBED_EXPECT_ENVIRONMENT: 'Production',
       EMBED_REDIS_URL: 'http://user:LEAKCHECK-redis-pass@host',
       EMBED_SESSION_COOKIE: 'bad cookie',
     });
     expect(config).toBeUndefined();
-    const keys = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_PORT', 'EMBED_UPSTREAM_URL', 'EMBED_MAPPING', 'EMBED_TOKEN_TTL', 'EMBED_ALLOWED_ORIGINS', 'EMBED_EXPECT_ENVIRONMENT', 'EMBED_REDIS_URL', 'EMBED_SESSION_COOKIE'];
+    const keys = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_PORT', 'EMBED_UPSTREAM_URL', 'EMBED_MAPPING', 'EMBED_TOKEN_TTL', 'EMBED_REVALIDATE_AFTER', 'EMBED_ALLOWED_ORIGINS', 'EMBED_EXPECT_ENVIRONMENT', 'EMBED_REDIS_URL', 'EMBED_SESSION_COOKIE'];
     for (const key of keys) expect(problems.some((p) => p.startsWith(key) || p.includes(`${key}:`))).toBe(true);
     expect(problems.join('\n')).not.toMatch(/LEAKCHECK|short"/);
   });

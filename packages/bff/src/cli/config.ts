@@ -13,6 +13,8 @@ export interface CliConfig {
   host: string;
   session: SessionOptions;
   tokenTtlSeconds: number;
+  /** Seconds a synced group's token is served before the next request re-checks it with the vendor. */
+  revalidateAfterSeconds: number;
   allowedOrigins: string[];
   expectEnvironment: Environment | undefined;
   redisUrl: string | undefined;
@@ -55,6 +57,7 @@ export const CONFIG_KEYS = [
   'EMBED_CLAIM_MAPPING',
   'EMBED_MAPPING',
   'EMBED_TOKEN_TTL',
+  'EMBED_REVALIDATE_AFTER',
   'EMBED_ALLOWED_ORIGINS',
   'EMBED_EXPECT_ENVIRONMENT',
   'EMBED_REDIS_URL',
@@ -196,6 +199,11 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
   const ttlText = get('EMBED_TOKEN_TTL') ?? '3600';
   if (!/^\d+$/.test(ttlText)) problems.push(`EMBED_TOKEN_TTL must be a whole number of seconds, 0 to disable (got ${show(ttlText)})`);
 
+  const revalidateText = get('EMBED_REVALIDATE_AFTER') ?? '300';
+  if (!/^\d+$/.test(revalidateText) || Number(revalidateText) > 31_536_000) {
+    problems.push(`EMBED_REVALIDATE_AFTER must be a whole number of seconds, at most a year (got ${show(revalidateText)})`);
+  }
+
   const allowedOrigins = (get('EMBED_ALLOWED_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
   for (const origin of allowedOrigins) {
     if (httpUrl(origin)?.origin !== origin) problems.push(`EMBED_ALLOWED_ORIGINS: ${show(origin)} is not an origin like https://app.example.com`);
@@ -272,6 +280,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
         staticMapping,
       },
       tokenTtlSeconds: Number(ttlText),
+      revalidateAfterSeconds: Number(revalidateText),
       allowedOrigins,
       expectEnvironment: environment as Environment | undefined,
       redisUrl,

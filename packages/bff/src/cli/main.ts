@@ -100,6 +100,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     logLevel: config.logLevel,
     secrets,
     tokenTtlSeconds: config.tokenTtlSeconds,
+    revalidateAfterSeconds: config.revalidateAfterSeconds,
     allowedOrigins: config.allowedOrigins,
     expectEnvironment: config.expectEnvironment,
     keyPrefix: config.keyPrefix,

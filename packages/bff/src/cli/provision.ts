@@ -117,6 +117,8 @@ export async function runProvision(argv: string[], env: Record<string, string | 
     logLevel: 'silent' as const,
     expectEnvironment: config.expectEnvironment,
     keyPrefix: config.keyPrefix,
+    // A rerun skips what the serving fleet would not re-check yet.
+    revalidateAfterSeconds: config.revalidateAfterSeconds,
     upstreamRatePerMinute: config.upstreamRatePerMinute,
     upstreamBurst: config.upstreamBurst,
     rateLimit: false as const,

@@ -15,7 +15,7 @@ export interface Tool {
 
 const required = () => process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';
 
-const APT_PACKAGE: Record<string, string> = { 'redis-server': 'redis-server', 'redis-cli': 'redis-tools' };
+const APT_PACKAGE: Record<string, string> = { 'redis-server': 'redis-server', 'redis-cli': 'redis-tools', script: 'bsdutils' };
 
 function findTool(
   name: string,
@@ -50,6 +50,9 @@ export const redisServerTool = (): Tool =>
 /** Debian's redis-cli (package redis-tools, a dependency of redis-server; or `REDIS_CLI_PATH`): creates test clusters. */
 export const redisCliTool = (): Tool =>
   findTool('redis-cli', [process.env.REDIS_CLI_PATH ?? '', '/usr/bin/redis-cli', '/usr/local/bin/redis-cli'].filter(Boolean));
+
+/** util-linux's `script` (Debian package bsdutils): runs a command on a real pseudo-terminal. */
+export const scriptTool = (): Tool => findTool('script', ['/usr/bin/script', '/bin/script']);
 
 /**
  * Bun or Deno from this repository's devDependencies (npm packages whose postinstall puts the

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { startNodeProcess } from '../../../../test/support/processes.js';
+import { scriptTool } from '../../../../test/support/tools.js';
 import { API_TOKEN, session, SESSION_SECRET } from '../testing/fixtures.js';
 
 const packageDir = fileURLToPath(new URL('../../', import.meta.url));
@@ -175,5 +176,40 @@ describe('embedded-dashboard-bff CLI', () => {
     const both = run({ EMBED_UPSTREAM_API: 'explo-customer', EMBED_EXPECT_ENVIRONMENT: 'Customer' });
     expect(both.status).toBe(1);
     expect(both.stderr).toMatch(/^config: EMBED_EXPECT_ENVIRONMENT cannot be checked with EMBED_UPSTREAM_API=explo-customer/);
+  });
+
+  it.skipIf(!scriptTool().available)('provision draws its progress bar in place on a real terminal (script), and plain lines through a pipe', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bff-provision-tty-'));
+    const file = join(dir, 'groups.jsonl');
+    writeFileSync(file, ['a', 'b', 'c'].map((id) => JSON.stringify({ user_group_id: `tty-${id}`, name: `TTY ${id}`, properties: {} })).join('\n'));
+    // Not spawnSync: the emulator answering the CLI runs in this process's event loop.
+    const run = (command: string, args: string[]) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(command, args, { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+        const out = { stdout: '', stderr: '' };
+        child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.once('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, ...out });
+        });
+      });
+    const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+    const onTerminal = await run(scriptTool().path, ['-qfec', [process.execPath, bin, 'provision', file].map(quote).join(' '), '/dev/null']);
+    expect(onTerminal.status).toBe(0);
+    const screen = onTerminal.stdout;
+    // One redraw per group, each from the line's start, erasing what a longer one left.
+    expect(screen.match(/\r\[[# ]{30}\] \d\/3 /g)).toHaveLength(3);
+    // The last bar is ended by a newline (the terminal turns it into CR LF) before the summary.
+    expect(screen).toMatch(/\r\[#{30}\] 3\/3 [\d.]+\/s ETA 0 s\u001b\[K\r\nprovision: synced 3, already in sync 0, failed 0, bad lines 0\r\n$/);
+    expect(screen).not.toContain('provision: 3/3');
+
+    // The same through pipes (stderr is no terminal): plain lines, no bar, no carriage return.
+    const piped = await run(process.execPath, [bin, 'provision', file]);
+    expect(piped.status).toBe(0);
+    expect(piped.stderr).toMatch(/^provision: 1\/3 .*ETA/m);
+    expect(piped.stderr + piped.stdout).not.toMatch(/[\r[]/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -9,6 +9,7 @@ import { groupFingerprint } from '../tokens/fingerprint.js';
 import type { CliIo } from './main.js';
 import { openStore } from './main.js';
 import { parseConfig } from './config.js';
+import { createProgress } from './progress.js';
 
 export const PROVISION_USAGE = `usage: embedded-dashboard-bff provision FILE|- [--dry-run]
 
@@ -44,35 +45,6 @@ export function parseProvisionLine(text: string, staticMapping: UserGroupInput['
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function progress(io: CliIo, tty: boolean, total: number): { tick(): void; done(): void } {
-  const startedAt = Date.now();
-  let finished = 0;
-  let lastLine = 0;
-  const render = () => {
-    const seconds = (Date.now() - startedAt) / 1000;
-    const rate = seconds > 0 ? finished / seconds : 0;
-    const eta = rate > 0 ? Math.ceil((total - finished) / rate) : undefined;
-    const figures = `${finished}/${total} ${rate.toFixed(1)}/s ETA ${eta === undefined ? '?' : `${eta} s`}`;
-    if (!tty) return `provision: ${figures}`;
-    const width = 30;
-    const filled = total === 0 ? width : Math.round((finished / total) * width);
-    return `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${figures}   `;
-  };
-  return {
-    tick() {
-      finished++;
-      if (tty) process.stderr.write(render());
-      else if (finished === total || Date.now() - lastLine >= 1_000) {
-        lastLine = Date.now();
-        io.err(render());
-      }
-    },
-    done() {
-      if (tty) process.stderr.write('\n');
-    },
-  };
-}
 
 /** `embedded-dashboard-bff provision FILE|- [--dry-run]`. */
 export async function runProvision(argv: string[], env: Record<string, string | undefined>, io: CliIo, stdinText?: () => Promise<string>): Promise<void> {
@@ -126,7 +98,7 @@ export async function runProvision(argv: string[], env: Record<string, string | 
   const { keyPrefix, tokens } = resolveSettings(options);
   const runtime = createBffRuntime(options);
   const counts = { synced: 0, inSync: 0, failed: 0 };
-  const bar = progress(io, process.stderr.isTTY === true, groups.length);
+  const bar = createProgress(groups.length, { ...(process.stderr.isTTY === true ? { tty: process.stderr } : {}), line: io.err });
   const next = groups[Symbol.iterator]();
   const worker = async () => {
     for (let item = next.next(); !item.done; item = next.next()) {

@@ -83,7 +83,12 @@ export async function startFleetOn<R>(redis: R, redisEnv: Record<string, string>
 
 /** A session JWT for customer `orgId`, as the integrator's login would issue it. */
 export function sessionFor(orgId: string): Promise<string> {
-  return new SignJWT({ org_id: orgId, org_name: `Org ${orgId}`, embed_properties: { region: 'eu', plan: 'pro' } })
+  return sessionWith(orgId, { region: 'eu', plan: 'pro' });
+}
+
+/** The same with other `embed_properties` (not a parameter of `sessionFor`: that is passed to `Array.map`). */
+export function sessionWith(orgId: string, properties: Record<string, string>): Promise<string> {
+  return new SignJWT({ org_id: orgId, org_name: `Org ${orgId}`, embed_properties: properties })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuedAt()
     .setExpirationTime('15m')
@@ -123,16 +128,23 @@ export async function emulatorStats(emulator: RunningProcess): Promise<EmulatorS
   return ((await response.json()) as EmulatorStats).requests;
 }
 
-/** The name of the group a user group token identifies, as the vendor's dashboard host sees it (undefined when refused). */
-export async function groupNameOf(emulator: RunningProcess, token: string): Promise<string | undefined> {
+/** The group a user group token identifies, as the vendor's dashboard host sees it (undefined when refused). */
+async function groupOf(emulator: RunningProcess, token: string): Promise<{ name?: string; properties: unknown } | undefined> {
   const response = await fetch(`${emulator.url}/iframe-data/sales-overview`, {
     headers: { Authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(5_000),
   });
   if (response.status !== 200) return undefined;
-  const body = (await response.json()) as { group?: { name?: string } };
-  return body.group?.name;
+  const body = (await response.json()) as { group?: { name?: string }; variables?: unknown };
+  // The group's properties are the dashboard's variables.
+  return { ...body.group, properties: body.variables };
 }
+
+/** The name of the group a user group token identifies (undefined when refused). */
+export const groupNameOf = async (emulator: RunningProcess, token: string): Promise<string | undefined> => (await groupOf(emulator, token))?.name;
+
+/** The properties the vendor holds for the group a user group token identifies. */
+export const groupPropertiesOf = async (emulator: RunningProcess, token: string): Promise<unknown> => (await groupOf(emulator, token))?.properties;
 
 /** Everything the emulator counted, rate-limit refusals included. */
 export async function vendorStats(emulator: RunningProcess): Promise<EmulatorStats> {

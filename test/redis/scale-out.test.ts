@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisServerTool } from '../support/tools.js';
-import { emulatorStats, groupNameOf, readiness, requestRotation, requestToken, sessionFor, startFleet, type Fleet, type TokenAnswer } from './fleet.js';
+import { emulatorStats, groupNameOf, groupPropertiesOf, readiness, requestRotation, requestToken, sessionFor, sessionWith, startFleet, type Fleet, type TokenAnswer } from './fleet.js';
 
 const tool = redisServerTool();
 
@@ -98,7 +98,7 @@ describe.skipIf(!tool.available)('two BFF processes sharing one Redis', { timeou
     expect(tokens.size).toBe(orgs.length);
   });
 
-  it('while Redis is down, ten requests for one customer through each process cost at most one sync per process', async () => {
+  it('while Redis is down, ten requests for one customer through each process cost one vendor call per process', async () => {
     const session = await sessionFor('outage-org');
     const before = await emulatorStats(fleet.emulator);
     const answers: TokenAnswer[] = [];
@@ -106,11 +106,24 @@ describe.skipIf(!tool.available)('two BFF processes sharing one Redis', { timeou
     const after = await emulatorStats(fleet.emulator);
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     expect(new Set(answers.map((a) => a.token)).size).toBe(1);
-    // Each process syncs once: get-or-create, plus one update in the process that finds the group
-    // already created (it cannot know the vendor's copy matches its session). Without the local
-    // cache it was 20 get-or-creates and up to 19 updates.
-    expect(after.getOrCreate - before.getOrCreate).toBeLessThanOrEqual(2);
-    expect(after.update - before.update).toBeLessThanOrEqual(1);
+    // Each process makes one get-or-create; the one that finds the group already created sees it
+    // as its session wants it (name, properties) and updates nothing. Without the local cache it
+    // was 20 get-or-creates and up to 19 updates; before the answer was compared, one update more.
+    expect(after.getOrCreate - before.getOrCreate).toBe(2);
+    expect(after.update - before.update).toBe(0);
+  });
+
+  it('while Redis is down, a session whose properties differ from the vendor copy still gets them written before its token', async () => {
+    const created = await requestToken(fleet.bffs[0], await sessionFor('outage-drift'));
+    expect(created.status).toBe(200);
+    const before = await emulatorStats(fleet.emulator);
+    const wider = await sessionWith('outage-drift', { region: 'ALL', plan: 'pro' });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => requestToken(fleet.bffs[1], wider)));
+    const after = await emulatorStats(fleet.emulator);
+    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+    expect(after.getOrCreate - before.getOrCreate).toBe(1);
+    expect(after.update - before.update).toBe(1);
+    expect(await groupPropertiesOf(fleet.emulator, answers[0]!.token!)).toEqual({ region: 'ALL', plan: 'pro' });
   });
 
   it('shares again once Redis is back: a new burst calls the vendor once per customer', async () => {

@@ -20,6 +20,16 @@ export const DriftPolicy = {
     return entry?.claimsIssuedAt === undefined || issuedAtMs >= entry.claimsIssuedAt;
   },
 
+  /**
+   * Whether the vendor's answer shows the group as the session wants it in every field it
+   * returns: the name, and properties actually returned (a vendor that leaves them out proves
+   * nothing). The mapping is never returned: see the token service for when this suffices.
+   */
+  answerMatches(vendor: UserGroup, input: UserGroupInput): boolean {
+    if (vendor.name !== input.name || vendor.properties === undefined) return false;
+    return stableStringify(vendor.properties ?? {}) === stableStringify(input.properties);
+  },
+
   /** Whether the vendor's copy (as get-or-create returned it) differs from the session's input. */
   vendorDiffers(vendor: UserGroup, input: UserGroupInput): boolean {
     if (vendor.name !== input.name) return true;

@@ -60,6 +60,14 @@ export class GuardedStore {
     this.#timeoutMs = this.#sync ? undefined : timeoutMs;
   }
 
+  /**
+   * Whether the store is failing now (its last call failed, or it hung and is being skipped):
+   * entries then come from this process's fallback cache, and what other processes synced is unknown.
+   */
+  get degraded(): boolean {
+    return this.#failing || this.#bypassUntil > this.#now();
+  }
+
   /** Whether a store call failed within the last `windowMs`. */
   failedWithin(windowMs: number): boolean {
     return this.#lastFailureAt !== undefined && this.#now() - this.#lastFailureAt < windowMs;

@@ -248,8 +248,14 @@ export class TokenService {
     if (got === undefined) return previous!;
     let token = got.user_group.token;
     // get-or-create never changes an existing group, so anything not just created with this very
-    // input, not known to be synced with it, or not what the vendor holds, is updated.
-    const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
+    // input, not known to be synced with it, or not what the vendor holds, is updated. While the
+    // store is down, what other processes synced is unknown: a group another process created is
+    // taken as synced when the answer shows it as this session wants it (name and properties), so
+    // an outage costs one call per group per process. That skips a write, never makes one: an
+    // older session cannot overwrite a newer one through it. The mapping is not in the answer; a
+    // mapping-only change is written once the store is back (the stored entry's fingerprint differs).
+    const syncedElsewhere = previous === undefined && this.#store.degraded && DriftPolicy.answerMatches(got.user_group, group.group);
+    const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
     if (!inSync) {
       const updatePriority = previous === undefined ? 'first-token' : 'drift';
       const updated = await this.#deferrable(updatePriority, previous, () => this.#call('update', updatePriority, () => this.#upstream.updateUserGroup(group.group)));

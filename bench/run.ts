@@ -12,12 +12,13 @@ import { runThroughput } from './throughput/index.js';
 import { runUpstream } from './upstream/index.js';
 import { runBrowser } from './browser/index.js';
 import { runOutage } from './outage/index.js';
+import { runFleet } from './fleet/index.js';
 
 /*
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only size,throughput,upstream,browser,outage` runs a subset (`rotation`: rows 5 alone).
+ * labels. `--only size,throughput,upstream,browser,outage,fleet` runs a subset (`rotation`: rows 5 alone).
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -30,6 +31,8 @@ const wanted = (name: string) => !only || only.has(name);
 const machine = describeMachine();
 const startedAt = performance.now();
 const rows: Row[] = [];
+/** Text printed under the table (the fleet projection). */
+const notes: string[] = [];
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
 let withinBudget: boolean | undefined = true;
@@ -58,20 +61,27 @@ if (wanted('outage')) {
   log('6. vendor outage with and without the circuit breaker');
   rows.push(...(await runOutage(quick)));
 }
+if (wanted('fleet')) {
+  log('7. a fleet at the vendor\'s rate limit, with and without the vendor budget');
+  const fleet = await runFleet(quick);
+  rows.push(...fleet.rows);
+  notes.push(...fleet.notes);
+}
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 const table = formatTable(rows);
 const mode = quick ? 'quick (timings not judged)' : 'full';
 const loadAtEnd = loadavg().map((value) => value.toFixed(2)).join(' ');
 const footer = `Mode: ${mode}. Ran in ${seconds} s on ${machine}; load average at the end ${loadAtEnd}.`;
-console.log(`\n${table}\n\n${footer}`);
+const noteText = notes.length === 0 ? '' : `\n\n${notes.join('\n')}`;
+console.log(`\n${table}\n\n${footer}${noteText}`);
 
 if (resultsLabel !== undefined) {
   const file = join(benchDir, 'RESULTS.md');
   const preamble =
     'Full runs of `npm run bench`, explained row by row in [README.md](README.md), each under the label it was written with ' +
     '(`--write-results=<label>`), with the machine and its load. Every run written is kept; none is left out for being slow.';
-  const section = `${table}\n\n${footer}`;
+  const section = `${table}\n\n${footer}${noteText}`;
   writeFileSync(file, mergeResults(existsSync(file) ? readFileSync(file, 'utf8') : '', preamble, resultsLabel, section));
   log(`wrote bench/RESULTS.md (${resultsLabel})`);
 }

@@ -12,6 +12,8 @@ export interface BffOptions {
   env?: Record<string, string>;
   /** Run on this CPU only (`taskset`), when the machine can. */
   cpu?: number;
+  /** How long it may take to say it listens; default that of `startServerProcess` (20 s). */
+  startTimeoutMs?: number;
 }
 
 /** The URL of the token route of a BFF listening at `baseUrl`. */
@@ -27,6 +29,7 @@ export function startBff(options: BffOptions): Promise<BenchProcess> {
     readyPrefix: BFF_LISTENING_PREFIX,
     logName: options.logName,
     ...(options.cpu === undefined ? {} : { cpu: options.cpu }),
+    ...(options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs }),
     env: {
       EMBED_UPSTREAM_URL: options.upstreamUrl,
       EMBED_API_TOKEN: BENCH_API_KEY,

@@ -4,6 +4,8 @@ export { createMetricsApp } from './routes/metrics-routes.js';
 export { createBffNodeListener } from './http/node-listener.js';
 export { BffError } from './errors/bff-error.js';
 export { renderInitialToken, INITIAL_TOKEN_HEADERS } from './page/initial-token.js';
+export { renderDashboardFrame } from './page/dashboard-frame.js';
+export type { DashboardFrameOptions } from './page/dashboard-frame.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
 export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';
 export { createBffMetrics } from './observability/metrics.js';

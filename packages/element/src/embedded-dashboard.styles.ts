@@ -17,7 +17,8 @@ export const styles = unsafeCSS(`
   .reserve {
     min-height: var(--embedded-dashboard-min-height, 400px);
   }
-  iframe {
+  iframe,
+  ::slotted(iframe) {
     display: block;
     width: 100%;
     height: var(--embedded-dashboard-height, var(--embedded-dashboard-min-height, 400px));

@@ -134,6 +134,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   #origin = '';
   #srcKey?: string;
   #vars: DashboardVariables = {};
+  /**
+   * The frame the server rendered into the page (`<iframe slot="frame">` child), taken over
+   * instead of loading a second one: it is the visible frame (slot 0) until its src changes or a
+   * swap replaces it, then it is removed.
+   */
+  #own?: HTMLIFrameElement | null | void;
   #frameReady = false;
   #loaded = false;
   #height?: number;
@@ -159,7 +165,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   }
 
   #win(slot: number): Window | null | undefined {
-    return this.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot)?.contentWindow;
+    return ((!slot && this.#own) || this.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot))?.contentWindow;
   }
 
   #dropSwap(): void {
@@ -170,6 +176,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('tokenUrl') && changed.get('tokenUrl') !== undefined) this.#tokens.reset();
     let problem: string | undefined;
+    const own = this.querySelector<HTMLIFrameElement>('iframe[slot=frame]');
     try {
       this.#vars = parseVariables(this.variables);
       if (!this.dashboard) throw new Error('dashboard is required');
@@ -190,7 +197,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         this.#srcs[cur] = next?.href;
         this.#srcToken = token;
         this.#origin = next?.origin ?? '';
-        this.#frameReady = this.#loaded = false;
+        this.#loaded = false;
+        // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
+        // origin); any other is removed. It may have said it is ready before this element existed,
+        // so it is sent the token now (and again when it says ready).
+        this.#own = own?.src === next?.href && !cur ? own : own?.remove();
+        if ((this.#frameReady = !!this.#own)) this.#sendToken();
       } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
         this.#dropSwap();
         this.#srcs[cur ^ 1] = url()?.href;
@@ -203,6 +215,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       }
     } catch (error) {
       problem = (error as Error).message;
+      this.#own = own?.remove();
       this.#dropSwap();
       this.#srcs[this.#cur] = undefined;
     }
@@ -233,23 +246,30 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     const height = !this.noAutoResize && this.#height;
     const srcs = this.#srcs;
     const cur = this.#cur;
-    // Each slot keeps its own place in the DOM: moving an iframe would reload it.
-    const frame = (slot: number) =>
-      srcs[slot] || slot === cur
+    // Each slot keeps its own place in the DOM: moving an iframe would reload it. An adopted frame
+    // stays where the server put it, shown through a slot (visibility and the height custom
+    // property inherit into it).
+    const frame = (slot: number) => {
+      const cls = slot !== cur ? 'pending next' : this.#loaded ? '' : 'pending';
+      const style = height ? `--embedded-dashboard-height:${height}px` : '';
+      return !slot && this.#own
+        ? html`<slot name="frame" class=${cls} style=${style}></slot>`
+        : srcs[slot] || slot === cur
         ? html`<iframe
             part="frame"
             id=${'f' + slot}
             title=${this.label || this.dashboard || 'Dashboard'}
             src=${srcs[slot] ?? nothing}
             ?hidden=${!srcs[slot]}
-            class=${slot !== cur ? 'pending next' : this.#loaded ? '' : 'pending'}
-            style=${height ? `height:${height}px` : ''}
+            class=${cls}
+            style=${style}
             allow="fullscreen"
             referrerpolicy="strict-origin"
             sandbox=${this.getAttribute('sandbox') ?? nothing}
             loading=${this.getAttribute('loading') ?? nothing}
           ></iframe>`
         : nothing;
+    };
     return html`<div part="base" class=${this.#loaded ? '' : 'reserve'}>
       ${frame(0)}${frame(1)}
       ${state === DashboardState.loading
@@ -317,6 +337,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       if (message?.event !== DashboardEvent.loaded) return;
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
+      this.#own = this.#own?.remove();
       this.#cur ^= 1;
       this.#srcToken = this.#nextToken;
     } else if (event.source !== this.#win(cur)) return;

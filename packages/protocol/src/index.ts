@@ -77,3 +77,5 @@ export {
 } from './deadlines.js';
 export { parseRetryAfter, backoffDelay, withTimeout } from './retry.js';
 export { readAtMost } from './body.js';
+export { resolveSrc, exploSrc } from './frame-src.js';
+export type { SrcValues } from './frame-src.js';

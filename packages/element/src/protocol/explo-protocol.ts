@@ -1,5 +1,4 @@
-import { parseDashboardMessage, type DashboardEvent, type ExploFrameEvent, type ExploHostEvent } from '@embedded-dashboard/protocol';
-import { resolveSrc } from '../frame/resolve-src.js';
+import { exploSrc, parseDashboardMessage, type DashboardEvent, type ExploFrameEvent, type ExploHostEvent } from '@embedded-dashboard/protocol';
 import type { FrameProtocol } from './frame-protocol.js';
 
 /**
@@ -24,11 +23,7 @@ const UPDATE_VARIABLES: ExploHostEvent = 'updateExploDashboardVariables';
  */
 export const exploProtocol: FrameProtocol = {
   swap: true,
-  src(template, values, variables) {
-    const url = resolveSrc(template, values);
-    for (const name in variables) url?.searchParams.set(name, JSON.stringify(variables[name]));
-    return url;
-  },
+  src: exploSrc,
   parse(data) {
     const event = (data as { event?: string } | null)?.event!;
     // Own keys only: an event named "__proto__" is not a vendor event.

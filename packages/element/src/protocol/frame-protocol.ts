@@ -1,5 +1,4 @@
-import type { DashboardMessage, DashboardVariables } from '@embedded-dashboard/protocol';
-import type { SrcValues } from '../frame/resolve-src.js';
+import type { DashboardMessage, DashboardVariables, SrcValues } from '@embedded-dashboard/protocol';
 
 /**
  * How the element talks to one vendor's dashboard frame. The element keeps every guarantee

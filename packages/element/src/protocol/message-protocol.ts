@@ -1,5 +1,4 @@
-import { HostEvent, parseDashboardMessage } from '@embedded-dashboard/protocol';
-import { resolveSrc } from '../frame/resolve-src.js';
+import { HostEvent, parseDashboardMessage, resolveSrc } from '@embedded-dashboard/protocol';
 import type { FrameProtocol } from './frame-protocol.js';
 
 /** Our own protocol (ARCHITECTURE §6): the token and variables go to the running frame by message. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseVariables } from './parse-variables.js';
-import { resolveSrc } from './resolve-src.js';
+import { exploSrc, resolveSrc } from './frame-src.js';
 
 describe('resolveSrc', () => {
   it('substitutes and URL-encodes every placeholder', () => {
@@ -31,15 +30,11 @@ describe('resolveSrc', () => {
   );
 });
 
-describe('parseVariables', () => {
-  it('accepts a JSON object or an object of plain values', () => {
-    expect(parseVariables('{"a":"x","b":1,"c":true,"d":null}')).toEqual({ a: 'x', b: 1, c: true, d: null });
-    expect(parseVariables({ a: 1 })).toEqual({ a: 1 });
-    expect(parseVariables(undefined)).toEqual({});
-    expect(parseVariables('')).toEqual({});
-  });
-
-  it.each(['{', 'null', '[]', '"x"', '42', '{"a":{}}', '{"a":[1]}', '{"a":1e999}'])('rejects %s', (text) => {
-    expect(() => parseVariables(text)).toThrow(/variables must be/);
+describe('exploSrc', () => {
+  it('puts each variable in the query as a JSON value', () => {
+    const url = exploSrc('https://d.example.com/iframe/{dashboard}/{token}', { dashboard: 'sales', token: 't/1' }, { region: 'EU', seats: 5, trial: false, note: null });
+    expect(url!.pathname).toBe('/iframe/sales/t%2F1');
+    expect(Object.fromEntries(url!.searchParams)).toEqual({ region: '"EU"', seats: '5', trial: 'false', note: 'null' });
+    expect(exploSrc('https://d.example.com/{token}', { dashboard: 'sales' }, { region: 'EU' })).toBeUndefined();
   });
 });

@@ -1,3 +1,5 @@
+import type { DashboardVariables } from './messages.js';
+
 /** Values substituted into `src-template`; each is URL-encoded. */
 export interface SrcValues {
   dashboard: string;
@@ -6,9 +8,11 @@ export interface SrcValues {
 }
 
 /**
- * Builds the iframe URL from `src-template` (`{dashboard}`, `{environment}`, `{token}`).
- * Returns `undefined` while the template needs a token that has not arrived yet. Throws an
- * `Error` with a readable message when the result is not an absolute http(s) URL.
+ * Builds the dashboard iframe's URL from `src-template` (`{dashboard}`, `{environment}`,
+ * `{token}`), as `<embedded-dashboard>` does and as a server rendering its frame must (the
+ * element adopts a server-rendered frame only when its URL is exactly this one). Returns
+ * `undefined` while the template needs a token that has not arrived yet. Throws an `Error` with a
+ * readable message when the result is not an absolute http(s) URL.
  *
  * @example
  * resolveSrc('https://dash.example.com/iframe/{dashboard}', { dashboard: 'sales' })!.href
@@ -27,5 +31,15 @@ export function resolveSrc(template: string | undefined, values: SrcValues): URL
     // Reported below, with the same words as a non-http(s) URL.
   }
   if (url?.protocol !== 'https:' && url?.protocol !== 'http:') throw new Error('src-template must give an absolute http(s) URL');
+  return url;
+}
+
+/**
+ * The vendor's (Explo's) documented iframe URL: `resolveSrc`, then each variable as a JSON value
+ * in the query (`?region="EU"`).
+ */
+export function exploSrc(template: string | undefined, values: SrcValues, variables: DashboardVariables): URL | undefined {
+  const url = resolveSrc(template, values);
+  for (const name in variables) url?.searchParams.set(name, JSON.stringify(variables[name]));
   return url;
 }

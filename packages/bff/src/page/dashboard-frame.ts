@@ -1,0 +1,71 @@
+import { exploSrc, isUserGroupToken, resolveSrc, type DashboardVariables } from '@embedded-dashboard/protocol';
+
+/** The element's attributes the frame depends on, with the same names and meanings. */
+export interface DashboardFrameOptions {
+  /** The element's `dashboard`. */
+  dashboard: string;
+  /** The element's `src-template`. */
+  srcTemplate: string;
+  /** The element's `environment`. */
+  environment?: string | undefined;
+  /** The element's `protocol`: `message` (default) or `explo`. */
+  protocol?: 'message' | 'explo' | undefined;
+  /**
+   * The first token (`renderInitialToken(...).response?.token`), needed only when it is part of
+   * the URL (`protocol: 'explo'`, or `{token}` in the template). Without it such a frame is not
+   * rendered (`''`): the element makes it once it has a token.
+   */
+  token?: string | undefined;
+  /** `explo` only: the element's `variables`, which that protocol puts in the URL's query. */
+  variables?: DashboardVariables | undefined;
+  /** The element's `label` (the frame's accessible name); default the dashboard id. */
+  label?: string | undefined;
+  /** The element's `sandbox` attribute, if it has one. */
+  sandbox?: string | undefined;
+  /** The element's `loading` attribute, if it has one. */
+  loading?: 'eager' | 'lazy' | undefined;
+}
+
+// NUL becomes U+FFFD, as an HTML parser would make it (with a parse error), so every parser reads the same value.
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\0': '\ufffd' };
+const attr = (value: string): string => value.replace(/[&<>"'\0]/g, (char) => ENTITIES[char]!);
+
+/**
+ * The dashboard iframe as markup for inside `<embedded-dashboard>`, so the browser starts loading
+ * the dashboard while it parses the page, before the element's script has arrived. The element
+ * adopts this frame (no second load) when its URL is exactly the one the element would build
+ * from the same attributes; any other frame there is removed. Hidden (`hidden`) until the element
+ * shows it.
+ *
+ * With our `message` protocol the URL holds no token, so the frame can be sent before the
+ * server has the first token (render it first, then await `renderInitialToken`). With a token in
+ * the URL (`explo`, `{token}`) pass `token`: the frame can only go out once the token is there.
+ *
+ * Every value is escaped for an HTML attribute (and URL-encoded in the URL). Throws an `Error`
+ * for a missing `dashboard`, a template that gives no absolute http(s) URL, or a `token` that is
+ * no user group token: a programming error of the page, not something to render.
+ *
+ * @example
+ * ```ts
+ * const frame = renderDashboardFrame({ dashboard: 'sales', srcTemplate: 'https://dash.example.com/iframe/{dashboard}' });
+ * // <iframe slot="frame" hidden src="https://dash.example.com/iframe/sales" title="sales" …></iframe>
+ * ```
+ */
+export function renderDashboardFrame(options: DashboardFrameOptions): string {
+  const { dashboard, token } = options;
+  if (typeof dashboard !== 'string' || !dashboard) throw new Error('renderDashboardFrame: dashboard is required');
+  if (token !== undefined && !isUserGroupToken(token)) throw new Error('renderDashboardFrame: token is not a user group token');
+  const values = { dashboard, environment: options.environment, token };
+  let url: URL | undefined;
+  try {
+    url = options.protocol === 'explo' ? exploSrc(options.srcTemplate, values, options.variables ?? {}) : resolveSrc(options.srcTemplate, values);
+  } catch (error) {
+    throw new Error(`renderDashboardFrame: ${(error as Error).message}`);
+  }
+  if (!url) return '';
+  const extra = [
+    options.sandbox === undefined ? '' : ` sandbox="${attr(options.sandbox)}"`,
+    options.loading === undefined ? '' : ` loading="${attr(options.loading)}"`,
+  ].join('');
+  return `<iframe slot="frame" hidden src="${attr(url.href)}" title="${attr(options.label || dashboard)}" allow="fullscreen" referrerpolicy="strict-origin"${extra}></iframe>`;
+}

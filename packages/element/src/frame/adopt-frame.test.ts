@@ -1,0 +1,191 @@
+import { describe, expect, it, vi } from 'vitest';
+import '../explo.js';
+import type { EmbeddedDashboard } from '../embedded-dashboard.js';
+import { json, ORIGIN, postedTokens, settle, stubFetch, TEMPLATE, tokenBody, useElementTestEnvironment } from '../test-support/fixtures.js';
+
+useElementTestEnvironment();
+
+const ready = { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales' } };
+const loaded = { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 640, loadTime: 50 } };
+/** The URL the element builds for its default attributes below. */
+const SALES_URL = `${ORIGIN}/iframe/sales?env=Customer`;
+let counter = 0;
+
+type Spy = { postMessage: ReturnType<typeof vi.fn> };
+
+/** An `<iframe>` as a server renders it into the element (renderDashboardFrame's markup), with a spy window. */
+function serverFrame(src: string, attributes: Record<string, string> = { slot: 'frame', hidden: '' }) {
+  const frame = document.createElement('iframe');
+  for (const [name, value] of Object.entries(attributes)) frame.setAttribute(name, value);
+  frame.setAttribute('src', src);
+  const win: Spy = { postMessage: vi.fn() };
+  Object.defineProperty(frame, 'contentWindow', { value: win, configurable: true });
+  return { frame, win };
+}
+
+/** A server-rendered `<embedded-dashboard>`: the children as parsed, then the element upgrades. */
+async function mountServerRendered(children: Node[], attributes: Record<string, string> = {}) {
+  const el = document.createElement('embedded-dashboard') as EmbeddedDashboard;
+  const events: CustomEvent[] = [];
+  for (const type of ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize']) el.addEventListener(type, (e) => events.push(e as CustomEvent));
+  const all = { dashboard: 'sales', 'src-template': TEMPLATE, environment: 'Customer', 'token-url': `/adopt${++counter}/embed/token`, ...attributes };
+  for (const [name, value] of Object.entries(all)) el.setAttribute(name, value);
+  el.append(...children);
+  document.body.append(el);
+  await el.updateComplete;
+  return { el, events };
+}
+
+/** The first token as renderInitialToken puts it in the page. */
+function firstTokenScript() {
+  const body = tokenBody();
+  vi.spyOn(performance, 'timeOrigin', 'get').mockReturnValue(Date.now());
+  const script = document.createElement('script');
+  script.type = 'application/json';
+  script.textContent = JSON.stringify(body);
+  return { script, token: body.token };
+}
+
+const message = (data: unknown, source: Spy, origin = ORIGIN) =>
+  window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as unknown as Window }));
+
+const shadowFrames = (el: EmbeddedDashboard) => el.shadowRoot!.querySelectorAll('iframe');
+
+describe('a frame the server rendered into the element', () => {
+  it('is adopted, not loaded again: shown through the frame slot, handed the first token at once and again when it says ready', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    const { frame, win } = serverFrame(SALES_URL);
+    const first = firstTokenScript();
+    const { el, events } = await mountServerRendered([frame, first.script]);
+    expect(shadowFrames(el)).toHaveLength(0);
+    expect(frame.isConnected).toBe(true);
+    expect(frame.getAttribute('src')).toBe(SALES_URL);
+    const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('slot[name=frame]')!;
+    expect(slot.assignedElements()).toEqual([frame]);
+    expect(slot.className).toBe('pending');
+    // It may have said ready before the element existed (that message is lost): sent at once.
+    expect(postedTokens(win)).toEqual([first.token]);
+    expect(win.postMessage).toHaveBeenCalledWith(expect.anything(), ORIGIN);
+    message(ready, win);
+    expect(postedTokens(win)).toEqual([first.token, first.token]);
+    message(loaded, win);
+    await settle(el);
+    expect(el.state).toBe('ready');
+    expect(slot.className).toBe('');
+    expect(slot.getAttribute('style')).toBe('--embedded-dashboard-height:640px');
+    expect(events.find((e) => e.type === 'dashboard-load')!.detail).toEqual({ dashboardId: 'sales', height: 640, loadTime: 50 });
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('gets the token when it arrives, if the page carried none (the frame said ready before the element ran)', async () => {
+    let answer!: (response: Response) => void;
+    stubFetch(() => new Promise<Response>((resolve) => (answer = resolve)));
+    const { frame, win } = serverFrame(SALES_URL);
+    const { el } = await mountServerRendered([frame]);
+    await settle(el);
+    expect(postedTokens(win)).toEqual([]);
+    const body = tokenBody();
+    answer(json(body));
+    await settle(el);
+    expect(postedTokens(win)).toEqual([body.token]);
+    expect(shadowFrames(el)).toHaveLength(0);
+  });
+
+  it('keeps rotation working: tokenExpired from the adopted frame fetches a new token and posts it there', async () => {
+    const rotated = tokenBody();
+    const fetch = stubFetch(json(rotated));
+    const { frame, win } = serverFrame(SALES_URL);
+    const first = firstTokenScript();
+    const { el, events } = await mountServerRendered([frame, first.script]);
+    message(loaded, win);
+    message({ event: 'tokenExpired', detail: { dashboardId: 'sales' } }, win);
+    await settle(el);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(String(fetch.mock.calls[0]![0])).toContain('/rotate');
+    expect(postedTokens(win)).toEqual([first.token, rotated.token]);
+    expect(events.filter((e) => e.type === 'dashboard-token').map((e) => e.detail.reason)).toEqual(['initial', 'rotate']);
+    expect(frame.isConnected).toBe(true);
+  });
+
+  it.each([
+    ['another origin', 'https://evil.example.com/iframe/sales?env=Customer'],
+    ['another dashboard', `${ORIGIN}/iframe/other?env=Customer`],
+    ['an extra query parameter', `${SALES_URL}&token=stolen`],
+    ['a javascript: URL', 'javascript:alert(1)'],
+    ['a relative URL', '/iframe/sales?env=Customer'],
+  ])('is removed, not adopted, when it shows %s; the element loads its own', async (_, src) => {
+    stubFetch(json(tokenBody()));
+    const { frame, win } = serverFrame(src);
+    const first = firstTokenScript();
+    const { el } = await mountServerRendered([frame, first.script]);
+    expect(frame.isConnected).toBe(false);
+    expect(el.shadowRoot!.querySelector('slot[name=frame]')).toBeNull();
+    const own = shadowFrames(el);
+    expect(own).toHaveLength(1);
+    expect(own[0]!.getAttribute('src')).toBe(SALES_URL);
+    // The removed frame's messages are not the dashboard's.
+    message(ready, win);
+    expect(win.postMessage).not.toHaveBeenCalled();
+  });
+
+  it('ignores children that are not a frame-slot iframe, and messages from the right frame but another origin', async () => {
+    stubFetch(json(tokenBody()));
+    const unslotted = serverFrame(SALES_URL, {});
+    const div = document.createElement('div');
+    div.setAttribute('slot', 'frame');
+    const { el } = await mountServerRendered([unslotted.frame, div]);
+    expect(shadowFrames(el)).toHaveLength(1);
+    expect(el.shadowRoot!.querySelector('slot[name=frame]')).toBeNull();
+
+    const { frame, win } = serverFrame(SALES_URL);
+    const first = firstTokenScript();
+    const adopted = await mountServerRendered([frame, first.script]);
+    win.postMessage.mockClear();
+    message(ready, win, 'https://evil.example.com');
+    message(loaded, win, 'https://evil.example.com');
+    await settle(adopted.el);
+    expect(win.postMessage).not.toHaveBeenCalled();
+    expect(adopted.el.state).not.toBe('ready');
+  });
+
+  it('is removed when the dashboard changes or the attributes become invalid', async () => {
+    stubFetch(json(tokenBody()));
+    const a = serverFrame(SALES_URL);
+    const { el } = await mountServerRendered([a.frame]);
+    el.dashboard = 'other';
+    await el.updateComplete;
+    expect(a.frame.isConnected).toBe(false);
+    expect(shadowFrames(el)[0]!.getAttribute('src')).toBe(`${ORIGIN}/iframe/other?env=Customer`);
+
+    const b = serverFrame(SALES_URL);
+    const broken = await mountServerRendered([b.frame], { variables: '{not json' });
+    expect(broken.el.state).toBe('error');
+    expect(b.frame.isConnected).toBe(false);
+  });
+
+  it('explo: the frame with the first token in its URL is adopted, and replaced (then removed) when a new token swaps in', async () => {
+    const rotated = tokenBody();
+    stubFetch(json(rotated));
+    const first = firstTokenScript();
+    const template = `${ORIGIN}/iframe/{dashboard}/{token}/{environment}`;
+    const { frame, win } = serverFrame(`${ORIGIN}/iframe/sales/${first.token}/Customer`);
+    const { el } = await mountServerRendered([frame, first.script], { protocol: 'explo', 'src-template': template });
+    expect(frame.isConnected).toBe(true);
+    expect(shadowFrames(el)).toHaveLength(0);
+    expect(win.postMessage).not.toHaveBeenCalled(); // explo has no token message
+    message({ event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 500, loadTime: 9 } }, win);
+    message({ event: 'customerJwtExpired', detail: {} }, win);
+    await settle(el);
+    const next = shadowFrames(el);
+    expect(next).toHaveLength(1);
+    expect(next[0]!.getAttribute('src')).toBe(`${ORIGIN}/iframe/sales/${rotated.token}/Customer`);
+    const nextWin: Spy = { postMessage: vi.fn() };
+    Object.defineProperty(next[0]!, 'contentWindow', { value: nextWin, configurable: true });
+    expect(frame.isConnected).toBe(true); // still visible while the new one loads
+    message({ event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 500, loadTime: 9 } }, nextWin);
+    await settle(el);
+    expect(frame.isConnected).toBe(false);
+    expect(el.shadowRoot!.querySelector('slot[name=frame]')).toBeNull();
+    expect(el.state).toBe('ready');
+  });
+});

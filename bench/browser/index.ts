@@ -34,12 +34,15 @@ const SWAP_BLANK = ['5d', 'rotation, vendor embed (protocol="explo"): host-page 
 const ROTATION_ROWS = [ROTATION_TIME, ROTATION_BLANK, SWAP_TIME, SWAP_BLANK] as const;
 const TTD_WARM = ['4h', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, no extra load', SAME_RUN] as const;
 const TTD_WARM_LOADED = ['4i', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, under added CPU load', SAME_RUN] as const;
-const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED] as const;
+const TTD_ADOPT = ['4j', 'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, no extra load', SAME_RUN] as const;
+const TTD_ADOPT_LOADED = ['4k', 'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, under added CPU load', SAME_RUN] as const;
+const TTD_URL_ADOPT = ['4l', 'time to dashboard, vendor-URL protocol ({token} in src-template), iframe rendered by the server with the first token in its URL and adopted, no extra load', SAME_RUN] as const;
+const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED, TTD_ADOPT, TTD_ADOPT_LOADED, TTD_URL_ADOPT] as const;
 /** Time to dashboard ÷ the server-rendered baseline: on a machine without added load, and with it. */
 const TTD_TARGET = { quiet: 1.05, loaded: 1.1 };
 const COOKIE = 'bench_session';
 
-type Variant = 'baseline' | 'fetch' | 'first' | 'urlFetch' | 'urlFirst' | 'baselineWarm' | 'firstWarm';
+type Variant = 'baseline' | 'fetch' | 'first' | 'adopt' | 'urlFetch' | 'urlFirst' | 'urlAdopt' | 'baselineWarm' | 'firstWarm';
 
 /**
  * Rows 4 and 5, in Debian's headless Chromium: the emulator (dashboard host), the BFF and the
@@ -109,13 +112,15 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         baseline: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}`,
         fetch: `${pagesUrl}/ours`,
         first: `${pagesUrl}/ours?first=inline`,
+        adopt: `${pagesUrl}/ours?first=inline&frame=server`,
         urlFetch: `${pagesUrl}/ours?src=url`,
         urlFirst: `${pagesUrl}/ours?src=url&first=inline`,
+        urlAdopt: `${pagesUrl}/ours?src=url&first=inline&frame=server`,
         baselineWarm: { url: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}`, warm: true },
         firstWarm: { url: `${pagesUrl}/ours?first=inline`, warm: true },
       };
       // The vendor-URL pages are measured without added load only: they show what that protocol costs.
-      const { urlFetch: _urlFetch, urlFirst: _urlFirst, ...mainPages } = pages;
+      const { urlFetch: _urlFetch, urlFirst: _urlFirst, urlAdopt: _urlAdopt, ...mainPages } = pages;
       const context = { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
       const runs = quick ? 2 : 15;
       if (!timeToDashboard) {
@@ -129,7 +134,7 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       const quiet = await measureTimeToDashboard(browser, pages, context, runs);
       baselineMs = median(quiet.baseline.map((load) => load.ms));
       const burner = startBurner();
-      let loaded: Record<Exclude<Variant, 'urlFetch' | 'urlFirst'>, PageLoad[]>;
+      let loaded: Record<Exclude<Variant, 'urlFetch' | 'urlFirst' | 'urlAdopt'>, PageLoad[]>;
       let loadedLoad: number;
       try {
         loadedLoad = loadavg()[0] ?? Number.NaN;
@@ -149,6 +154,9 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         ttdRow(TTD_URL_FIRST, quiet, 'urlFirst', quietNote, TTD_TARGET.quiet, quick),
         ttdRow(TTD_WARM, { baseline: quiet.baselineWarm, firstWarm: quiet.firstWarm }, 'firstWarm', quietNote, TTD_TARGET.quiet, quick, 'warm'),
         ttdRow(TTD_WARM_LOADED, { baseline: loaded.baselineWarm, firstWarm: loaded.firstWarm }, 'firstWarm', loadedNote, TTD_TARGET.loaded, quick, 'warm'),
+        ttdRow(TTD_ADOPT, quiet, 'adopt', quietNote, TTD_TARGET.quiet, quick),
+        ttdRow(TTD_ADOPT_LOADED, loaded, 'adopt', loadedNote, TTD_TARGET.loaded, quick),
+        ttdRow(TTD_URL_ADOPT, quiet, 'urlAdopt', quietNote, TTD_TARGET.quiet, quick),
       );
     } catch (error) {
       if (timeToDashboard) rows.push(...unavailableRows(TTD_ROWS, error));
@@ -221,7 +229,7 @@ function stepsRow(loads: Record<Variant, PageLoad[]>): Row {
     id: TTD_STEPS[0],
     metric: `${TTD_STEPS[1]}: element script arrived, element defined, token request sent → answered, frame document requested → arrived, dashboard loaded`,
     kind: TTD_STEPS[2],
-    ours: `fetch: ${steps('fetch')}; first token: ${steps('first')}`,
+    ours: `fetch: ${steps('fetch')}; first token: ${steps('first')}; server-rendered frame adopted: ${steps('adopt')}`,
     baseline: steps('baseline'),
     ratio: '',
     target: '',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INITIAL_TOKEN_HEADERS, renderInitialToken } from '@embedded-dashboard/bff';
+import { INITIAL_TOKEN_HEADERS, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
 export const PAGES_LISTENING_PREFIX = 'pages listening on ';
@@ -59,9 +59,14 @@ function oursHead(emulatorUrl: string, script: string): string {
 ${script}</head>`;
 }
 
-function oursBody(srcTemplate: string, firstToken: string, attributes = ''): string {
+/** The element's start tag (with more `attributes`) and what goes inside it before the first token. */
+function oursOpen(srcTemplate: string, frame = '', attributes = ''): string {
   return `<body>
-<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="/embed/token"${attributes}>${firstToken}</embedded-dashboard>
+<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="/embed/token"${attributes}>${frame}`;
+}
+
+function oursClose(firstToken: string): string {
+  return `${firstToken}</embedded-dashboard>
 </body></html>`;
 }
 
@@ -112,20 +117,25 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
       const template = `${options.emulatorUrl}/iframe/{dashboard}/{token}/{environment}`;
       const head = oursHead(options.emulatorUrl, '<script type="module" src="/element-explo.js"></script>');
-      return send(res, 200, 'text/html', head + oursBody(template, '', ' protocol="explo" environment="production"'));
+      return send(res, 200, 'text/html', head + oursOpen(template, '', ' protocol="explo" environment="production"') + oursClose(''));
     }
     if (url.pathname === '/ours') {
       // ?script=inline: the element's code in the page (no row uses it; for trying where the time goes).
       const script = url.searchParams.get('script') === 'inline' ? `<script type="module">${element.toString()}</script>` : '<script type="module" src="/element.js"></script>';
       // ?src=url: the vendor-URL protocol, the token in the iframe's URL (the iframe must wait for it).
       const template = `${options.emulatorUrl}/iframe/{dashboard}${url.searchParams.get('src') === 'url' ? '?token={token}' : ''}`;
-      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursHead(options.emulatorUrl, script) + oursBody(template, ''));
+      // ?frame=server: the iframe rendered by the server (renderDashboardFrame) and adopted by the element.
+      const serverFrame = url.searchParams.get('frame') === 'server';
+      const frame = (token?: string) => (serverFrame ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, token }) : '');
+      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursHead(options.emulatorUrl, script) + oursOpen(template, frame()) + oursClose(''));
       // The first token rendered into the page, as an integrator's server does with the BFF's
-      // helper; the head goes out first, so the browser is not idle while the server asks the BFF.
+      // helpers. What needs no token goes out first, so the browser is not idle while the server
+      // asks the BFF: the head, and a server-rendered frame whose URL holds no token.
       res.writeHead(200, { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS });
-      res.write(oursHead(options.emulatorUrl, script));
+      const early = frame();
+      res.write(oursHead(options.emulatorUrl, script) + (early ? oursOpen(template, early) : ''));
       const first = await renderInitialToken(req, { bff: options.bffUrl });
-      res.end(oursBody(template, first.html));
+      res.end((early ? '' : oursOpen(template, frame(first.response?.token))) + oursClose(first.html));
       return;
     }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));

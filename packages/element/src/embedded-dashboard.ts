@@ -40,6 +40,7 @@ const emit = <K extends keyof EmbeddedDashboardEventMap>(
  *
  * @slot loading - Replaces the default loading skeleton.
  * @slot error - Replaces the default error message and retry button (shown in `error` and `unauthenticated`).
+ * @slot frame - A dashboard `<iframe>` the server rendered (`renderDashboardFrame`), adopted when its `src` is exactly the element's URL; any other is removed.
  *
  * @event {DashboardLoadEvent} dashboard-load - The dashboard loaded: `{ dashboardId, height, loadTime }`.
  * @event {DashboardTokenEvent} dashboard-token - A token was obtained: `{ reason: 'initial' | 'refresh' | 'rotate', expiresAt }`. Never the token.

@@ -96,7 +96,9 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
     await emulator?.close();
   });
 
-  async function open(frame: 'ours' | 'evil'): Promise<{ context: BrowserContext; page: Page; documents: string[]; tokenRequests: string[]; jwt: string }> {
+  async function open(
+    frame: 'ours' | 'evil',
+  ): Promise<{ context: BrowserContext; page: Page; documents: string[]; tokenRequests: string[]; jwt: string; console: string[] }> {
     const context = await browser.newContext();
     const now = Math.floor(Date.now() / 1000);
     const jwt = await new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' }, exp: now + 600 })
@@ -107,12 +109,19 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
     const page = await context.newPage();
     const documents: string[] = [];
     const tokenRequests: string[] = [];
+    // Every frame's console: a token posted to a frame still on its initial about:blank would log
+    // "Failed to execute 'postMessage' … target origin … does not match".
+    const console: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') console.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => console.push(`pageerror: ${error.message}`));
     page.on('request', (request) => {
       if (request.resourceType() === 'document' && request.frame() !== page.mainFrame()) documents.push(request.url());
       if (request.url().includes('/embed/token')) tokenRequests.push(request.url());
     });
     await page.goto(`${url}/?frame=${frame}`);
-    return { context, page, documents, tokenRequests, jwt };
+    return { context, page, documents, tokenRequests, jwt, console };
   }
 
   const dashboardFrame = (page: Page) => {
@@ -124,7 +133,7 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
     dashboardFrame(page).evaluate(() => ({ state: document.body.dataset.state, generation: Number(document.body.dataset.tokenGeneration) }));
 
   it('loads the dashboard in the frame the server rendered: one document request, the first token by message, rotation as usual', async () => {
-    const { context, page, documents, tokenRequests, jwt } = await open('ours');
+    const { context, page, documents, tokenRequests, jwt, console } = await open('ours');
     try {
       await eventually('the element to be ready', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'ready');
       expect((await dashboard(page)).state).toBe('ready');
@@ -135,6 +144,9 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       expect(await page.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelectorAll('iframe').length)).toBe(0);
       const box = await page.locator('embedded-dashboard > iframe').boundingBox();
       expect(box!.height).toBeGreaterThan(100);
+      // No postMessage refused by a frame still on about:blank, nothing else logged (the 401s of
+      // the rotation below are the dashboard's own, by design).
+      expect(console.join('\n')).toBe('');
 
       // Rotation: the vendor expires the token; the dashboard says so; the element rotates and
       // posts the new token to the same frame (no new document).

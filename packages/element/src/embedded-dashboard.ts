@@ -200,10 +200,11 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         this.#origin = next?.origin ?? '';
         this.#loaded = false;
         // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
-        // origin); any other is removed. It may have said it is ready before this element existed,
-        // so it is sent the token now (and again when it says ready).
+        // origin); any other is removed. If its document is in (no longer the initial about:blank,
+        // which would refuse the message), it may have said ready before this element listened:
+        // it is sent the token now (and again when it says ready).
         this.#own = own?.src === next?.href && !cur ? own : own?.remove();
-        if ((this.#frameReady = !!this.#own)) this.#sendToken();
+        if ((this.#frameReady = !!this.#own && own!.contentDocument?.URL != 'about:blank')) this.#sendToken();
       } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
         this.#dropSwap();
         this.#srcs[cur ^ 1] = url()?.href;

@@ -13,14 +13,20 @@ let counter = 0;
 
 type Spy = { postMessage: ReturnType<typeof vi.fn> };
 
-/** An `<iframe>` as a server renders it into the element (renderDashboardFrame's markup), with a spy window. */
-function serverFrame(src: string, attributes: Record<string, string> = { slot: 'frame', hidden: '' }) {
+/**
+ * An `<iframe>` as a server renders it into the element (renderDashboardFrame's markup), with a
+ * spy window. `committed`: its cross-origin document is in (`contentDocument` null, as for any
+ * cross-origin frame); otherwise it is still on its initial `about:blank`.
+ */
+function serverFrame(src: string, attributes: Record<string, string> = { slot: 'frame', hidden: '' }, committed = true) {
   const frame = document.createElement('iframe');
   for (const [name, value] of Object.entries(attributes)) frame.setAttribute(name, value);
   frame.setAttribute('src', src);
   const win: Spy = { postMessage: vi.fn() };
   Object.defineProperty(frame, 'contentWindow', { value: win, configurable: true });
-  return { frame, win };
+  const blank = { URL: 'about:blank' };
+  Object.defineProperty(frame, 'contentDocument', { get: () => (committed ? null : blank), configurable: true });
+  return { frame, win, commit: () => (committed = true) };
 }
 
 /** A server-rendered `<embedded-dashboard>`: the children as parsed, then the element upgrades. */
@@ -74,6 +80,20 @@ describe('a frame the server rendered into the element', () => {
     expect(slot.className).toBe('');
     expect(slot.getAttribute('style')).toBe('--embedded-dashboard-height:640px');
     expect(events.find((e) => e.type === 'dashboard-load')!.detail).toEqual({ dashboardId: 'sales', height: 640, loadTime: 50 });
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('is sent nothing while it is still on its initial about:blank (the message would be refused): the token goes when it says ready', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    const { frame, win, commit } = serverFrame(SALES_URL, undefined, false);
+    const first = firstTokenScript();
+    const { el } = await mountServerRendered([frame, first.script]);
+    expect(shadowFrames(el)).toHaveLength(0);
+    expect(win.postMessage).not.toHaveBeenCalled();
+    commit();
+    message(ready, win);
+    expect(postedTokens(win)).toEqual([first.token]);
+    expect(win.postMessage).toHaveBeenCalledWith(expect.anything(), ORIGIN);
     expect(fetch).not.toHaveBeenCalled();
   });
 

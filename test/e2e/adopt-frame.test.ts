@@ -4,12 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT } from 'jose';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { createBffApp, createBffNodeListener, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, openBrowser } from './harness.js';
+import { eventually, openBrowser, signAcmeSession } from './harness.js';
 
 /*
  * The dashboard iframe rendered by the server into <embedded-dashboard> (renderDashboardFrame)
@@ -100,11 +99,7 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
     frame: 'ours' | 'evil',
   ): Promise<{ context: BrowserContext; page: Page; documents: string[]; tokenRequests: string[]; jwt: string; console: string[] }> {
     const context = await browser.newContext();
-    const now = Math.floor(Date.now() / 1000);
-    const jwt = await new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' }, exp: now + 600 })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setIssuedAt(now)
-      .sign(new TextEncoder().encode(SECRET));
+    const jwt = await signAcmeSession(SECRET);
     await context.addCookies([{ name: 'sid', value: jwt, url }]);
     const page = await context.newPage();
     const documents: string[] = [];

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
 import type { Browser, BrowserContext, BrowserContextOptions, Frame, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startDemo, type RunningDemo, type StartDemoOptions } from '../../demo/server/start-demo.js';
@@ -25,6 +26,15 @@ export async function startTestDemo(options: StartDemoOptions = {}): Promise<Run
 }
 
 export const openBrowser = (path: string): Promise<Browser> => launchChromium(path);
+
+/** A session JWT (HS256 with `secret`) for a BFF of the test's own: Acme Corp, region EU, valid 10 minutes. */
+export async function signAcmeSession(secret: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' }, exp: now + 600 })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt(now)
+    .sign(new TextEncoder().encode(secret));
+}
 
 /** What a describe block of demo tests gets from `useChromiumDemo`. */
 export interface ChromiumDemo {

@@ -9,13 +9,12 @@ import { renderToString } from 'react-dom/server';
 import { build } from 'vite';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT } from 'jose';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { createBffApp, createBffNodeListener } from '@embedded-dashboard/bff';
 import { chromiumTool } from '../support/tools.js';
 import { HydrationApp } from './hydration/app.js';
-import { eventually, openBrowser } from './harness.js';
+import { eventually, openBrowser, signAcmeSession } from './harness.js';
 
 const tool = chromiumTool();
 const SECRET = 'hydration-test-session-secret-0123456789';
@@ -84,11 +83,7 @@ describe.skipIf(!tool.available)('React 19: server-rendered, then hydrated in Ch
   it('hydrates with zero console errors or warnings, and the element still loads and follows React', async () => {
     const context = await browser.newContext();
     try {
-      const now = Math.floor(Date.now() / 1000);
-      const jwt = await new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' }, exp: now + 600 })
-        .setProtectedHeader({ alg: 'HS256' })
-        .setIssuedAt(now)
-        .sign(new TextEncoder().encode(SECRET));
+      const jwt = await signAcmeSession(SECRET);
       await context.addCookies([{ name: 'sid', value: jwt, url }]);
       const page = await context.newPage();
       const console: string[] = [];

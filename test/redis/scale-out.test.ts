@@ -135,4 +135,19 @@ describe.skipIf(!tool.available)('two BFF processes sharing one Redis', { timeou
     expectOneTokenPerGroup(answers);
     expect(after.getOrCreate - before.getOrCreate).toBe(GROUPS);
   });
+
+  it('hands the restarted Redis what each process synced while it was down: those customers cost no vendor call after it', async () => {
+    // The burst above was each process's first store call after the restart: its recovery, which
+    // writes the outage's entries back (where Redis holds none) without holding up the request.
+    const session = await sessionFor('outage-org');
+    const before = await emulatorStats(fleet.emulator);
+    await vi.waitFor(async () => {
+      const answers = await Promise.all(fleet.bffs.map((bff) => requestToken(bff, session)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(new Set(answers.map((a) => a.token)).size).toBe(1);
+    }, { timeout: 10_000, interval: 200 });
+    const after = await emulatorStats(fleet.emulator);
+    expect(after.getOrCreate - before.getOrCreate).toBe(0);
+    expect(after.update - before.update).toBe(0);
+  });
 });

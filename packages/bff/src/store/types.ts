@@ -55,6 +55,12 @@ export interface TokenStore {
   /** Stores the entry; it disappears after `ttlMs`. */
   set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void>;
   delete(groupKey: string): Promise<void>;
+  /**
+   * Optional: stores the entry only where the store holds none for the key (Redis `SET NX`);
+   * resolves whether it did. Used to hand the shared store what a process synced while the store
+   * was failing, without ever replacing what another process wrote meanwhile.
+   */
+  setIfAbsent?(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean>;
   /** Takes the lock `name` for `ttlMs`, or resolves `undefined` at once if another holder has it. */
   tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined>;
   /** Counts one hit on `key` in a fixed window of `windowMs` and returns the window's count. */

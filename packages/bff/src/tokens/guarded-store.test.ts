@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBffMetrics } from '../observability/metrics.js';
 import { createBffApp } from '../app.js';
 import { groupEntry } from '../testing/group-entry.js';
@@ -106,5 +106,48 @@ describe('GuardedStore while the store is down', () => {
     // The customer's one get-or-create, plus the account's environment learned once through the
     // probe group (its get-or-create and update), not once per request.
     expect(upstream.calls).toEqual({ getOrCreate: 2, update: 1, rotate: 0 });
+  });
+});
+
+describe('GuardedStore after an outage', () => {
+  /** A store that refuses every call while `down`, over a memory store that knows `setIfAbsent`. */
+  function flakyStore() {
+    const inner = createMemoryStore();
+    const state = { down: false };
+    const guard = <T>(call: () => Promise<T>): Promise<T> => (state.down ? Promise.reject(new Error('connect ECONNREFUSED')) : call());
+    const flaky: TokenStore = {
+      get: (key) => guard(() => inner.get(key)),
+      set: (key, entry, ttl) => guard(() => inner.set(key, entry, ttl)),
+      setIfAbsent: (key, entry, ttl) => guard(async () => (inner.peek(key) === undefined ? (await inner.set(key, entry, ttl), true) : false)),
+      delete: (key) => guard(() => inner.delete(key)),
+      hit: (key, windowMs) => guard(() => inner.hit(key, windowMs)),
+      ping: () => guard(() => inner.ping()),
+      close: () => inner.close(),
+      tryLock: (name, ttl) => guard(() => inner.tryLock(name, ttl)),
+    };
+    return { inner, state, store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, Date.now) };
+  }
+
+  it('writes what it synced while the store failed to the store once it answers, where the store holds nothing', async () => {
+    const { inner, state, store } = flakyStore();
+    state.down = true;
+    await store.set('acme', groupEntry('synced-in-outage'), 60_000);
+    expect(inner.peek('acme')).toBeUndefined();
+    state.down = false;
+    // The first call that succeeds is the recovery; the write-back follows it.
+    await store.get('other');
+    await vi.waitFor(() => expect(inner.peek('acme')?.token).toBe('synced-in-outage'));
+  });
+
+  it('never replaces what another process wrote meanwhile', async () => {
+    const { inner, state, store } = flakyStore();
+    state.down = true;
+    await store.set('acme', groupEntry('ours-from-the-outage'), 60_000);
+    await store.set('globex', groupEntry('globex-from-the-outage'), 60_000);
+    await inner.set('acme', groupEntry('rotated-by-another-process'), 60_000);
+    state.down = false;
+    await store.get('other');
+    await vi.waitFor(() => expect(inner.peek('globex')?.token).toBe('globex-from-the-outage'));
+    expect(inner.peek('acme')?.token).toBe('rotated-by-another-process');
   });
 });

@@ -44,6 +44,12 @@ export class GuardedStore {
   readonly #timeoutMs: number | undefined;
   readonly #now: () => number;
   readonly #sync: boolean;
+  /**
+   * Keys set in the fallback cache while the store failed, with when their entries expire. When
+   * the store answers again they are written to it where it holds nothing (`setIfAbsent`): else
+   * every customer synced during an outage would cost its sync again right after it.
+   */
+  #unsaved = new Map<string, number>();
   #failing = false;
   #lastFailureAt: number | undefined;
   /** Until when calls skip a store that hung (epoch ms of `now`). */
@@ -82,7 +88,10 @@ export class GuardedStore {
           this.#failing = false;
           this.#metrics.storeDegraded.set(0);
           this.#logger.info('store recovered', { op });
+          const [local, unsaved] = [this.#local, this.#unsaved];
           this.#local = new MemoryTokenStore(FALLBACK_LIMITS);
+          this.#unsaved = new Map();
+          void this.#writeBack(local, unsaved);
         }
         return value;
       },
@@ -118,7 +127,38 @@ export class GuardedStore {
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run('set', () => this.#store.set(key, entry, ttlMs), () => this.#local.set(key, entry, ttlMs));
+    return this.#run(
+      'set',
+      () => this.#store.set(key, entry, ttlMs),
+      () => {
+        this.#unsaved.delete(key);
+        if (this.#unsaved.size >= FALLBACK_LIMITS.maxEntries) this.#unsaved.delete(this.#unsaved.keys().next().value!);
+        this.#unsaved.set(key, this.#now() + ttlMs);
+        return this.#local.set(key, entry, ttlMs);
+      },
+    );
+  }
+
+  /**
+   * Hands the recovered store what this process synced while it failed, where the store holds
+   * nothing for the key: an entry another process wrote meanwhile (a rotation, a newer session)
+   * is never replaced. Stops at the first failure (the store is failing again).
+   */
+  async #writeBack(local: MemoryTokenStore, unsaved: Map<string, number>): Promise<void> {
+    const store = this.#store;
+    if (store.setIfAbsent === undefined || unsaved.size === 0) return;
+    let written = 0;
+    try {
+      for (const [key, expiresAt] of unsaved) {
+        const entry = local.peek(key);
+        const ttlMs = expiresAt - this.#now();
+        if (entry === undefined || ttlMs <= 0) continue;
+        if (await (this.#timeoutMs === undefined ? store.setIfAbsent(key, entry, ttlMs) : within(this.#timeoutMs, 'setIfAbsent', () => store.setIfAbsent!(key, entry, ttlMs)))) written++;
+      }
+    } catch {
+      // The store failed again: what is left stays unsaved, as if the outage had gone on.
+    }
+    if (written > 0) this.#logger.info('store recovered: wrote back entries synced while it failed', { entries: written });
   }
 
   tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {

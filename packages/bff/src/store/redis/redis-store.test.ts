@@ -43,6 +43,16 @@ describe.skipIf(!tool.available)('createRedisStore against a real redis-server',
       expect(await store.get('acme')).toEqual(entry('tok_2', { previousToken: 'tok_1', lastRotatedAt: 5 }));
     });
 
+    it('setIfAbsent writes only where no entry is, with the given expiry, and says whether it wrote', async () => {
+      const store = open();
+      expect(await store.setIfAbsent('acme', entry('tok_outage'), 60_000)).toBe(true);
+      expect(await store.get('acme')).toEqual(entry('tok_outage'));
+      expect(await raw.pttl(keys.group('acme'))).toBeGreaterThan(0);
+      await store.set('globex', entry('tok_rotated'), 60_000);
+      expect(await store.setIfAbsent('globex', entry('tok_outage'), 60_000)).toBe(false);
+      expect(await store.get('globex')).toEqual(entry('tok_rotated'));
+    });
+
     it('is shared by every store on the same Redis and prefix, and separated by prefix', async () => {
       const a = open();
       const b = open();

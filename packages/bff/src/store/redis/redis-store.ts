@@ -42,7 +42,11 @@ export interface RedisStoreOptions {
   client?: Redis | Cluster;
 }
 
-export type RedisStore = TokenStore & { readonly status: RedisStoreStatus; reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> };
+export type RedisStore = TokenStore & {
+  readonly status: RedisStoreStatus;
+  reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision>;
+  setIfAbsent(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean>;
+};
 
 const DEFAULT_PREFIX = 'embed:';
 const MAX_PREFIX_LENGTH = 256;
@@ -239,6 +243,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const px = positiveMs('ttlMs', ttlMs);
       const value = encodeEntry(entry);
       await run('set', () => client.set(key, value, 'PX', px));
+    },
+
+    async setIfAbsent(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean> {
+      const key = keys.group(groupKey);
+      const px = positiveMs('ttlMs', ttlMs);
+      const value = encodeEntry(entry);
+      return (await run('setIfAbsent', () => client.set(key, value, 'PX', px, 'NX'))) === 'OK';
     },
 
     async delete(groupKey: string): Promise<void> {

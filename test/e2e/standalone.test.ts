@@ -68,4 +68,51 @@ describe.skipIf(!tool.available)('the standalone script alone, in Chromium', () 
     expect((await tab.events('dashboard-token')).map((e) => e.detail.reason)).toEqual(['initial', 'rotate']);
     expect(await tab.events('dashboard-error')).toEqual([]);
   });
+
+  it('moves focus as a keyboard user expects: from the dashboard to retry when it fails, then to the wrapper, never from the rest of the page', async () => {
+    const tab = await openPlain((d) => `src-template="${d.emulatorUrl}/iframe/{dashboard}"`);
+    const page = tab.page;
+    /** What has focus: in the element's shadow root (tag#part), else on the page (#id or tag). */
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.querySelector('embedded-dashboard')!;
+        const inside = el.shadowRoot!.activeElement;
+        if (inside) return `${inside.localName}${inside.getAttribute('part') ? `[${inside.getAttribute('part')}]` : ''}`;
+        return document.activeElement?.id ? `#${document.activeElement.id}` : document.activeElement?.localName;
+      });
+    const [frame] = dashboardFrames(tab);
+    await eventually('data in the frame', () => frameReady(frame!));
+    // The viewer works inside the cross-origin dashboard: the parent sees the iframe as focused.
+    await frame!.locator('body').click();
+    expect(await focused()).toBe('iframe[frame]');
+    // Token requests are refused from now on: the next one shows the error UI.
+    await page.route('**/embed/token/rotate', (route) =>
+      route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: { code: 'forbidden', message: 'no', retryable: false } }) }),
+    );
+    await page.evaluate(() => document.querySelector('embedded-dashboard')!.retry());
+    await eventually('the error UI', async () => (await tab.state()) === 'error');
+    expect(await focused()).toBe('button');
+    // Enter on the focused retry button: the button goes, focus stays in the element (wrapper).
+    await page.keyboard.press('Enter');
+    await eventually('the failed retry to show the error UI again', async () => (await tab.events('dashboard-error')).length === 2);
+    await eventually('focus back on the new retry button', async () => (await focused()) === 'button');
+    await page.unroute('**/embed/token/rotate');
+    await page.keyboard.press('Enter');
+    await eventually('ready again', async () => (await tab.state()) === 'ready');
+    expect(await focused()).toBe('div[base]');
+    // Its focus ring is drawn inside the element (the host clips what is outside).
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('[part="base"]')!).outlineOffset)).toBe('-3px');
+    // Tab from there enters the dashboard again.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('iframe[frame]');
+
+    // Focus elsewhere on the page is never taken: the error UI appears, the field keeps focus.
+    await page.locator('#outside').focus();
+    await page.route('**/embed/token/rotate', (route) =>
+      route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: { code: 'forbidden', message: 'no', retryable: false } }) }),
+    );
+    await page.evaluate(() => document.querySelector('embedded-dashboard')!.retry());
+    await eventually('the error UI', async () => (await tab.state()) === 'error');
+    expect(await focused()).toBe('#outside');
+  });
 });

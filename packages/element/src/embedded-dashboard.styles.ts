@@ -12,6 +12,8 @@ export const styles = unsafeCSS(`
   }
   [part='base'] {
     position: relative;
+    /* Focus lands here after retry (§5.2): keep its ring inside the host's overflow clip. */
+    outline-offset: -3px;
   }
   /* Reserve the space until the dashboard reports its height, so nothing below jumps. */
   .reserve {

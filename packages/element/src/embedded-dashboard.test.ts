@@ -377,3 +377,77 @@ describe('<embedded-dashboard>', () => {
     for (const token of tokens) expect(serialized).not.toContain(token);
   });
 });
+
+describe('<embedded-dashboard> focus on error and retry (ARCHITECTURE §5.2)', () => {
+  const refusal = () => json({ error: { code: 'forbidden', message: 'no', retryable: false } }, 403);
+  const inShadow = (m: Mounted) => m.el.shadowRoot!.activeElement;
+  const part = (m: Mounted, name: string) => m.el.shadowRoot!.querySelector(`[part="${name}"]`);
+
+  it('moves focus that was in the dashboard to the retry button when the error UI appears, and to the wrapper when retry removes the button', async () => {
+    const m = await loadedDashboard();
+    m.fetch.mockImplementationOnce(async () => refusal());
+    m.frame.focus();
+    expect(inShadow(m)).toBe(m.frame);
+    m.el.retry();
+    await settle(m.el);
+    expect(m.el.state).toBe('error');
+    const button = m.el.shadowRoot!.querySelector('button')!;
+    expect(inShadow(m)).toBe(button);
+    expect(document.activeElement).toBe(m.el);
+    // Pressing retry removes the button: focus goes to the wrapper (tabindex -1), not to <body>.
+    m.fetch.mockImplementationOnce(async () => refusal());
+    button.click();
+    await m.el.updateComplete;
+    expect(m.el.state).toBe('refreshing');
+    expect(m.el.shadowRoot!.querySelector('button')).toBeNull();
+    expect(inShadow(m)).toBe(part(m, 'base'));
+    expect(part(m, 'base')!.getAttribute('tabindex')).toBe('-1');
+    // The retry fails too: focus, still inside, goes back to the new retry button.
+    await settle(m.el);
+    expect(m.el.state).toBe('error');
+    expect(inShadow(m)).toBe(m.el.shadowRoot!.querySelector('button'));
+    // And a retry that works leaves focus on the wrapper, in front of the dashboard.
+    m.fetch.mockImplementationOnce(async () => json(tokenBody(600)));
+    m.el.shadowRoot!.querySelector('button')!.click();
+    await settle(m.el);
+    expect(m.el.state).toBe('ready');
+    expect(inShadow(m)).toBe(part(m, 'base'));
+  });
+
+  it('never takes focus from the rest of the page', async () => {
+    const input = document.createElement('input');
+    document.body.append(input);
+    const m = await loadedDashboard();
+    input.focus();
+    m.fetch.mockImplementationOnce(async () => refusal());
+    m.el.retry();
+    await settle(m.el);
+    expect(m.el.state).toBe('error');
+    expect(document.activeElement).toBe(input);
+    expect(inShadow(m)).toBeNull();
+    // Nor when the error UI goes away again.
+    m.fetch.mockImplementationOnce(async () => json(tokenBody(600)));
+    m.el.retry();
+    await settle(m.el);
+    expect(m.el.state).toBe('ready');
+    expect(document.activeElement).toBe(input);
+  });
+
+  it('leaves focus alone when nothing in the element had it: a first failure focuses nothing', async () => {
+    stubFetch(refusal());
+    const m = await mount();
+    await settle(m.el);
+    expect(m.el.state).toBe('error');
+    expect(inShadow(m)).toBeNull();
+    expect(document.activeElement).toBe(document.body);
+  });
+
+  it('keeps focus that stays in place: the dashboard frame keeps it through a refresh', async () => {
+    const m = await loadedDashboard();
+    m.frame.focus();
+    m.el.retry();
+    await settle(m.el);
+    expect(m.el.state).toBe('ready');
+    expect(inShadow(m)).toBe(m.frame);
+  });
+});

@@ -51,7 +51,7 @@ const emit = <K extends keyof EmbeddedDashboardEventMap>(
  * @attr sandbox - The iframe's `sandbox` tokens; unset = no sandbox. The dashboard needs at least `allow-scripts allow-same-origin` (without the latter its messages come from origin `null` and are ignored). Read when a frame is rendered: set it in the markup.
  * @attr loading - The iframe's `loading`: `lazy` defers the dashboard until it nears the viewport; unset = the browser's default (`eager`).
  *
- * @csspart base - The wrapper around the frame and the overlays.
+ * @csspart base - The wrapper around the frame and the overlays; focusable by script (`tabindex="-1"`): focus lands here when the retry button it was on goes away.
  * @csspart frame - The dashboard `<iframe>`.
  * @csspart status - The live region announcing the state (visually hidden).
  *
@@ -144,6 +144,8 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   #frameReady = false;
   #loaded = false;
   #height?: number;
+  /** What had focus in the shadow root as the last render began; `null` when focus was elsewhere. */
+  #focus?: Element | null;
 
   constructor() {
     super();
@@ -238,9 +240,17 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     // React (and other frameworks) compare them when they hydrate, and an added one is a mismatch.
     if (changed.has('state') && (this.state !== DashboardState.loading || this.hasAttribute('state'))) this.setAttribute('state', this.state);
     if (changed.has('variables') && this.#loaded) this.#sendVariables();
+    // Focus moves only when it was inside the element (ARCHITECTURE §5.2): to the retry button when
+    // the error UI appears, to the wrapper when this render removed what had it (the retry button
+    // pressed, a swapped-out frame) instead of losing it to <body>.
+    const had = this.#focus;
+    const root = this.renderRoot;
+    if (had) (changed.has('state') && root.querySelector('button') || (had.isConnected ? null : root.querySelector('div')))?.focus();
   }
 
   protected override render(): TemplateResult {
+    // (An adopted frame is a slotted child of the element, outside the shadow root.)
+    this.#focus = this.shadowRoot?.activeElement ?? (this.#own?.matches(':focus') ? this.#own : null);
     const state = this.state;
     const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
     const text = this.strings ?? en;
@@ -272,7 +282,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
           ></iframe>`
         : nothing;
     };
-    return html`<div part="base" class=${this.#loaded ? '' : 'reserve'}>
+    return html`<div part="base" tabindex="-1" class=${this.#loaded ? '' : 'reserve'}>
       ${frame(0)}${frame(1)}
       ${state === DashboardState.loading
         ? html`<slot name="loading" class="overlay skeleton"></slot>`

@@ -83,6 +83,22 @@ describe('a frame the server rendered into the element', () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  it('counts as inside the element for focus: a refusal moves focus from it to the retry button', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    const { frame, win } = serverFrame(SALES_URL);
+    const first = firstTokenScript();
+    const { el } = await mountServerRendered([frame, first.script]);
+    message(ready, win);
+    message(loaded, win);
+    await settle(el);
+    frame.focus();
+    fetch.mockImplementationOnce(async () => json({ error: { code: 'forbidden', message: 'no', retryable: false } }, 403));
+    el.retry();
+    await settle(el);
+    expect(el.state).toBe('error');
+    expect(el.shadowRoot!.activeElement).toBe(el.shadowRoot!.querySelector('button'));
+  });
+
   it('is sent nothing while it is still on its initial about:blank (the message would be refused): the token goes when it says ready', async () => {
     const fetch = stubFetch(json(tokenBody()));
     const { frame, win, commit } = serverFrame(SALES_URL, undefined, false);

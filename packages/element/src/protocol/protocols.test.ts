@@ -157,6 +157,18 @@ describe('<embedded-dashboard protocol="explo">', () => {
     expect(frames(m)).toHaveLength(2);
   });
 
+  it('hands focus that was in the swapped-out frame to the wrapper, not to <body>', async () => {
+    const { m } = await exploDashboard();
+    m.frame.focus();
+    send(m.win, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    const [nextWin] = spyWindows(m).values();
+    send(nextWin, vendorLoaded);
+    await m.el.updateComplete;
+    expect(m.frame.isConnected).toBe(false);
+    expect(m.el.shadowRoot!.activeElement).toBe(m.el.shadowRoot!.querySelector('[part="base"]'));
+  });
+
   it('ignores a forged message from another origin or window', async () => {
     const { m, fetch } = await exploDashboard();
     send(m.win, { event: 'customerJwtExpired' }, 'https://evil.example');

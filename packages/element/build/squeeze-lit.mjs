@@ -11,7 +11,10 @@
  * - template features the element's templates do not use (src/squeeze-lit.test.ts checks the
  *   sources for each): `svg`/`mathml` templates, `.property` and element-position bindings,
  *   iterables as child values, and directives (lit-html's `resolveDirective` becomes the identity:
- *   `nothing` and `noChange` are plain values, not directives).
+ *   `nothing` and `noChange` are plain values, not directives);
+ * - attribute reflection (`reflect: true`): no property of the element reflects (it sets its
+ *   `state` attribute itself, after hydration), so ReactiveElement's reflecting code and its
+ *   `toAttribute` converter are dead.
  * Each cut must match exactly once, so a Lit upgrade that moves the code fails the build
  * (and the test) instead of shipping silently larger or broken.
  */
@@ -31,6 +34,10 @@ export const LIT_CUTS = {
   '@lit/reactive-element/reactive-element.js': [
     ['p=a.reactiveElementPolyfillSupport,', ''],
     [',p?.({ReactiveElement:y}),(a.reactiveElementVersions??=[]).push("2.1.2");', ';'],
+    ['_$ET(t,s){const i=this.constructor.elementProperties.get(t),e=this.constructor._$Eu(t,i);if(void 0!==e&&!0===i.reflect){const h=(void 0!==i.converter?.toAttribute?i.converter:u).toAttribute(s,i.type);this._$Em=t,null==h?this.removeAttribute(e):this.setAttribute(e,h),this._$Em=null}}', ''],
+    ['this._$Eq&&=this._$Eq.forEach(t=>this._$ET(t,this[t])),', ''],
+    [',!0===e&&this._$Em!==t&&(this._$Eq??=new Set).add(t)', ''],
+    ['toAttribute(t,s){switch(s){case Boolean:t=t?l:null;break;case Object:case Array:t=null==t?t:JSON.stringify(t)}return t},', ''],
   ],
   '@lit/reactive-element/css-tag.js': [
     ['(void 0===t.ShadyCSS||t.ShadyCSS.nativeShadow)&&', ''],

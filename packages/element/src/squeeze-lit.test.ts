@@ -47,6 +47,14 @@ describe("the element's templates use only what the standalone bundle's Lit keep
     for (const [file, code] of sources) expect(`${file}: ${code}`).not.toMatch(new RegExp(`import\\s*{[^}]*\\b${tag}\\b[^}]*}\\s*from\\s*'lit`));
   });
 
+  it('declares no reflected property (the bundle has no attribute reflection)', async () => {
+    const { EmbeddedDashboard } = await import('./embedded-dashboard.js');
+    const declared = Object.values(EmbeddedDashboard.properties) as { reflect?: boolean }[];
+    expect(declared.length).toBeGreaterThan(10);
+    expect(declared.filter((options) => options.reflect)).toEqual([]);
+    for (const [file, code] of sources) expect(`${file}: ${code}`).not.toMatch(/reflect:\s*true/);
+  });
+
   it('uses no directives and no .property bindings', () => {
     for (const [file, code] of sources) {
       expect(`${file}: ${code}`).not.toMatch(/from\s*'(lit|lit-html)\/(directive|directives|async-directive)/);

@@ -144,7 +144,10 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   #frameReady = false;
   #loaded = false;
   #height?: number;
-  /** What had focus in the shadow root as the last render began; `null` when focus was elsewhere. */
+  /**
+   * What had focus in the element as the coming render began (set earlier when the adopted frame
+   * that had it was removed before the render); `null` when focus was elsewhere.
+   */
   #focus?: Element | null;
 
   constructor() {
@@ -169,6 +172,11 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
 
   #win(slot: number): Window | null | undefined {
     return ((!slot && this.#own) || this.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot))?.contentWindow;
+  }
+
+  /** The adopted frame when it has focus (a slotted child: outside the shadow root's activeElement). */
+  #ownFocus(): Element | null {
+    return this.#own?.matches(':focus') ? this.#own : null;
   }
 
   #dropSwap(): void {
@@ -244,13 +252,14 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     // the error UI appears, to the wrapper when this render removed what had it (the retry button
     // pressed, a swapped-out frame) instead of losing it to <body>.
     const had = this.#focus;
+    this.#focus = null;
     const root = this.renderRoot;
     if (had) (changed.has('state') && root.querySelector('button') || (had.isConnected ? null : root.querySelector('div')))?.focus();
   }
 
   protected override render(): TemplateResult {
     // (An adopted frame is a slotted child of the element, outside the shadow root.)
-    this.#focus = this.shadowRoot?.activeElement ?? (this.#own?.matches(':focus') ? this.#own : null);
+    this.#focus ??= this.shadowRoot?.activeElement ?? this.#ownFocus();
     const state = this.state;
     const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
     const text = this.strings ?? en;
@@ -349,6 +358,8 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       if (message?.event !== DashboardEvent.loaded) return;
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
+      // Focus in the adopted frame goes to the wrapper after the render (it is removed before it).
+      this.#focus = this.#ownFocus();
       this.#own = this.#own?.remove();
       this.#cur ^= 1;
       this.#srcToken = this.#nextToken;

@@ -218,9 +218,12 @@ describe('a frame the server rendered into the element', () => {
     const nextWin: Spy = { postMessage: vi.fn() };
     Object.defineProperty(next[0]!, 'contentWindow', { value: nextWin, configurable: true });
     expect(frame.isConnected).toBe(true); // still visible while the new one loads
+    frame.focus();
     message({ event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 500, loadTime: 9 } }, nextWin);
     await settle(el);
     expect(frame.isConnected).toBe(false);
+    // The viewer was in the adopted frame: focus goes to the wrapper, not to <body>.
+    expect(el.shadowRoot!.activeElement).toBe(el.shadowRoot!.querySelector('[part="base"]'));
     expect(el.shadowRoot!.querySelector('slot[name=frame]')).toBeNull();
     expect(el.state).toBe('ready');
   });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -9,12 +9,11 @@ import { startBff, tokenUrl } from '../lib/bff.js';
 import { startBurner } from '../lib/burner.js';
 import { startEmulator } from '../lib/emulator.js';
 import { formatMs, formatRatio, formatSpread, msValue } from '../lib/format.js';
-import { benchDir, distScript, repoDir, scratchDir } from '../lib/paths.js';
+import { distScript, repoDir } from '../lib/paths.js';
 import { startServerProcess } from '../lib/process.js';
 import { NotAvailable, judgeTiming, unavailableRows, type Row, type RowKind } from '../lib/row.js';
 import { signSession } from '../lib/session.js';
 import { median, ratio } from '../lib/stats.js';
-import { bundleSize } from '../size/bundle.js';
 import { PAGES_LISTENING_PREFIX } from './page-server.js';
 import { measureRotation, type Rotation } from './rotation.js';
 import { measureTimeToDashboard, type LoadMarks, type PageLoad } from './time-to-dashboard.js';
@@ -58,19 +57,6 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
     const chromium = chromiumTool();
     if (!chromium.available) throw new NotAvailable('chromium not installed');
 
-    // Rows 5c and 5d: the element with its vendor-embed adapter, as an integrator's bundler makes it.
-    let exploScript: string | undefined;
-    let exploProblem: unknown;
-    try {
-      const { code } = await bundleSize(join(benchDir, 'browser', 'entries', 'element-explo.js'));
-      if (!code.includes('customerJwtExpired')) throw new Error('the bundled element has no explo adapter');
-      mkdirSync(scratchDir, { recursive: true });
-      exploScript = join(scratchDir, 'element-explo.js');
-      writeFileSync(exploScript, code);
-    } catch (error) {
-      exploProblem = error;
-    }
-
     const emulator = await startEmulator('browser-emulator');
     stoppers.push(emulator.stop);
     // The BFF must know the pages' origin and the pages the BFF's URL: the port is chosen first.
@@ -89,7 +75,6 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         PAGES_ELEMENT_SCRIPT: elementScript,
         PAGES_BFF_URL: bff.url,
         PAGES_PORT: new URL(pagesOrigin).port,
-        ...(exploScript ? { PAGES_EXPLO_ELEMENT_SCRIPT: exploScript } : {}),
       },
     });
     stoppers.push(() => pageServer.stop());
@@ -170,7 +155,8 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       rows.push(...unavailableRows([ROTATION_TIME, ROTATION_BLANK], error));
     }
     try {
-      if (!exploScript) throw exploProblem;
+      // The shipped standalone script carries both frame protocols (packages/element/src/bundle-size.test.ts).
+      if (!readFileSync(elementScript, 'utf8').includes('customerJwtExpired')) throw new Error('the standalone script has no explo adapter');
       rows.push(...rotationRows(await measureRotation(setup, rotationRuns, 'explo'), [SWAP_TIME, SWAP_BLANK], baselineMs, quick, 'customerJwtExpired'));
     } catch (error) {
       rows.push(...unavailableRows([SWAP_TIME, SWAP_BLANK], error));

@@ -16,7 +16,6 @@ const env = (name: string): string => {
 const pages = await startPageServer({
   emulatorUrl: env('PAGES_EMULATOR_URL'),
   elementScript: env('PAGES_ELEMENT_SCRIPT'),
-  ...(process.env.PAGES_EXPLO_ELEMENT_SCRIPT ? { exploElementScript: process.env.PAGES_EXPLO_ELEMENT_SCRIPT } : {}),
   bffUrl: env('PAGES_BFF_URL'),
   port: Number(env('PAGES_PORT')),
 });

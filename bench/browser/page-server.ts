@@ -12,13 +12,8 @@ export const DASHBOARD_ID = 'sales-overview';
 export interface PageServerOptions {
   /** The emulator's base URL (the dashboard host). */
   emulatorUrl: string;
-  /** The element's standalone bundle (Lit inside), served as `/element.js`. */
+  /** The element's standalone bundle (Lit and both frame protocols inside), served as `/element.js`. */
   elementScript: string;
-  /**
-   * The element with its `explo` adapter (`@embedded-dashboard/element/explo`) bundled in,
-   * served as `/element-explo.js` for `/ours?protocol=explo` (the rotation rows' vendor embed).
-   */
-  exploElementScript?: string;
   /** The BFF's base URL: where `/embed/*` is forwarded. */
   bffUrl: string;
   /** The port to listen on (127.0.0.1): the BFF must know this server's origin before it starts. */
@@ -81,14 +76,13 @@ function baselinePage(emulatorUrl: string, token: string): string {
 }
 
 /**
- * The host app of the browser benchmarks: `/ours`, `/ours?protocol=explo` (with
- * `/element-explo.js`), `/baseline?token=…`, `/element.js`, and
+ * The host app of the browser benchmarks: `/ours`, `/ours?protocol=explo`, `/baseline?token=…`,
+ * `/element.js` (the standalone script, both protocols inside), and
  * `/embed/*` forwarded to the BFF as an integrator's reverse proxy would, so the element's
  * token requests are same-origin and carry the session cookie.
  */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const element = readFileSync(options.elementScript);
-  const exploElement = options.exploElementScript ? readFileSync(options.exploElementScript) : undefined;
   const bff = new URL(options.bffUrl);
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -112,11 +106,10 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       res.end(element);
       return;
     }
-    if (url.pathname === '/element-explo.js' && exploElement) return send(res, 200, 'text/javascript', exploElement);
     if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo') {
       // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
       const template = `${options.emulatorUrl}/iframe/{dashboard}/{token}/{environment}`;
-      const head = oursHead(options.emulatorUrl, '<script type="module" src="/element-explo.js"></script>');
+      const head = oursHead(options.emulatorUrl, '<script type="module" src="/element.js"></script>');
       return send(res, 200, 'text/html', head + oursOpen(template, '', ' protocol="explo" environment="production"') + oursClose(''));
     }
     if (url.pathname === '/ours') {

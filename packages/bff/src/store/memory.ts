@@ -67,6 +67,16 @@ export class MemoryTokenStore implements TokenStore {
     return stored.value;
   }
 
+  /** The entries not yet expired, each with the milliseconds it has left (least recently used first). */
+  liveEntries(): Array<{ key: string; entry: GroupEntry; ttlMs: number }> {
+    const now = this.#now();
+    const live = [];
+    for (const [key, stored] of this.#entries.entries()) {
+      if (stored.expiresAt > now) live.push({ key, entry: stored.value, ttlMs: stored.expiresAt - now });
+    }
+    return live;
+  }
+
   set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void> {
     // A frozen copy: callers share the object we hand out, and none may change it under another.
     this.#entries.set(groupKey, { value: Object.freeze({ ...entry }), expiresAt: this.#now() + ttlMs });

@@ -44,12 +44,6 @@ export class GuardedStore {
   readonly #timeoutMs: number | undefined;
   readonly #now: () => number;
   readonly #sync: boolean;
-  /**
-   * Keys set in the fallback cache while the store failed, with when their entries expire. When
-   * the store answers again they are written to it where it holds nothing (`setIfAbsent`): else
-   * every customer synced during an outage would cost its sync again right after it.
-   */
-  #unsaved = new Map<string, number>();
   #failing = false;
   #lastFailureAt: number | undefined;
   /** Until when calls skip a store that hung (epoch ms of `now`). */
@@ -88,10 +82,10 @@ export class GuardedStore {
           this.#failing = false;
           this.#metrics.storeDegraded.set(0);
           this.#logger.info('store recovered', { op });
-          const [local, unsaved] = [this.#local, this.#unsaved];
+          const local = this.#local;
           this.#local = new MemoryTokenStore(FALLBACK_LIMITS);
-          this.#unsaved = new Map();
-          void this.#writeBack(local, unsaved);
+          // Else every customer synced during the outage would cost its sync again right after it.
+          void this.#writeBack(local);
         }
         return value;
       },
@@ -127,16 +121,7 @@ export class GuardedStore {
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run(
-      'set',
-      () => this.#store.set(key, entry, ttlMs),
-      () => {
-        this.#unsaved.delete(key);
-        if (this.#unsaved.size >= FALLBACK_LIMITS.maxEntries) this.#unsaved.delete(this.#unsaved.keys().next().value!);
-        this.#unsaved.set(key, this.#now() + ttlMs);
-        return this.#local.set(key, entry, ttlMs);
-      },
-    );
+    return this.#run('set', () => this.#store.set(key, entry, ttlMs), () => this.#local.set(key, entry, ttlMs));
   }
 
   /**
@@ -144,15 +129,13 @@ export class GuardedStore {
    * nothing for the key: an entry another process wrote meanwhile (a rotation, a newer session)
    * is never replaced. Stops at the first failure (the store is failing again).
    */
-  async #writeBack(local: MemoryTokenStore, unsaved: Map<string, number>): Promise<void> {
+  async #writeBack(local: MemoryTokenStore): Promise<void> {
     const store = this.#store;
-    if (store.setIfAbsent === undefined || unsaved.size === 0) return;
+    if (store.setIfAbsent === undefined) return;
     let written = 0;
     try {
-      for (const [key, expiresAt] of unsaved) {
-        const entry = local.peek(key);
-        const ttlMs = expiresAt - this.#now();
-        if (entry === undefined || ttlMs <= 0) continue;
+      // The fallback cache holds only what was set while the store failed (it is new after each recovery).
+      for (const { key, entry, ttlMs } of local.liveEntries()) {
         if (await (this.#timeoutMs === undefined ? store.setIfAbsent(key, entry, ttlMs) : within(this.#timeoutMs, 'setIfAbsent', () => store.setIfAbsent!(key, entry, ttlMs)))) written++;
       }
     } catch {

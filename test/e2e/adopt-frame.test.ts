@@ -14,7 +14,8 @@ import { eventually, openBrowser, signAcmeSession } from './harness.js';
  * The dashboard iframe rendered by the server into <embedded-dashboard> (renderDashboardFrame)
  * and adopted by the element from the shipped standalone bundle: one document load, the first
  * token (renderInitialToken) handed over by message, rotation as usual; a frame of another origin
- * is removed, never handed a token.
+ * is removed, never handed a token. With `#token={token}` in the template the first token rides
+ * in the frame URL's fragment instead of the first message.
  */
 const tool = chromiumTool();
 const SECRET = 'adopt-frame-test-session-secret-0123456789';
@@ -68,6 +69,20 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       if (path.pathname.startsWith('/embed/')) return void bff(req, res);
       if (path.pathname === '/element.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(element);
       const mode = path.searchParams.get('frame');
+      if (mode === 'fragment') {
+        // The first token in the frame URL's fragment: the frame can only go out with it, and
+        // needs no message to start loading its data.
+        const withToken = `${srcTemplate}#token={token}`;
+        void (async () => {
+          const first = await renderInitialToken(req, { bff: app });
+          const frame = renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: withToken, token: first.response!.token });
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...first.headers }).end(
+            `<!doctype html><html><head><title>adopt</title><script type="module" src="/element.js"></script></head><body>` +
+              `<embedded-dashboard dashboard="${DASHBOARD}" src-template="${withToken}">${frame}${first.html}</embedded-dashboard></body></html>`,
+          );
+        })();
+        return;
+      }
       const frame =
         mode === 'evil'
           ? renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: `${evilUrl}/iframe/{dashboard}` })
@@ -96,10 +111,12 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
   });
 
   async function open(
-    frame: 'ours' | 'evil',
+    frame: 'ours' | 'evil' | 'fragment',
   ): Promise<{ context: BrowserContext; page: Page; documents: string[]; tokenRequests: string[]; jwt: string; console: string[] }> {
     const context = await browser.newContext();
-    const jwt = await signAcmeSession(SECRET);
+    // A customer of its own for the fragment page: the BFF's per-group rotation interval must not
+    // meet the rotation of the first test.
+    const jwt = frame === 'fragment' ? await signAcmeSession(SECRET, 'globex', 'Globex') : await signAcmeSession(SECRET);
     await context.addCookies([{ name: 'sid', value: jwt, url }]);
     const page = await context.newPage();
     const documents: string[] = [];
@@ -145,6 +162,34 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
 
       // Rotation: the vendor expires the token; the dashboard says so; the element rotates and
       // posts the new token to the same frame (no new document).
+      const answer = await fetch(`${url}/embed/token`, { method: 'POST', headers: { cookie: `sid=${jwt}`, 'content-type': 'application/json' }, body: '{}' });
+      const { token } = (await answer.json()) as { token: string };
+      expect(emulator.emulator.expireToken(token)).toBe(true);
+      await eventually('the dashboard to run on a second token', async () => {
+        const now = await dashboard(page);
+        return now.generation === 2 && now.state === 'ready';
+      });
+      expect(tokenRequests.map((request) => new URL(request).pathname)).toEqual(['/embed/token/rotate']);
+      expect(documents).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('with the first token in the frame URL fragment: the dashboard loads without a message, forgets the fragment, and rotates by message', async () => {
+    const { context, page, documents, tokenRequests, jwt, console } = await open('fragment');
+    try {
+      await eventually('the element to be ready', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'ready');
+      // One document, requested without the fragment (a fragment never goes to a server).
+      expect(documents).toEqual([`${emulator.url}/iframe/${DASHBOARD}`]);
+      expect(tokenRequests).toEqual([]);
+      expect(await page.locator('embedded-dashboard > iframe[slot=frame]').count()).toBe(1);
+      // One token generation: the element's message with the same token changed nothing.
+      expect(await dashboard(page)).toEqual({ state: 'ready', generation: 1 });
+      // The dashboard dropped the token from its URL once read.
+      expect(await dashboardFrame(page).evaluate(() => location.href)).toBe(`${emulator.url}/iframe/${DASHBOARD}`);
+      expect(console.join('\n')).toBe('');
+
       const answer = await fetch(`${url}/embed/token`, { method: 'POST', headers: { cookie: `sid=${jwt}`, 'content-type': 'application/json' }, body: '{}' });
       const { token } = (await answer.json()) as { token: string };
       expect(emulator.emulator.expireToken(token)).toBe(true);

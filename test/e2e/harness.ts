@@ -28,9 +28,9 @@ export async function startTestDemo(options: StartDemoOptions = {}): Promise<Run
 export const openBrowser = (path: string): Promise<Browser> => launchChromium(path);
 
 /** A session JWT (HS256 with `secret`) for a BFF of the test's own: Acme Corp, region EU, valid 10 minutes. */
-export async function signAcmeSession(secret: string): Promise<string> {
+export async function signAcmeSession(secret: string, orgId = 'acme', orgName = 'Acme Corp'): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU' }, exp: now + 600 })
+  return new SignJWT({ org_id: orgId, org_name: orgName, embed_properties: { region: 'EU' }, exp: now + 600 })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuedAt(now)
     .sign(new TextEncoder().encode(secret));

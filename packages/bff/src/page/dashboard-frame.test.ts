@@ -46,6 +46,15 @@ describe('renderDashboardFrame', () => {
     expect(frame.getAttribute('src')).toBe('https://dash.example.com/iframe/sales/ct-1.a_b~c/production?region=%22EU%22&seats=3');
   });
 
+  it('puts the first token in the fragment with `#token={token}` (our message protocol): no frame without it', () => {
+    expect(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}#token={token}` })).toBe('');
+    const { frame } = parse(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}#token={token}`, token: 'ct-1.a_b~c' }));
+    const src = new URL(frame.getAttribute('src')!);
+    expect(src.href).toBe('https://dash.example.com/iframe/sales#token=ct-1.a_b~c');
+    // What the dashboard page reads from the fragment.
+    expect(new URLSearchParams(src.hash.slice(1)).get('token')).toBe('ct-1.a_b~c');
+  });
+
   it.each<[string, Partial<DashboardFrameOptions>]>([
     ['a dashboard id closing the attribute', { dashboard: '"><script>alert(1)</script><iframe src="https://evil.example' }],
     ['a label closing the attribute', { label: `x" onload="alert(1)' ><img src=x onerror=alert(2)>` }],

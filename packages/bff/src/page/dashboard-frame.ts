@@ -40,6 +40,9 @@ const attr = (value: string): string => value.replace(/[&<>"'\0]/g, (char) => EN
  * With our `message` protocol the URL holds no token, so the frame can be sent before the
  * server has the first token (render it first, then await `renderInitialToken`). With a token in
  * the URL (`explo`, `{token}`) pass `token`: the frame can only go out once the token is there.
+ * The fastest first load with `message` is `#token={token}` at the end of the template: the
+ * dashboard reads the first token from the fragment (which reaches no server) and loads its data
+ * at once instead of after a message round trip; later tokens still go by message.
  *
  * Every value is escaped for an HTML attribute (and URL-encoded in the URL). Throws an `Error`
  * for a missing `dashboard`, a template that gives no absolute http(s) URL, or a `token` that is

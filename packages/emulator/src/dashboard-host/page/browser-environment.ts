@@ -17,6 +17,8 @@ export function createBrowserEnvironment(win: Window & typeof globalThis): PageE
       referrer: win.document.referrer,
     },
     search: win.location.search,
+    hash: win.location.hash,
+    forgetHash: () => win.history.replaceState(win.history.state, '', win.location.pathname + win.location.search),
     fetch: (url, init) => win.fetch(url, init),
     now: () => win.performance.now(),
     measureHeight: () => app().getBoundingClientRect().height,

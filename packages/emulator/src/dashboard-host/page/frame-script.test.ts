@@ -33,9 +33,10 @@ interface Harness {
   tick(): void;
   send(data: unknown, origin?: string, source?: unknown): void;
   events(): string[];
+  hashForgotten?: boolean;
 }
 
-function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig: Partial<PageConfig> = {}): Harness {
+function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig: Partial<PageConfig> = {}, hash = ''): Harness {
   document.body.innerHTML = '<main id="app"><div id="dashboard"></div><span id="status"></span></main>';
   document.body.dataset.state = 'loading';
   let onResize = () => {};
@@ -59,6 +60,10 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
     parent: harness.parent,
     originClues: { ancestorOrigin: HOST, queryOrigin: null, referrer: '' },
     search,
+    hash,
+    forgetHash: () => {
+      harness.hashForgotten = true;
+    },
     fetch: async (url, init) => {
       const token = new Headers(init.headers).get('Authorization')?.replace('Bearer ', '') ?? '';
       harness.requests.push(token);
@@ -140,6 +145,41 @@ describe('dashboard page', () => {
     const h = boot({}, '?token=tok-1');
     await whenState('ready');
     expect(h.requests).toEqual(['tok-1']);
+  });
+
+  it('takes a first token from #token= without waiting for a message, and forgets the fragment', async () => {
+    const h = boot({}, '?token=tok-2', {}, `#x=1&token=${encodeURIComponent('tok-1')}`);
+    // Asked for a token as always (the host answers with the same one, which is ignored).
+    expect(h.events()).toEqual(['dashboardReadyToLoad']);
+    await whenState('ready');
+    // The fragment wins over the query; the token is fetched once.
+    expect(h.requests).toEqual(['tok-1']);
+    expect(h.hashForgotten).toBe(true);
+    h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
+    await vi.waitFor(() => expect(h.events()).toContain('dashboardLoaded'));
+    expect(h.requests).toEqual(['tok-1']);
+    expect(document.body.dataset.tokenGeneration).toBe('1');
+  });
+
+  it.each([
+    ['an empty #token=', '#token='],
+    ['a fragment without token', '#token2=tok-1&tokens=tok-1'],
+    ['a bare fragment', '#tok-1'],
+  ])('waits for the host with %s (and forgets only a fragment that held token=)', async (_, hash) => {
+    const h = boot({}, '', {}, hash);
+    expect(state()).toBe('loading');
+    expect(h.requests).toEqual([]);
+    expect(h.hashForgotten).toBe(hash === '#token=' ? true : undefined);
+    await loaded(h);
+  });
+
+  it('sends a hostile fragment token only as a bearer to its own data route, and reports it refused', async () => {
+    const hostile = '"><script>alert(1)</script>\u2028' + 'x'.repeat(5000);
+    const h = boot({}, '', {}, `#token=${encodeURIComponent(hostile)}`);
+    await whenState('expired');
+    expect(h.requests).toEqual([hostile]);
+    expect(h.events()).toEqual(['dashboardReadyToLoad', 'tokenExpired']);
+    expect(document.body.innerHTML).not.toContain('<script>');
   });
 
   it('swaps the token in place: no blank content while the new token loads', async () => {

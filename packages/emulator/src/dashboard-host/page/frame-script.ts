@@ -32,6 +32,10 @@ export interface PageEnvironment {
   originClues: ParentOriginClues;
   /** The page URL's query string (`?token=` and `?origin=`). */
   search: string;
+  /** The page URL's fragment (`#token=`). */
+  hash: string;
+  /** Drops the fragment from the page's URL (its session history entry), without a navigation. */
+  forgetHash(): void;
   fetch(url: string, init: RequestInit): Promise<Response>;
   /** Milliseconds since the page started loading. */
   now(): number;
@@ -251,6 +255,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     }
     return;
   }
-  const urlToken = params.get('token');
+  // A first token in the fragment (`#token=`, what a server-rendered frame carries) goes to no
+  // server and into no Referer; it is dropped from the URL once read. Then `?token=`.
+  const fragmentToken = new URLSearchParams(env.hash.slice(1)).get('token');
+  if (fragmentToken !== null) env.forgetHash();
+  const urlToken = fragmentToken || params.get('token');
   if (urlToken) useToken(urlToken);
 }

@@ -256,9 +256,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     return;
   }
   // A first token in the fragment (`#token=`, what a server-rendered frame carries) goes to no
-  // server and into no Referer; it is dropped from the URL once read. Then `?token=`.
+  // server and into no Referer; it is dropped from the URL once read (after the data request has
+  // gone out: replaceState costs milliseconds). Then `?token=`.
   const fragmentToken = new URLSearchParams(env.hash.slice(1)).get('token');
-  if (fragmentToken !== null) env.forgetHash();
   const urlToken = fragmentToken || params.get('token');
   if (urlToken) useToken(urlToken);
+  if (fragmentToken !== null) env.forgetHash();
 }

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../test/support/chromium.js';
 import { freePort } from '../../test/support/ports.js';
 import { chromiumTool } from '../../test/support/tools.js';
-import { startBff, tokenUrl } from '../lib/bff.js';
+import { BFF_ROUTES, DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
 import { startBurner } from '../lib/burner.js';
 import { startEmulator } from '../lib/emulator.js';
 import { formatMs, formatRatio, formatSpread, msValue } from '../lib/format.js';
@@ -36,12 +36,17 @@ const TTD_WARM_LOADED = ['4i', 'time to dashboard, returning visitor (warm HTTP 
 const TTD_ADOPT = ['4j', 'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, no extra load', SAME_RUN] as const;
 const TTD_ADOPT_LOADED = ['4k', 'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, under added CPU load', SAME_RUN] as const;
 const TTD_URL_ADOPT = ['4l', 'time to dashboard, vendor-URL protocol ({token} in src-template), iframe rendered by the server with the first token in its URL and adopted, no extra load', SAME_RUN] as const;
-const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED, TTD_ADOPT, TTD_ADOPT_LOADED, TTD_URL_ADOPT] as const;
+const TTD_FRAGMENT = ['4m', 'time to dashboard, iframe rendered by the server with the first token in its URL fragment (#token={token}) and adopted, no extra load', SAME_RUN] as const;
+const TTD_FRAGMENT_LOADED = ['4n', 'time to dashboard, iframe rendered by the server with the first token in its URL fragment (#token={token}) and adopted, under added CPU load', SAME_RUN] as const;
+const TTD_EXPLO_ADOPT = ['4o', 'time to dashboard, vendor embed (protocol="explo", token in the URL path), iframe rendered by the server and adopted, no extra load', SAME_RUN] as const;
+const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED, TTD_ADOPT, TTD_ADOPT_LOADED, TTD_URL_ADOPT, TTD_FRAGMENT, TTD_FRAGMENT_LOADED, TTD_EXPLO_ADOPT] as const;
 /** Time to dashboard ÷ the server-rendered baseline: on a machine without added load, and with it. */
 const TTD_TARGET = { quiet: 1.05, loaded: 1.1 };
 const COOKIE = 'bench_session';
 
-type Variant = 'baseline' | 'fetch' | 'first' | 'adopt' | 'urlFetch' | 'urlFirst' | 'urlAdopt' | 'baselineWarm' | 'firstWarm';
+type Variant = 'baseline' | 'fetch' | 'first' | 'adopt' | 'fragment' | 'urlFetch' | 'urlFirst' | 'urlAdopt' | 'exploAdopt' | 'baselineWarm' | 'firstWarm';
+/** The pages measured without added load only: they show what another URL shape costs. */
+type QuietOnly = 'urlFetch' | 'urlFirst' | 'urlAdopt' | 'exploAdopt';
 
 /**
  * Rows 4 and 5, in Debian's headless Chromium: the emulator (dashboard host), the BFF and the
@@ -59,21 +64,16 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
 
     const emulator = await startEmulator('browser-emulator');
     stoppers.push(emulator.stop);
-    // The BFF must know the pages' origin and the pages the BFF's URL: the port is chosen first.
+    // The host pages' server mounts the BFF (the library) in its own process, as an integrator's
+    // Node server does; the BFF must know the pages' origin: the port is chosen first.
     const pagesOrigin = `http://127.0.0.1:${await freePort()}`;
-    const bff = await startBff({
-      upstreamUrl: emulator.url,
-      logName: 'browser-bff',
-      env: { EMBED_SESSION_COOKIE: COOKIE, EMBED_ALLOWED_ORIGINS: pagesOrigin },
-    });
-    stoppers.push(() => bff.stop());
     const pageServer = await startServerProcess(distScript('browser/page-server-main.js'), [], {
       readyPrefix: PAGES_LISTENING_PREFIX,
       logName: 'browser-pages',
       env: {
         PAGES_EMULATOR_URL: emulator.url,
         PAGES_ELEMENT_SCRIPT: elementScript,
-        PAGES_BFF_URL: bff.url,
+        PAGES_SESSION_COOKIE: COOKIE,
         PAGES_PORT: new URL(pagesOrigin).port,
       },
     });
@@ -86,7 +86,7 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
     try {
       // The baseline's token is the same group's, fetched ahead as a server-rendered page would have it.
       const session = await signSession('bench-ttd');
-      const answer = await fetch(tokenUrl(bff.url), {
+      const answer = await fetch(`${pagesUrl}${DEFAULT_BFF_BASE_PATH}${BFF_ROUTES.token}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: pagesUrl, cookie: `${COOKIE}=${session}` },
         body: '{}',
@@ -98,14 +98,16 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         fetch: `${pagesUrl}/ours`,
         first: `${pagesUrl}/ours?first=inline`,
         adopt: `${pagesUrl}/ours?first=inline&frame=server`,
+        fragment: `${pagesUrl}/ours?src=fragment&first=inline&frame=server`,
         urlFetch: `${pagesUrl}/ours?src=url`,
         urlFirst: `${pagesUrl}/ours?src=url&first=inline`,
         urlAdopt: `${pagesUrl}/ours?src=url&first=inline&frame=server`,
+        exploAdopt: `${pagesUrl}/ours?protocol=explo&frame=server`,
         baselineWarm: { url: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}`, warm: true },
         firstWarm: { url: `${pagesUrl}/ours?first=inline`, warm: true },
       };
       // The vendor-URL pages are measured without added load only: they show what that protocol costs.
-      const { urlFetch: _urlFetch, urlFirst: _urlFirst, urlAdopt: _urlAdopt, ...mainPages } = pages;
+      const { urlFetch: _urlFetch, urlFirst: _urlFirst, urlAdopt: _urlAdopt, exploAdopt: _exploAdopt, ...mainPages } = pages;
       const context = { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
       const runs = quick ? 2 : 15;
       if (!timeToDashboard) {
@@ -119,7 +121,7 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       const quiet = await measureTimeToDashboard(browser, pages, context, runs);
       baselineMs = median(quiet.baseline.map((load) => load.ms));
       const burner = startBurner();
-      let loaded: Record<Exclude<Variant, 'urlFetch' | 'urlFirst' | 'urlAdopt'>, PageLoad[]>;
+      let loaded: Record<Exclude<Variant, QuietOnly>, PageLoad[]>;
       let loadedLoad: number;
       try {
         loadedLoad = loadavg()[0] ?? Number.NaN;
@@ -142,6 +144,9 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         ttdRow(TTD_ADOPT, quiet, 'adopt', quietNote, TTD_TARGET.quiet, quick),
         ttdRow(TTD_ADOPT_LOADED, loaded, 'adopt', loadedNote, TTD_TARGET.loaded, quick),
         ttdRow(TTD_URL_ADOPT, quiet, 'urlAdopt', quietNote, TTD_TARGET.quiet, quick),
+        ttdRow(TTD_FRAGMENT, quiet, 'fragment', quietNote, TTD_TARGET.quiet, quick),
+        ttdRow(TTD_FRAGMENT_LOADED, loaded, 'fragment', loadedNote, TTD_TARGET.loaded, quick),
+        ttdRow(TTD_EXPLO_ADOPT, quiet, 'exploAdopt', quietNote, TTD_TARGET.quiet, quick),
       );
     } catch (error) {
       if (timeToDashboard) rows.push(...unavailableRows(TTD_ROWS, error));
@@ -215,7 +220,7 @@ function stepsRow(loads: Record<Variant, PageLoad[]>): Row {
     id: TTD_STEPS[0],
     metric: `${TTD_STEPS[1]}: element script arrived, element defined, token request sent → answered, frame document requested → arrived, dashboard loaded`,
     kind: TTD_STEPS[2],
-    ours: `fetch: ${steps('fetch')}; first token: ${steps('first')}; server-rendered frame adopted: ${steps('adopt')}`,
+    ours: `fetch: ${steps('fetch')}; first token: ${steps('first')}; server-rendered frame adopted: ${steps('adopt')}; the same with the first token in its fragment: ${steps('fragment')}`,
     baseline: steps('baseline'),
     ratio: '',
     target: '',

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INITIAL_TOKEN_HEADERS, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
+import { UserGroupClient } from '@embedded-dashboard/client';
+import { createBffApp, createBffNodeListener, INITIAL_TOKEN_HEADERS, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
+import { BENCH_API_KEY } from '../lib/emulator.js';
+import { SESSION } from '../lib/session.js';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
 export const PAGES_LISTENING_PREFIX = 'pages listening on ';
@@ -14,8 +17,8 @@ export interface PageServerOptions {
   emulatorUrl: string;
   /** The element's standalone bundle (Lit and both frame protocols inside), served as `/element.js`. */
   elementScript: string;
-  /** The BFF's base URL: where `/embed/*` is forwarded. */
-  bffUrl: string;
+  /** The session cookie the BFF reads (the bench's session JWT, as `SESSION` signs it). */
+  cookie: string;
   /** The port to listen on (127.0.0.1): the BFF must know this server's origin before it starts. */
   port: number;
 }
@@ -76,47 +79,64 @@ function baselinePage(emulatorUrl: string, token: string): string {
 }
 
 /**
- * The host app of the browser benchmarks: `/ours`, `/ours?protocol=explo`, `/baseline?token=…`,
- * `/element.js` (the standalone script, both protocols inside), and
- * `/embed/*` forwarded to the BFF as an integrator's reverse proxy would, so the element's
- * token requests are same-origin and carry the session cookie.
+ * The host app of the browser benchmarks, as an integrator's Node server is: the BFF library
+ * mounted in its own process (`createBffApp` on `/embed/*`, backed by the emulator's API), so a
+ * page rendering a first token asks it in-process (`renderInitialToken(req, { bff: app })`), not
+ * over HTTP. Pages: `/ours` (variants in the query), `/ours?protocol=explo`, `/baseline?token=…`,
+ * and `/element.js` (the standalone script, both protocols inside).
  */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const element = readFileSync(options.elementScript);
-  const bff = new URL(options.bffUrl);
+  const origin = `http://127.0.0.1:${options.port}`;
+  const client = new UserGroupClient({ baseUrl: options.emulatorUrl, apiToken: BENCH_API_KEY });
+  const app = createBffApp({
+    upstream: client,
+    session: { secret: SESSION.secret, issuer: SESSION.issuer, audience: SESSION.audience, cookie: options.cookie },
+    allowedOrigins: [origin],
+    expectEnvironment: 'Customer',
+    // One session loads every page of the bench: no per-session limit.
+    rateLimit: false,
+    // Warnings and errors to the process log (bench/.tmp/browser-pages.log); the rest is noise here.
+    logger: { info: () => undefined, warn: (message, fields) => console.error(message, fields), error: (message, fields) => console.error(message, fields) },
+  });
+  const bff = createBffNodeListener(app);
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
     res.end(body);
   };
-  const proxy = (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, host: bff.host };
-    const upstream = request({ hostname: bff.hostname, port: bff.port, path: req.url, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => send(res, 502, 'text/plain', 'BFF unreachable'));
-    req.pipe(upstream);
-  };
+  const firstToken = (req: Parameters<typeof renderInitialToken>[0]) => renderInitialToken(req, { bff: app });
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname.startsWith('/embed/')) return proxy(req, res);
+    if (url.pathname.startsWith('/embed/')) return void bff(req, res);
     if (url.pathname === '/element.js') {
       // As a CDN serves a versioned asset: a returning visitor's browser has it (cold runs use fresh contexts).
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=31536000, immutable' });
       res.end(element);
       return;
     }
+    const elementScript = '<script type="module" src="/element.js"></script>';
     if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo') {
       // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
       const template = `${options.emulatorUrl}/iframe/{dashboard}/{token}/{environment}`;
-      const head = oursHead(options.emulatorUrl, '<script type="module" src="/element.js"></script>');
-      return send(res, 200, 'text/html', head + oursOpen(template, '', ' protocol="explo" environment="production"') + oursClose(''));
+      const attributes = ' protocol="explo" environment="production"';
+      const head = oursHead(options.emulatorUrl, elementScript);
+      if (url.searchParams.get('frame') !== 'server') return send(res, 200, 'text/html', head + oursOpen(template, '', attributes) + oursClose(''));
+      // ?frame=server: the frame rendered by the server with the first token in its URL (as 4m, in the vendor's URL shape).
+      res.writeHead(200, { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS });
+      res.write(head);
+      const first = await firstToken(req);
+      const token = first.response?.token;
+      const frame = token ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, protocol: 'explo', environment: 'production', token }) : '';
+      res.end(oursOpen(template, frame, attributes) + oursClose(first.html));
+      return;
     }
     if (url.pathname === '/ours') {
       // ?script=inline: the element's code in the page (no row uses it; for trying where the time goes).
-      const script = url.searchParams.get('script') === 'inline' ? `<script type="module">${element.toString()}</script>` : '<script type="module" src="/element.js"></script>';
-      // ?src=url: the vendor-URL protocol, the token in the iframe's URL (the iframe must wait for it).
-      const template = `${options.emulatorUrl}/iframe/{dashboard}${url.searchParams.get('src') === 'url' ? '?token={token}' : ''}`;
+      const script = url.searchParams.get('script') === 'inline' ? `<script type="module">${element.toString()}</script>` : elementScript;
+      // ?src=url: the token in the iframe URL's query (the iframe must wait for it); ?src=fragment:
+      // in its fragment, which reaches no server (the emulator's page reads it and drops it).
+      const src = url.searchParams.get('src');
+      const template = `${options.emulatorUrl}/iframe/{dashboard}${src === 'url' ? '?token={token}' : src === 'fragment' ? '#token={token}' : ''}`;
       // ?frame=server: the iframe rendered by the server (renderDashboardFrame) and adopted by the element.
       const serverFrame = url.searchParams.get('frame') === 'server';
       const frame = (token?: string) => (serverFrame ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, token }) : '');
@@ -127,7 +147,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       res.writeHead(200, { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS });
       const early = frame();
       res.write(oursHead(options.emulatorUrl, script) + (early ? oursOpen(template, early) : ''));
-      const first = await renderInitialToken(req, { bff: options.bffUrl });
+      const first = await firstToken(req);
       res.end((early ? '' : oursOpen(template, frame(first.response?.token))) + oursClose(first.html));
       return;
     }
@@ -142,6 +162,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        client.close();
       }),
   };
 }

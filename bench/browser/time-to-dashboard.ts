@@ -77,7 +77,12 @@ export async function measureTimeToDashboard<K extends string>(
         timeout: 30_000,
       });
       await tab.goto(url);
-      const text = (await loaded).text();
+      const text = await loaded.then(
+        (message) => message.text(),
+        (error: Error) => {
+          throw new Error(`${new URL(url).pathname}${new URL(url).search.replace(/token=[^&]*/, 'token=…')}: ${error.message.split('\n')[0]}`);
+        },
+      );
       const load = parseLoadedMessage(text);
       if (!load) throw new Error(`${url} logged "${text.slice(0, 100)}" without a time`);
       return load;

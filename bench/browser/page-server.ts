@@ -39,9 +39,9 @@ export const LOADED_MESSAGE = 'bench:loaded';
 const HEAD = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench</title>
 <style>body{margin:0;font:16px sans-serif}embedded-dashboard,iframe{display:block;width:960px;border:0}iframe{height:400px}</style>
 <script>window.__bench={};customElements.whenDefined('embedded-dashboard').then(()=>{window.__bench.defined=performance.now()});
-const loaded=()=>{if(window.__bench.loadAt!==undefined)return;const b=window.__bench;b.loadAt=performance.now();
+const loaded=(at)=>{if(window.__bench.loadAt!==undefined)return;const b=window.__bench;b.loadAt=at??performance.now();
 const r=performance.getEntriesByType('resource'),f=(p)=>r.find(p),e=f((x)=>x.name.endsWith('/element.js')),t=f((x)=>x.name.includes('/embed/token')),i=f((x)=>x.initiatorType==='iframe');
-const m={defined:b.defined,elementEnd:e&&e.responseEnd,tokenStart:t&&t.startTime,tokenEnd:t&&t.responseEnd,frameStart:i&&i.startTime,frameEnd:i&&i.responseEnd};
+const m={defined:b.defined,ready:b.ready,elementEnd:e&&e.responseEnd,tokenStart:t&&t.startTime,tokenEnd:t&&t.responseEnd,frameStart:i&&i.startTime,frameEnd:i&&i.responseEnd};
 console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m))}</script>`;
 
 /**
@@ -53,8 +53,30 @@ console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m))}</script>`;
 function oursHead(emulatorUrl: string, script: string): string {
   return `${HEAD}
 <link rel="preconnect" href="${new URL(emulatorUrl).origin}">
-<script>addEventListener('dashboard-load',loaded)</script>
+<script>addEventListener('dashboard-load',()=>loaded())</script>
 ${script}</head>`;
+}
+
+/** The dashboard's own `dashboardLoaded` message, from its exact origin: what the baseline waits for. */
+const frameLoadedListener = (emulatorUrl: string): string =>
+  `<script>addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(new URL(emulatorUrl).origin)}&&e.data&&e.data.event==='dashboardLoaded')loaded()})</script>`;
+
+/**
+ * The head of a page whose server-rendered frame is shown without the element (`visible`): the
+ * element's script is loaded only after the page's `load` event (which waits for the frame's
+ * document), when the browser is idle, so its work never competes with the dashboard's load.
+ * The dashboard is on screen when it says it is loaded: that moment is the page's time, as the
+ * baseline's. The page logs it only once the element, started late, is ready too (its
+ * `dashboard-load`, mark `ready`), so a late element that never gets there fails the run.
+ */
+function lateHead(emulatorUrl: string): string {
+  const origin = JSON.stringify(new URL(emulatorUrl).origin);
+  return `${HEAD}
+<link rel="preconnect" href="${new URL(emulatorUrl).origin}">
+<script>addEventListener('message',(e)=>{const b=window.__bench;if(e.origin===${origin}&&e.data&&e.data.event==='dashboardLoaded'&&b.shownAt===undefined)b.shownAt=performance.now()});
+addEventListener('dashboard-load',()=>{const b=window.__bench;b.ready=performance.now();loaded(b.shownAt)})</script>
+<script>addEventListener('load',()=>(window.requestIdleCallback||setTimeout)(()=>document.head.append(Object.assign(document.createElement('script'),{type:'module',src:'/element.js'}))))</script>
+</head>`;
 }
 
 /** The element's start tag (with more `attributes`) and what goes inside it before the first token. */
@@ -70,9 +92,8 @@ function oursClose(firstToken: string): string {
 
 /** The baseline: the server already put the token in the iframe URL, so no BFF round trip. */
 function baselinePage(emulatorUrl: string, token: string): string {
-  const origin = new URL(emulatorUrl).origin;
   return `${HEAD}
-<script>addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(origin)}&&e.data&&e.data.event==='dashboardLoaded')loaded()})</script>
+${frameLoadedListener(emulatorUrl)}
 </head><body>
 <iframe title="dashboard" src="${emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(token)}"></iframe>
 </body></html>`;
@@ -126,6 +147,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       res.write(head);
       const first = await firstToken(req);
       const token = first.response?.token;
+      if (!token) console.error(`no first token for ${url.pathname}${url.search}`);
       const frame = token ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, protocol: 'explo', environment: 'production', token }) : '';
       res.end(oursOpen(template, frame, attributes) + oursClose(first.html));
       return;
@@ -137,17 +159,22 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       // in its fragment, which reaches no server (the emulator's page reads it and drops it).
       const src = url.searchParams.get('src');
       const template = `${options.emulatorUrl}/iframe/{dashboard}${src === 'url' ? '?token={token}' : src === 'fragment' ? '#token={token}' : ''}`;
-      // ?frame=server: the iframe rendered by the server (renderDashboardFrame) and adopted by the element.
+      // ?frame=server: the iframe rendered by the server (renderDashboardFrame) and adopted by the
+      // element; with ?late=1 rendered shown and the element's script loaded after the page's load.
       const serverFrame = url.searchParams.get('frame') === 'server';
-      const frame = (token?: string) => (serverFrame ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, token }) : '');
-      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', oursHead(options.emulatorUrl, script) + oursOpen(template, frame()) + oursClose(''));
+      const late = serverFrame && url.searchParams.get('late') === '1';
+      const frame = (token?: string) => (serverFrame ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, token, visible: late }) : '');
+      const head = late ? lateHead(options.emulatorUrl) : oursHead(options.emulatorUrl, script);
+      if (url.searchParams.get('first') !== 'inline') return send(res, 200, 'text/html', head + oursOpen(template, frame()) + oursClose(''));
       // The first token rendered into the page, as an integrator's server does with the BFF's
       // helpers. What needs no token goes out first, so the browser is not idle while the server
       // asks the BFF: the head, and a server-rendered frame whose URL holds no token.
       res.writeHead(200, { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS });
       const early = frame();
-      res.write(oursHead(options.emulatorUrl, script) + (early ? oursOpen(template, early) : ''));
+      res.write(head + (early ? oursOpen(template, early) : ''));
       const first = await firstToken(req);
+      // Never silent: without a first token these pages would measure the element fetching its own.
+      if (!first.response) console.error(`no first token for ${url.pathname}${url.search}`);
       res.end((early ? '' : oursOpen(template, frame(first.response?.token))) + oursClose(first.html));
       return;
     }

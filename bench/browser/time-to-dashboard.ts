@@ -5,6 +5,8 @@ import { LOADED_MESSAGE } from './page-server.js';
 export interface LoadMarks {
   /** The element's class was defined (`customElements.whenDefined`). */
   defined?: number;
+  /** The element said the dashboard is loaded (`dashboard-load`), where that is not the page's time (the element loaded late). */
+  ready?: number;
   /** The element's script arrived. */
   elementEnd?: number;
   /** The token request started and its answer arrived. */

@@ -69,15 +69,21 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       if (path.pathname.startsWith('/embed/')) return void bff(req, res);
       if (path.pathname === '/element.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(element);
       const mode = path.searchParams.get('frame');
-      if (mode === 'fragment') {
+      if (mode === 'fragment' || mode === 'late') {
         // The first token in the frame URL's fragment: the frame can only go out with it, and
-        // needs no message to start loading its data.
+        // needs no message to start loading its data. `late`: the frame rendered shown, and the
+        // element's script loaded only after the dashboard has loaded.
         const withToken = `${srcTemplate}#token={token}`;
+        const late = mode === 'late';
+        const script = late
+          ? `<script>addEventListener('message',(e)=>{if(e.data&&e.data.event==='dashboardLoaded'&&!window.shownAt)window.shownAt=performance.now()});` +
+            `addEventListener('load',()=>setTimeout(()=>{const s=document.createElement('script');s.type='module';s.src='/element.js';document.head.append(s)},300))</script>`
+          : '<script type="module" src="/element.js"></script>';
         void (async () => {
           const first = await renderInitialToken(req, { bff: app });
-          const frame = renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: withToken, token: first.response!.token });
+          const frame = renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: withToken, token: first.response!.token, visible: late });
           res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...first.headers }).end(
-            `<!doctype html><html><head><title>adopt</title><script type="module" src="/element.js"></script></head><body>` +
+            `<!doctype html><html><head><title>adopt</title>${script}</head><body>` +
               `<embedded-dashboard dashboard="${DASHBOARD}" src-template="${withToken}">${frame}${first.html}</embedded-dashboard></body></html>`,
           );
         })();
@@ -111,12 +117,12 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
   });
 
   async function open(
-    frame: 'ours' | 'evil' | 'fragment',
+    frame: 'ours' | 'evil' | 'fragment' | 'late',
   ): Promise<{ context: BrowserContext; page: Page; documents: string[]; tokenRequests: string[]; jwt: string; console: string[] }> {
     const context = await browser.newContext();
     // A customer of its own for the fragment page: the BFF's per-group rotation interval must not
     // meet the rotation of the first test.
-    const jwt = frame === 'fragment' ? await signAcmeSession(SECRET, 'globex', 'Globex') : await signAcmeSession(SECRET);
+    const jwt = frame === 'fragment' || frame === 'late' ? await signAcmeSession(SECRET, frame, `Customer ${frame}`) : await signAcmeSession(SECRET);
     await context.addCookies([{ name: 'sid', value: jwt, url }]);
     const page = await context.newPage();
     const documents: string[] = [];
@@ -199,6 +205,55 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       });
       expect(tokenRequests.map((request) => new URL(request).pathname)).toEqual(['/embed/token/rotate']);
       expect(documents).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('with the frame rendered shown and the element loaded after the dashboard: no skeleton or hiding over it, then ready with its height, one load event', async () => {
+    const context = await browser.newContext();
+    const jwt = await signAcmeSession(SECRET, 'late', 'Customer late');
+    await context.addCookies([{ name: 'sid', value: jwt, url }]);
+    // From the first host frame on: every animation frame, whether the element hides the
+    // dashboard (a skeleton, or the frame's slot pending), and each dashboard-load event.
+    await context.addInitScript(() => {
+      if (window !== window.top) return;
+      const seen = ((window as unknown as { seen: { covered: number; frames: number; loads: number } }).seen = { covered: 0, frames: 0, loads: 0 });
+      addEventListener('dashboard-load', () => seen.loads++);
+      const tick = () => {
+        seen.frames++;
+        const root = document.querySelector('embedded-dashboard')?.shadowRoot;
+        if (root?.querySelector('.skeleton, slot.pending')) seen.covered++;
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    const page = await context.newPage();
+    const documents: string[] = [];
+    const tokenRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'document' && request.frame() !== page.mainFrame()) documents.push(request.url());
+      if (request.url().includes('/embed/token')) tokenRequests.push(request.url());
+    });
+    try {
+      await page.goto(`${url}/?frame=late`);
+      await eventually('the element to be ready', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'ready');
+      const at = await page.evaluate(() => ({
+        shownAt: (window as unknown as { shownAt?: number }).shownAt,
+        script: performance.getEntriesByType('resource').find((entry) => entry.name.endsWith('/element.js'))?.startTime,
+      }));
+      // The dashboard had loaded before the element's script was even requested.
+      expect(at.shownAt).toBeGreaterThan(0);
+      expect(at.script).toBeGreaterThan(at.shownAt!);
+      expect(documents).toEqual([`${emulator.url}/iframe/${DASHBOARD}`]);
+      expect(tokenRequests).toEqual([]);
+      expect(await dashboard(page)).toEqual({ state: 'ready', generation: 1 });
+      const seen = await page.evaluate(() => (window as unknown as { seen: { covered: number; frames: number; loads: number } }).seen);
+      expect(seen.frames).toBeGreaterThan(10);
+      expect(seen.covered).toBe(0);
+      expect(seen.loads).toBe(1);
+      // The height the dashboard repeated on the element's token, applied.
+      expect(await page.locator('embedded-dashboard > iframe').evaluate((frame) => getComputedStyle(frame).getPropertyValue('--embedded-dashboard-height'))).toMatch(/^\d+px$/);
     } finally {
       await context.close();
     }

@@ -267,11 +267,14 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     const height = !this.noAutoResize && this.#height;
     const srcs = this.#srcs;
     const cur = this.#cur;
+    // A frame the server rendered visible (no `hidden`) shows its own loading: the page may load
+    // this script late, after the dashboard; no skeleton or hiding over it (§5).
+    const live = this.#loaded || this.#own?.hidden === false;
     // Each slot keeps its own place in the DOM: moving an iframe would reload it. An adopted frame
     // stays where the server put it, shown through a slot (visibility and the height custom
     // property inherit into it).
     const frame = (slot: number) => {
-      const cls = slot !== cur ? 'pending next' : this.#loaded ? '' : 'pending';
+      const cls = slot !== cur ? 'pending next' : live ? '' : 'pending';
       const style = height ? `--embedded-dashboard-height:${height}px` : '';
       return !slot && this.#own
         ? html`<slot name="frame" class=${cls} style=${style}></slot>`
@@ -294,7 +297,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     return html`<div part="base" tabindex="-1" class=${this.#loaded ? '' : 'reserve'}>
       ${frame(0)}${frame(1)}
       ${state === DashboardState.loading
-        ? html`<slot name="loading" class="overlay skeleton"></slot>`
+        ? live ? nothing : html`<slot name="loading" class="overlay skeleton"></slot>`
         : failed
           ? html`<slot name="error" class="overlay"
               ><p>${message}</p>
@@ -363,6 +366,8 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       this.#own = this.#own?.remove();
       this.#cur ^= 1;
       this.#srcToken = this.#nextToken;
+      // The new frame's own load, reported below.
+      this.#loaded = false;
     } else if (event.source !== this.#win(cur)) return;
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
@@ -370,15 +375,18 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         this.#sendToken();
         break;
       case DashboardEvent.loaded:
-        this.#frameReady = this.#loaded = true;
         this.#resize(message.detail.dashboardHeight);
-        this.requestUpdate();
-        emit(this, 'dashboard-load', {
-          dashboardId: message.detail.dashboardId,
-          height: this.#height ?? 0,
-          loadTime: message.detail.loadTime,
-        });
-        if (this.variables) this.#sendVariables();
+        // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
+        if (!this.#loaded) {
+          this.#frameReady = this.#loaded = true;
+          this.requestUpdate();
+          emit(this, 'dashboard-load', {
+            dashboardId: message.detail.dashboardId,
+            height: this.#height ?? 0,
+            loadTime: message.detail.loadTime,
+          });
+          if (this.variables) this.#sendVariables();
+        }
         break;
       case DashboardEvent.resized:
         this.#resize(message.detail.dashboardHeight);

@@ -46,6 +46,13 @@ describe('renderDashboardFrame', () => {
     expect(frame.getAttribute('src')).toBe('https://dash.example.com/iframe/sales/ct-1.a_b~c/production?region=%22EU%22&seats=3');
   });
 
+  it('renders the frame shown (no hidden) when asked, hidden otherwise', () => {
+    const shown = parse(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}#token={token}`, token: 'tok-1', visible: true })).frame;
+    expect(shown.hasAttribute('hidden')).toBe(false);
+    expect(shown.getAttribute('slot')).toBe('frame');
+    expect(parse(renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, visible: false })).frame.hasAttribute('hidden')).toBe(true);
+  });
+
   it('puts the first token in the fragment with `#token={token}` (our message protocol): no frame without it', () => {
     expect(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}#token={token}` })).toBe('');
     const { frame } = parse(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}#token={token}`, token: 'ct-1.a_b~c' }));

@@ -24,6 +24,13 @@ export interface DashboardFrameOptions {
   sandbox?: string | undefined;
   /** The element's `loading` attribute, if it has one. */
   loading?: 'eager' | 'lazy' | undefined;
+  /**
+   * Render the frame shown (no `hidden`): the dashboard appears without waiting for the element's
+   * script, which the page may then load late (after its `load` event) so that script's work never
+   * delays the dashboard. The element keeps such a frame shown, with no skeleton over it. Use it
+   * with the first token in the URL (`#token={token}` or `explo`); style its height in the page.
+   */
+  visible?: boolean | undefined;
 }
 
 // NUL becomes U+FFFD, as an HTML parser would make it (with a parse error), so every parser reads the same value.
@@ -70,5 +77,5 @@ export function renderDashboardFrame(options: DashboardFrameOptions): string {
     options.sandbox === undefined ? '' : ` sandbox="${attr(options.sandbox)}"`,
     options.loading === undefined ? '' : ` loading="${attr(options.loading)}"`,
   ].join('');
-  return `<iframe slot="frame" hidden src="${attr(url.href)}" title="${attr(options.label || dashboard)}" allow="fullscreen" referrerpolicy="strict-origin"${extra}></iframe>`;
+  return `<iframe slot="frame"${options.visible ? '' : ' hidden'} src="${attr(url.href)}" title="${attr(options.label || dashboard)}" allow="fullscreen" referrerpolicy="strict-origin"${extra}></iframe>`;
 }

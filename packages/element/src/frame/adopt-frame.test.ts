@@ -58,6 +58,42 @@ const message = (data: unknown, source: Spy, origin = ORIGIN) =>
 const shadowFrames = (el: EmbeddedDashboard) => el.shadowRoot!.querySelectorAll('iframe');
 
 describe('a frame the server rendered into the element', () => {
+  it('rendered shown (no hidden, the element loaded late): never hidden or covered, one dashboard-load however often the dashboard repeats it', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    const { frame, win } = serverFrame(SALES_URL, { slot: 'frame' });
+    const first = firstTokenScript();
+    const { el, events } = await mountServerRendered([frame, first.script]);
+    const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('slot[name=frame]')!;
+    expect(slot.assignedElements()).toEqual([frame]);
+    // Still loading as far as the element knows, but the dashboard shows itself: nothing over it.
+    expect(el.state).toBe('loading');
+    expect(slot.className).toBe('');
+    expect(el.shadowRoot!.querySelector('.skeleton')).toBeNull();
+    // Handed the token it already runs on; the dashboard answers with where it is.
+    expect(postedTokens(win)).toEqual([first.token]);
+    message(loaded, win);
+    message(loaded, win);
+    await settle(el);
+    expect(el.state).toBe('ready');
+    expect(events.filter((e) => e.type === 'dashboard-load')).toHaveLength(1);
+    expect(slot.getAttribute('style')).toBe('--embedded-dashboard-height:640px');
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('a hidden one (the default) is kept hidden under the skeleton until the dashboard says it is loaded', async () => {
+    stubFetch(json(tokenBody()));
+    const { frame, win } = serverFrame(SALES_URL);
+    const first = firstTokenScript();
+    const { el } = await mountServerRendered([frame, first.script]);
+    const slot = el.shadowRoot!.querySelector<HTMLSlotElement>('slot[name=frame]')!;
+    expect(slot.className).toBe('pending');
+    expect(el.shadowRoot!.querySelector('.skeleton')).not.toBeNull();
+    message(loaded, win);
+    await settle(el);
+    expect(slot.className).toBe('');
+    expect(el.shadowRoot!.querySelector('.skeleton')).toBeNull();
+  });
+
   it('is adopted, not loaded again: shown through the frame slot, handed the first token at once and again when it says ready', async () => {
     const fetch = stubFetch(json(tokenBody()));
     const { frame, win } = serverFrame(SALES_URL);

@@ -152,7 +152,7 @@ describe('dashboard page', () => {
     // Asked for a token as always (the host answers with the same one, which is ignored).
     expect(h.events()).toEqual(['dashboardReadyToLoad']);
     await whenState('ready');
-    // The fragment wins over the query; the token is fetched once.
+    // A fragment token wins over the query's; the token is fetched once.
     expect(h.requests).toEqual(['tok-1']);
     expect(h.hashForgotten).toBe(true);
     h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
@@ -173,13 +173,49 @@ describe('dashboard page', () => {
     await loaded(h);
   });
 
-  it('sends a hostile fragment token only as a bearer to its own data route, and reports it refused', async () => {
-    const hostile = '"><script>alert(1)</script>\u2028' + 'x'.repeat(5000);
-    const h = boot({}, '', {}, `#token=${encodeURIComponent(hostile)}`);
-    await whenState('expired');
-    expect(h.requests).toEqual([hostile]);
-    expect(h.events()).toEqual(['dashboardReadyToLoad', 'tokenExpired']);
+  it.each([
+    ['markup and a line separator', '"><script>alert(1)</script>\u2028'],
+    ['a space', 'tok 1'],
+    ['more than 1024 characters', 'x'.repeat(1025)],
+    ['malformed percent-encoding', '%E0%A4%A'],
+  ])('ignores a fragment token that is no bearer token (%s): waits for the host, forgets the fragment', async (_, hostile) => {
+    const h = boot({}, '', {}, `#token=${hostile.startsWith('%') ? hostile : encodeURIComponent(hostile)}`);
+    expect(state()).toBe('loading');
+    expect(h.requests).toEqual([]);
+    expect(h.hashForgotten).toBe(true);
     expect(document.body.innerHTML).not.toContain('<script>');
+    await loaded(h);
+    expect(h.requests).toEqual(['tok-1']);
+  });
+
+  it('forgets the fragment also when it may not talk to its parent (blocked)', () => {
+    const h = boot({ originClues: { ancestorOrigin: 'https://evil.example', queryOrigin: null, referrer: '' } }, '', {}, '#token=tok-1');
+    expect(state()).toBe('blocked');
+    expect(h.requests).toEqual([]);
+    expect(h.hashForgotten).toBe(true);
+  });
+
+  it('says where it is when sent the token it already runs on: dashboardLoaded again once loaded, tokenExpired again once refused', async () => {
+    const h = boot({}, '', {}, '#token=tok-1');
+    // Still loading: the same token changes nothing and says nothing.
+    h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
+    expect(h.events()).toEqual(['dashboardReadyToLoad']);
+    await vi.waitFor(() => expect(h.events()).toEqual(['dashboardReadyToLoad', 'dashboardLoaded']));
+    h.height = 640; // not re-measured: the height last reported is repeated
+    h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
+    expect(h.posted.slice(1).map((p) => p.message)).toEqual([
+      { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 500, loadTime: 123 } },
+      { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 500, loadTime: 123 } },
+    ]);
+    expect(h.posted.every((p) => p.targetOrigin === HOST)).toBe(true);
+    expect(h.requests).toEqual(['tok-1']);
+    expect(document.body.dataset.tokenGeneration).toBe('1');
+
+    const refused = boot({}, '', {}, '#token=tok-dead');
+    await whenState('expired');
+    refused.send({ event: 'updateToken', detail: { token: 'tok-dead' } });
+    expect(refused.events()).toEqual(['dashboardReadyToLoad', 'tokenExpired', 'tokenExpired']);
+    expect(refused.requests).toEqual(['tok-dead']);
   });
 
   it('swaps the token in place: no blank content while the new token loads', async () => {
@@ -347,6 +383,12 @@ describe('dashboard page, vendor protocol', () => {
     await vi.waitFor(() => expect(h.events()).toContain('dashboardLoaded'));
     return h;
   }
+
+  it('repeats nothing when sent its own token again (the vendor page does not)', async () => {
+    const h = await explo();
+    h.send({ event: 'updateCustomerJwt', detail: { jwt: 'tok-1' } });
+    expect(h.events()).toEqual(['dashboardReadyToLoad', 'dashboardLoaded']);
+  });
 
   it('says dashboardReadyToLoad, loads the token from its URL and says dashboardLoaded, to the exact parent origin', async () => {
     const h = await explo();

@@ -72,6 +72,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   let overrides: DashboardVariables = {};
   let detailsOpen = false;
   let loaded = false;
+  let loadTime = 0;
   let lastHeight = 0;
 
   const setState = (next: string, text: string) => {
@@ -114,12 +115,21 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     return { event: 'updateVariables', detail: { variables } };
   };
 
+  // A first token in the fragment (`#token=`, what a server-rendered frame carries) goes to no
+  // server and into no Referer. Taken only when it is what a bearer token can be (visible ASCII,
+  // 1-1024 characters, as the data route's header); the fragment is dropped from the URL either
+  // way, once the data request has gone out (replaceState costs milliseconds).
+  const fragment = new URLSearchParams(env.hash.slice(1)).get('token');
+  const fragmentToken = fragment && /^[\x21-\x7e]{1,1024}$/.test(fragment) ? fragment : undefined;
+  const forgetFragment = () => fragment !== null && env.forgetHash();
+
   const parentOrigin = env.parent ? lib.resolveParentOrigin(env.originClues, config.embedOrigins, lib.matchesOrigin) : undefined;
   const post = (message: DashboardMessage) => {
     if (env.parent && parentOrigin) env.parent.postMessage(explo ? toVendor(message) : message, parentOrigin);
   };
   if (env.parent && !parentOrigin) {
     setState('blocked', 'This page is not allowed to talk to the page embedding it.');
+    forgetFragment();
     return;
   }
 
@@ -204,12 +214,20 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     if (!loaded) {
       loaded = true;
       lastHeight = clampHeight(env.measureHeight());
-      post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime: Math.round(env.now()) } });
+      loadTime = Math.round(env.now());
+      post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
     }
   };
 
   const useToken = (next: string) => {
-    if (next === token) return;
+    if (next === token) {
+      // The token in use, sent again: nothing changes, but a host whose script started after
+      // this page had its token from the URL (loaded late, §6) learns where the page is.
+      if (explo) return;
+      if (loaded) post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
+      else if (expiredReportedFor === generation) post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
+      return;
+    }
     token = next;
     generation += 1;
     body.dataset.tokenGeneration = String(generation);
@@ -255,11 +273,8 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     }
     return;
   }
-  // A first token in the fragment (`#token=`, what a server-rendered frame carries) goes to no
-  // server and into no Referer; it is dropped from the URL once read (after the data request has
-  // gone out: replaceState costs milliseconds). Then `?token=`.
-  const fragmentToken = new URLSearchParams(env.hash.slice(1)).get('token');
+  // The fragment's token (read above), then `?token=`.
   const urlToken = fragmentToken || params.get('token');
   if (urlToken) useToken(urlToken);
-  if (fragmentToken !== null) env.forgetHash();
+  forgetFragment();
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UserGroupClient } from '@embedded-dashboard/client';
-import { createBffApp, createBffNodeListener, INITIAL_TOKEN_HEADERS, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
+import { createBffApp, createBffNodeListener, INITIAL_TOKEN_HEADERS, renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
 import { BENCH_API_KEY } from '../lib/emulator.js';
 import { SESSION } from '../lib/session.js';
 
@@ -63,8 +63,8 @@ const frameLoadedListener = (emulatorUrl: string): string =>
 
 /**
  * The head of a page whose server-rendered frame is shown without the element (`visible`): the
- * element's script is loaded only after the page's `load` event (which waits for the frame's
- * document), when the browser is idle, so its work never competes with the dashboard's load.
+ * element's script is loaded only once the dashboard says it is loaded (`renderElementScript`),
+ * so its work never competes with the dashboard's load.
  * The dashboard is on screen when it says it is loaded: that moment is the page's time, as the
  * baseline's. The page logs it only once the element, started late, is ready too (its
  * `dashboard-load`, mark `ready`), so a late element that never gets there fails the run.
@@ -75,7 +75,7 @@ function lateHead(emulatorUrl: string): string {
 <link rel="preconnect" href="${new URL(emulatorUrl).origin}">
 <script>addEventListener('message',(e)=>{const b=window.__bench;if(e.origin===${origin}&&e.data&&e.data.event==='dashboardLoaded'&&b.shownAt===undefined)b.shownAt=performance.now()});
 addEventListener('dashboard-load',()=>{const b=window.__bench;b.ready=performance.now();loaded(b.shownAt)})</script>
-<script>addEventListener('load',()=>(window.requestIdleCallback||setTimeout)(()=>document.head.append(Object.assign(document.createElement('script'),{type:'module',src:'/element.js'}))))</script>
+${renderElementScript({ src: '/element.js' })}
 </head>`;
 }
 

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
-import { createBffApp, createBffNodeListener, renderDashboardFrame, renderInitialToken } from '@embedded-dashboard/bff';
+import { createBffApp, createBffNodeListener, renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
 import { chromiumTool } from '../support/tools.js';
 import { eventually, openBrowser, signAcmeSession } from './harness.js';
 
@@ -76,8 +76,8 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
         const withToken = `${srcTemplate}#token={token}`;
         const late = mode === 'late';
         const script = late
-          ? `<script>addEventListener('message',(e)=>{if(e.data&&e.data.event==='dashboardLoaded'&&!window.shownAt)window.shownAt=performance.now()});` +
-            `addEventListener('load',()=>setTimeout(()=>{const s=document.createElement('script');s.type='module';s.src='/element.js';document.head.append(s)},300))</script>`
+          ? `<script>addEventListener('message',(e)=>{if(e.data&&e.data.event==='dashboardLoaded'&&!window.shownAt)window.shownAt=performance.now()})</script>` +
+            renderElementScript({ src: '/element.js' })
           : '<script type="module" src="/element.js"></script>';
         void (async () => {
           const first = await renderInitialToken(req, { bff: app });

@@ -1,0 +1,59 @@
+/** Where and how `renderElementScript` loads the element. */
+export interface ElementScriptOptions {
+  /** URL of the element's module (the standalone `embedded-dashboard.js`), as the page would put it in `<script src>`. */
+  src: string;
+  /**
+   * `dashboard` (default): load it once the server-rendered dashboard frame says it is loaded
+   * (or that its token was refused), so nothing of ours runs while the dashboard loads.
+   * `now`: an ordinary `<script type="module">`.
+   */
+  after?: 'dashboard' | 'now' | undefined;
+  /** With `after: 'dashboard'`: load it anyway this long after the page's `load` event. Default 5000 ms. */
+  fallbackMs?: number | undefined;
+  /** The page's CSP nonce for its scripts, if it has one. */
+  nonce?: string | undefined;
+}
+
+// NUL becomes U+FFFD, as an HTML parser would make it, so every parser reads the same value.
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\0': '\ufffd' };
+const attr = (value: string): string => value.replace(/[&<>"'\0]/g, (char) => ENTITIES[char]!);
+/** A JS string literal that nothing inside a `<script>` element can break out of. */
+const jsString = (value: string): string =>
+  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The `<script>` that loads `<embedded-dashboard>` into a page whose dashboard frame the server
+ * rendered shown, with its first token in the URL (`renderDashboardFrame({ visible: true, token })`).
+ * By default the element's module is loaded only when the dashboard frame says it is loaded
+ * (`dashboardLoaded`) or that its token was refused (`tokenExpired`, `customerJwtExpired`), so its
+ * download, parse and first render never compete with the dashboard's load; or `fallbackMs` after
+ * the page's `load` event if the dashboard never says either. The element then adopts the running
+ * frame and learns its state from it (ARCHITECTURE §5, §6). The message only triggers the load:
+ * its data is not used, so a message from any window can at most load the script early.
+ *
+ * Throws an `Error` for an empty `src` or a negative or non-finite `fallbackMs`: a programming
+ * error of the page, not something to render.
+ *
+ * @example
+ * ```ts
+ * renderElementScript({ src: '/embedded-dashboard.js' });
+ * // <script>…loads /embedded-dashboard.js once the dashboard has loaded…</script>
+ * ```
+ */
+export function renderElementScript(options: ElementScriptOptions): string {
+  const { src, after = 'dashboard', fallbackMs = 5000 } = options;
+  if (typeof src !== 'string' || !src) throw new Error('renderElementScript: src is required');
+  if (!(fallbackMs >= 0 && fallbackMs < Infinity)) throw new Error('renderElementScript: fallbackMs must be 0 or more milliseconds');
+  const nonce = options.nonce === undefined ? '' : ` nonce="${attr(options.nonce)}"`;
+  if (after === 'now') return `<script type="module"${nonce} src="${attr(src)}"></script>`;
+  if (after !== 'dashboard') throw new Error(`renderElementScript: after must be 'dashboard' or 'now'`);
+  const load =
+    `const s=document.createElement('script');s.type='module';s.src=${jsString(src)};` +
+    (options.nonce === undefined ? '' : `s.nonce=${jsString(options.nonce)};`) +
+    `document.head.append(s)`;
+  return (
+    `<script${nonce}>{let done=false;const go=()=>{if(done)return;done=true;removeEventListener('message',on);${load}};` +
+    `const on=(e)=>{const v=e.data&&e.data.event;if(v==='dashboardLoaded'||v==='tokenExpired'||v==='customerJwtExpired')setTimeout(go)};` +
+    `addEventListener('message',on);addEventListener('load',()=>setTimeout(go,${Math.round(fallbackMs)}))}</script>`
+  );
+}

@@ -140,15 +140,18 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
       const template = `${options.emulatorUrl}/iframe/{dashboard}/{token}/{environment}`;
       const attributes = ' protocol="explo" environment="production"';
-      const head = oursHead(options.emulatorUrl, elementScript);
-      if (url.searchParams.get('frame') !== 'server') return send(res, 200, 'text/html', head + oursOpen(template, '', attributes) + oursClose(''));
-      // ?frame=server: the frame rendered by the server with the first token in its URL (as 4m, in the vendor's URL shape).
+      if (url.searchParams.get('frame') !== 'server') {
+        return send(res, 200, 'text/html', oursHead(options.emulatorUrl, elementScript) + oursOpen(template, '', attributes) + oursClose(''));
+      }
+      // ?frame=server: as 4m in the vendor's URL shape: the frame rendered by the server, shown, with
+      // the first token in its URL; the element loaded once the dashboard says it is loaded (the
+      // vendor's page says so once: the element learns it from the loader's kept messages).
       res.writeHead(200, { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS });
-      res.write(head);
+      res.write(lateHead(options.emulatorUrl));
       const first = await firstToken(req);
       const token = first.response?.token;
       if (!token) console.error(`no first token for ${url.pathname}${url.search}`);
-      const frame = token ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, protocol: 'explo', environment: 'production', token }) : '';
+      const frame = token ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, protocol: 'explo', environment: 'production', token, visible: true }) : '';
       res.end(oursOpen(template, frame, attributes) + oursClose(first.html));
       return;
     }

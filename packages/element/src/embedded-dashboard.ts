@@ -214,7 +214,12 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         // which would refuse the message), it may have said ready before this element listened:
         // it is sent the token now (and again when it says ready).
         this.#own = own?.src === next?.href && !cur ? own : own?.remove();
-        if ((this.#frameReady = !!this.#own && own!.contentDocument?.URL != 'about:blank')) this.#sendToken();
+        if ((this.#frameReady = !!this.#own && own!.contentDocument?.URL != 'about:blank')) {
+          this.#sendToken();
+          // What it said before this element listened, kept by the page's loader
+          // (renderElementScript, which loads this script late): replayed through the same checks.
+          for (const early of (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages ?? []) this.#onMessage(early);
+        }
       } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
         this.#dropSwap();
         this.#srcs[cur ^ 1] = url()?.href;

@@ -42,6 +42,18 @@ describe('renderElementScript', () => {
     await window.happyDOM.abort();
   });
 
+  it('keeps the messages for the element until it listens (at most 100), whatever their origin', async () => {
+    const { window } = run(renderElementScript({ src: '/e.js' }));
+    const kept = () => (window as unknown as { embeddedDashboardMessages: MessageEvent[] }).embeddedDashboardMessages;
+    expect(kept()).toEqual([]);
+    window.dispatchEvent(new window.MessageEvent('message', { data: { event: 'dashboardReadyToLoad' }, origin: 'https://dash.example.com' }));
+    for (let i = 0; i < 150; i++) window.dispatchEvent(new window.MessageEvent('message', { data: i }));
+    expect(kept()).toHaveLength(100);
+    expect(kept()[0]!.data).toEqual({ event: 'dashboardReadyToLoad' });
+    expect(kept()[0]!.origin).toBe('https://dash.example.com');
+    await window.happyDOM.abort();
+  });
+
   it.each(['tokenExpired', 'customerJwtExpired'])('loads it when the dashboard says its token was refused (%s): the element must rotate it', async (event) => {
     const { window, appended } = run(renderElementScript({ src: '/e.js' }));
     window.dispatchEvent(new window.MessageEvent('message', { data: { event, detail: {} } }));

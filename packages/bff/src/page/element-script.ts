@@ -17,6 +17,9 @@ export interface ElementScriptOptions {
 // NUL becomes U+FFFD, as an HTML parser would make it, so every parser reads the same value.
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\0': '\ufffd' };
 const attr = (value: string): string => value.replace(/[&<>"'\0]/g, (char) => ENTITIES[char]!);
+/** Messages the loader keeps for the element (the first few a dashboard says are all it needs). */
+const MAX_KEPT = 100;
+
 /** A JS string literal that nothing inside a `<script>` element can break out of. */
 const jsString = (value: string): string =>
   JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -27,9 +30,12 @@ const jsString = (value: string): string =>
  * By default the element's module is loaded only when the dashboard frame says it is loaded
  * (`dashboardLoaded`) or that its token was refused (`tokenExpired`, `customerJwtExpired`), so its
  * download, parse and first render never compete with the dashboard's load; or `fallbackMs` after
- * the page's `load` event if the dashboard never says either. The element then adopts the running
- * frame and learns its state from it (ARCHITECTURE §5, §6). The message only triggers the load:
- * its data is not used, so a message from any window can at most load the script early.
+ * the page's `load` event if the dashboard never says either. Until the element listens, the
+ * loader keeps the page's messages (the first 100, in `window.embeddedDashboardMessages`); the
+ * element replays those from its adopted frame through its usual source and origin checks, so it
+ * knows the dashboard is loaded (and its height) even from a dashboard that says so only once
+ * (the vendor's `explo` page). The loader itself reads only `event.data.event`, to trigger the
+ * load: a message from any window can at most load the script early.
  *
  * Throws an `Error` for an empty `src` or a negative or non-finite `fallbackMs`: a programming
  * error of the page, not something to render.
@@ -52,8 +58,8 @@ export function renderElementScript(options: ElementScriptOptions): string {
     (options.nonce === undefined ? '' : `s.nonce=${jsString(options.nonce)};`) +
     `document.head.append(s)`;
   return (
-    `<script${nonce}>{let done=false;const go=()=>{if(done)return;done=true;removeEventListener('message',on);${load}};` +
-    `const on=(e)=>{const v=e.data&&e.data.event;if(v==='dashboardLoaded'||v==='tokenExpired'||v==='customerJwtExpired')setTimeout(go)};` +
+    `<script${nonce}>{let done=false;const go=()=>{if(done)return;done=true;${load}};const q=window.embeddedDashboardMessages=[];` +
+    `const on=(e)=>{if(q.length<${MAX_KEPT})q.push(e);const v=e.data&&e.data.event;if(v==='dashboardLoaded'||v==='tokenExpired'||v==='customerJwtExpired')setTimeout(go)};` +
     `addEventListener('message',on);addEventListener('load',()=>setTimeout(go,${Math.round(fallbackMs)}))}</script>`
   );
 }

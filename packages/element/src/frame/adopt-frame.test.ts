@@ -80,6 +80,38 @@ describe('a frame the server rendered into the element', () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
+  it('replays what its frame said before the element listened (kept by the page loader), through the same checks', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    const first = firstTokenScript();
+    const { frame, win } = serverFrame(`${ORIGIN}/iframe/sales/${encodeURIComponent(first.token)}/Customer`, { slot: 'frame' });
+    const other = { postMessage: vi.fn() };
+    const early = [
+      new MessageEvent('message', { data: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } }, origin: ORIGIN, source: win as unknown as Window }),
+      // Another window, and this window from another origin: ignored, as live messages would be.
+      new MessageEvent('message', { data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 900, loadTime: 1 } }, origin: ORIGIN, source: other as unknown as Window }),
+      new MessageEvent('message', { data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 800, loadTime: 1 } }, origin: 'https://evil.example', source: win as unknown as Window }),
+      new MessageEvent('message', { data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 640, loadTime: 50 } }, origin: ORIGIN, source: win as unknown as Window }),
+    ];
+    (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages = early;
+    try {
+      // The vendor's embed: it says dashboardLoaded once and never again.
+      const { el, events } = await mountServerRendered([frame, first.script], {
+        protocol: 'explo',
+        'src-template': `${ORIGIN}/iframe/{dashboard}/{token}/{environment}`,
+      });
+      await settle(el);
+      // Adopted, shown, and ready from the replayed messages alone.
+      expect(frame.isConnected).toBe(true);
+      expect(el.shadowRoot!.querySelector('.skeleton, .pending')).toBeNull();
+      expect(el.state).toBe('ready');
+      expect(events.filter((e) => e.type === 'dashboard-load')).toHaveLength(1);
+      expect(events.find((e) => e.type === 'dashboard-resize')!.detail).toEqual({ height: 640 });
+      expect(fetch).not.toHaveBeenCalled();
+    } finally {
+      delete (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages;
+    }
+  });
+
   it('a hidden one (the default) is kept hidden under the skeleton until the dashboard says it is loaded', async () => {
     stubFetch(json(tokenBody()));
     const { frame, win } = serverFrame(SALES_URL);

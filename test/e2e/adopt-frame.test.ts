@@ -152,6 +152,22 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
   const dashboard = (page: Page) =>
     dashboardFrame(page).evaluate(() => ({ state: document.body.dataset.state, generation: Number(document.body.dataset.tokenGeneration) }));
 
+  /**
+   * Rotation: the vendor expires the customer's token; the dashboard says so; the element rotates
+   * and posts the new token to the same frame (no new document, one rotate request).
+   */
+  async function expectRotationByMessage(page: Page, jwt: string, documents: string[], tokenRequests: string[]): Promise<void> {
+    const answer = await fetch(`${url}/embed/token`, { method: 'POST', headers: { cookie: `sid=${jwt}`, 'content-type': 'application/json' }, body: '{}' });
+    const { token } = (await answer.json()) as { token: string };
+    expect(emulator.emulator.expireToken(token)).toBe(true);
+    await eventually('the dashboard to run on a second token', async () => {
+      const now = await dashboard(page);
+      return now.generation === 2 && now.state === 'ready';
+    });
+    expect(tokenRequests.map((request) => new URL(request).pathname)).toEqual(['/embed/token/rotate']);
+    expect(documents).toHaveLength(1);
+  }
+
   it('loads the dashboard in the frame the server rendered: one document request, the first token by message, rotation as usual', async () => {
     const { context, page, documents, tokenRequests, jwt, console } = await open('ours');
     try {
@@ -168,17 +184,7 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       // the rotation below are the dashboard's own, by design).
       expect(console.join('\n')).toBe('');
 
-      // Rotation: the vendor expires the token; the dashboard says so; the element rotates and
-      // posts the new token to the same frame (no new document).
-      const answer = await fetch(`${url}/embed/token`, { method: 'POST', headers: { cookie: `sid=${jwt}`, 'content-type': 'application/json' }, body: '{}' });
-      const { token } = (await answer.json()) as { token: string };
-      expect(emulator.emulator.expireToken(token)).toBe(true);
-      await eventually('the dashboard to run on a second token', async () => {
-        const now = await dashboard(page);
-        return now.generation === 2 && now.state === 'ready';
-      });
-      expect(tokenRequests.map((request) => new URL(request).pathname)).toEqual(['/embed/token/rotate']);
-      expect(documents).toHaveLength(1);
+      await expectRotationByMessage(page, jwt, documents, tokenRequests);
     } finally {
       await context.close();
     }
@@ -198,15 +204,7 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       expect(await dashboardFrame(page).evaluate(() => location.href)).toBe(`${emulator.url}/iframe/${DASHBOARD}`);
       expect(console.join('\n')).toBe('');
 
-      const answer = await fetch(`${url}/embed/token`, { method: 'POST', headers: { cookie: `sid=${jwt}`, 'content-type': 'application/json' }, body: '{}' });
-      const { token } = (await answer.json()) as { token: string };
-      expect(emulator.emulator.expireToken(token)).toBe(true);
-      await eventually('the dashboard to run on a second token', async () => {
-        const now = await dashboard(page);
-        return now.generation === 2 && now.state === 'ready';
-      });
-      expect(tokenRequests.map((request) => new URL(request).pathname)).toEqual(['/embed/token/rotate']);
-      expect(documents).toHaveLength(1);
+      await expectRotationByMessage(page, jwt, documents, tokenRequests);
     } finally {
       await context.close();
     }

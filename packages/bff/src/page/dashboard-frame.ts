@@ -1,4 +1,5 @@
 import { exploSrc, isUserGroupToken, resolveSrc, type DashboardVariables } from '@embedded-dashboard/protocol';
+import { escapeAttribute } from './markup.js';
 
 /** The element's attributes the frame depends on, with the same names and meanings. */
 export interface DashboardFrameOptions {
@@ -33,9 +34,6 @@ export interface DashboardFrameOptions {
   visible?: boolean | undefined;
 }
 
-// NUL becomes U+FFFD, as an HTML parser would make it (with a parse error), so every parser reads the same value.
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\0': '\ufffd' };
-const attr = (value: string): string => value.replace(/[&<>"'\0]/g, (char) => ENTITIES[char]!);
 
 /**
  * The dashboard iframe as markup for inside `<embedded-dashboard>`, so the browser starts loading
@@ -74,8 +72,8 @@ export function renderDashboardFrame(options: DashboardFrameOptions): string {
   }
   if (!url) return '';
   const extra = [
-    options.sandbox === undefined ? '' : ` sandbox="${attr(options.sandbox)}"`,
-    options.loading === undefined ? '' : ` loading="${attr(options.loading)}"`,
+    options.sandbox === undefined ? '' : ` sandbox="${escapeAttribute(options.sandbox)}"`,
+    options.loading === undefined ? '' : ` loading="${escapeAttribute(options.loading)}"`,
   ].join('');
-  return `<iframe slot="frame"${options.visible ? '' : ' hidden'} src="${attr(url.href)}" title="${attr(options.label || dashboard)}" allow="fullscreen" referrerpolicy="strict-origin"${extra}></iframe>`;
+  return `<iframe slot="frame"${options.visible ? '' : ' hidden'} src="${escapeAttribute(url.href)}" title="${escapeAttribute(options.label || dashboard)}" allow="fullscreen" referrerpolicy="strict-origin"${extra}></iframe>`;
 }

@@ -1,3 +1,5 @@
+import { escapeAttribute, scriptJson } from './markup.js';
+
 /** Where and how `renderElementScript` loads the element. */
 export interface ElementScriptOptions {
   /** URL of the element's module (the standalone `embedded-dashboard.js`), as the page would put it in `<script src>`. */
@@ -14,15 +16,8 @@ export interface ElementScriptOptions {
   nonce?: string | undefined;
 }
 
-// NUL becomes U+FFFD, as an HTML parser would make it, so every parser reads the same value.
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\0': '\ufffd' };
-const attr = (value: string): string => value.replace(/[&<>"'\0]/g, (char) => ENTITIES[char]!);
 /** Messages the loader keeps for the element (the first few a dashboard says are all it needs). */
 const MAX_KEPT = 100;
-
-/** A JS string literal that nothing inside a `<script>` element can break out of. */
-const jsString = (value: string): string =>
-  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * The `<script>` that loads `<embedded-dashboard>` into a page whose dashboard frame the server
@@ -50,12 +45,12 @@ export function renderElementScript(options: ElementScriptOptions): string {
   const { src, after = 'dashboard', fallbackMs = 5000 } = options;
   if (typeof src !== 'string' || !src) throw new Error('renderElementScript: src is required');
   if (!(fallbackMs >= 0 && fallbackMs < Infinity)) throw new Error('renderElementScript: fallbackMs must be 0 or more milliseconds');
-  const nonce = options.nonce === undefined ? '' : ` nonce="${attr(options.nonce)}"`;
-  if (after === 'now') return `<script type="module"${nonce} src="${attr(src)}"></script>`;
+  const nonce = options.nonce === undefined ? '' : ` nonce="${escapeAttribute(options.nonce)}"`;
+  if (after === 'now') return `<script type="module"${nonce} src="${escapeAttribute(src)}"></script>`;
   if (after !== 'dashboard') throw new Error(`renderElementScript: after must be 'dashboard' or 'now'`);
   const load =
-    `const s=document.createElement('script');s.type='module';s.src=${jsString(src)};` +
-    (options.nonce === undefined ? '' : `s.nonce=${jsString(options.nonce)};`) +
+    `const s=document.createElement('script');s.type='module';s.src=${scriptJson(src)};` +
+    (options.nonce === undefined ? '' : `s.nonce=${scriptJson(options.nonce)};`) +
     `document.head.append(s)`;
   return (
     `<script${nonce}>{let done=false;const go=()=>{if(done)return;done=true;${load}};const q=window.embeddedDashboardMessages=[];` +

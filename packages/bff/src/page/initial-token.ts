@@ -1,4 +1,5 @@
 import { BFF_ROUTES, DEFAULT_BFF_BASE_PATH, isTokenResponse, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
+import { scriptJson } from './markup.js';
 
 /** Anything that answers a fetch `Request`: the app of `createBffApp`, or your Hono app with `createEmbedRoutes` mounted. */
 export interface FetchHandler {
@@ -54,14 +55,6 @@ function header(request: PageRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
 }
 
-/** JSON that is safe inside a `<script>` element: nothing in it can close the element or start markup. */
-function scriptJson(response: TokenResponse): string {
-  const { token, expiresAt, serverTime } = response;
-  return JSON.stringify({ token, expiresAt, serverTime }).replace(
-    /[<>&\u2028\u2029]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
 
 /**
  * The first dashboard token of a server-rendered page, so `<embedded-dashboard>` needs no round
@@ -117,5 +110,5 @@ export async function renderInitialToken(request: PageRequest, options: InitialT
   };
   // Too slow or failed: the page goes out without a token, and the element asks for one itself.
   const response = await withTimeout(ask, timeoutMs, () => undefined).catch(() => undefined);
-  return response === undefined ? none : { response, html: `<script type="application/json">${scriptJson(response)}</script>`, headers };
+  return response === undefined ? none : { response, html: `<script type="application/json">${scriptJson({ token: response.token, expiresAt: response.expiresAt, serverTime: response.serverTime })}</script>`, headers };
 }

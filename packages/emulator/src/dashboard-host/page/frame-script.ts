@@ -82,6 +82,8 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   body.dataset.tokenGeneration = '0';
 
   const explo = config.protocol === 'explo';
+  /** What the data route takes as a bearer token: 1-1024 visible ASCII characters. */
+  const isBearer = (value: unknown): value is string => typeof value === 'string' && /^[\x21-\x7e]{1,1024}$/.test(value);
   // The vendor's names for our events; its expiry event carries no documented detail.
   const vendorNames: Record<string, string> = { dashboardResized: 'dashboardUpdated', variableUpdated: 'sendVariableUpdatedEvent', tokenExpired: 'customerJwtExpired' };
   const toVendor = (message: DashboardMessage) => ({
@@ -100,7 +102,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     const detail = message?.detail;
     if (typeof detail !== 'object' || detail === null) return undefined;
     if (message!.event === 'updateCustomerJwt') {
-      return typeof detail.jwt === 'string' && /^[\x21-\x7e]{1,1024}$/.test(detail.jwt) ? { event: 'updateToken', detail: { token: detail.jwt } } : undefined;
+      return isBearer(detail.jwt) ? { event: 'updateToken', detail: { token: detail.jwt } } : undefined;
     }
     const list = message!.event === 'updateExploDashboardVariable' ? [detail] : message!.event === 'updateExploDashboardVariables' ? detail.variables : undefined;
     if (!Array.isArray(list) || list.length > 256) return undefined;
@@ -120,13 +122,15 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   // 1-1024 characters, as the data route's header); the fragment is dropped from the URL either
   // way, once the data request has gone out (replaceState costs milliseconds).
   const fragment = new URLSearchParams(env.hash.slice(1)).get('token');
-  const fragmentToken = fragment && /^[\x21-\x7e]{1,1024}$/.test(fragment) ? fragment : undefined;
+  const fragmentToken = isBearer(fragment) ? fragment : undefined;
   const forgetFragment = () => fragment !== null && env.forgetHash();
 
   const parentOrigin = env.parent ? lib.resolveParentOrigin(env.originClues, config.embedOrigins, lib.matchesOrigin) : undefined;
   const post = (message: DashboardMessage) => {
     if (env.parent && parentOrigin) env.parent.postMessage(explo ? toVendor(message) : message, parentOrigin);
   };
+  /** Loaded: the height last reported and the first load's time (the same each time it is said). */
+  const sayLoaded = () => post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
   if (env.parent && !parentOrigin) {
     setState('blocked', 'This page is not allowed to talk to the page embedding it.');
     forgetFragment();
@@ -215,7 +219,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       loaded = true;
       lastHeight = clampHeight(env.measureHeight());
       loadTime = Math.round(env.now());
-      post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
+      sayLoaded();
     }
   };
 
@@ -224,7 +228,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       // The token in use, sent again: nothing changes, but a host whose script started after
       // this page had its token from the URL (loaded late, §6) learns where the page is.
       if (explo) return;
-      if (loaded) post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
+      if (loaded) sayLoaded();
       else if (expiredReportedFor === generation) post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
       return;
     }

@@ -57,9 +57,9 @@ function oursHead(emulatorUrl: string, script: string): string {
 ${script}</head>`;
 }
 
-/** The dashboard's own `dashboardLoaded` message, from its exact origin: what the baseline waits for. */
-const frameLoadedListener = (emulatorUrl: string): string =>
-  `<script>addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(new URL(emulatorUrl).origin)}&&e.data&&e.data.event==='dashboardLoaded')loaded()})</script>`;
+/** Runs `action` (script) on the dashboard's own `dashboardLoaded` message, from its exact origin. */
+const onFrameLoaded = (emulatorUrl: string, action: string): string =>
+  `<script>addEventListener('message',(e)=>{if(e.origin===${JSON.stringify(new URL(emulatorUrl).origin)}&&e.data&&e.data.event==='dashboardLoaded'){${action}}})</script>`;
 
 /**
  * The head of a page whose server-rendered frame is shown without the element (`visible`): the
@@ -70,11 +70,10 @@ const frameLoadedListener = (emulatorUrl: string): string =>
  * `dashboard-load`, mark `ready`), so a late element that never gets there fails the run.
  */
 function lateHead(emulatorUrl: string): string {
-  const origin = JSON.stringify(new URL(emulatorUrl).origin);
   return `${HEAD}
 <link rel="preconnect" href="${new URL(emulatorUrl).origin}">
-<script>addEventListener('message',(e)=>{const b=window.__bench;if(e.origin===${origin}&&e.data&&e.data.event==='dashboardLoaded'&&b.shownAt===undefined)b.shownAt=performance.now()});
-addEventListener('dashboard-load',()=>{const b=window.__bench;b.ready=performance.now();loaded(b.shownAt)})</script>
+${onFrameLoaded(emulatorUrl, 'window.__bench.shownAt??=performance.now()')}
+<script>addEventListener('dashboard-load',()=>{const b=window.__bench;b.ready=performance.now();loaded(b.shownAt)})</script>
 ${renderElementScript({ src: '/element.js' })}
 </head>`;
 }
@@ -93,7 +92,7 @@ function oursClose(firstToken: string): string {
 /** The baseline: the server already put the token in the iframe URL, so no BFF round trip. */
 function baselinePage(emulatorUrl: string, token: string): string {
   return `${HEAD}
-${frameLoadedListener(emulatorUrl)}
+${onFrameLoaded(emulatorUrl, 'loaded()')}
 </head><body>
 <iframe title="dashboard" src="${emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(token)}"></iframe>
 </body></html>`;

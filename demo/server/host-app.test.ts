@@ -27,7 +27,7 @@ function setUp() {
       calls.push(`outage:${on}`);
     },
     outage: () => outage,
-    vendorStats: () => ({ requests: { getOrCreate: 1, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: 1 }),
+    vendorStats: () => ({ requests: { getOrCreate: 1, update: 0, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: 1 }),
   };
   const embed = new Hono();
   embed.post('/token', (c) => c.json({ token: `token-of-${c.req.header('Cookie')?.length ?? 0}`, expiresAt: null, serverTime: Date.now() }));

@@ -73,7 +73,7 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     const results = await Promise.all(jwts.map((jwt) => bff.getToken(jwt)));
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(new Set(results.map(tokenOf)).size).toBe(1);
-    expect(emu.emulator.stats().requests).toEqual({ getOrCreate: 1, update: 0, rotate: 0 });
+    expect(emu.emulator.stats().requests).toEqual({ getOrCreate: 1, update: 0, rotate: 0, generateJwt: 0 });
   });
 
   it('makes G calls for N requests over G groups', async () => {
@@ -83,7 +83,7 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     const jwts = await Promise.all(Array.from({ length: G }, (_, g) => session({ org_id: `org-${g}`, org_name: `Org ${g}`, embed_properties: { g } })));
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => bff.getToken(jwts[i % G]!)));
     expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(emu.emulator.stats()).toEqual({ requests: { getOrCreate: G, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: G });
+    expect(emu.emulator.stats()).toEqual({ requests: { getOrCreate: G, update: 0, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: G });
   });
 
   it('syncs drift: changed properties are pushed with update before the token is handed out', async () => {
@@ -92,7 +92,7 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     const changed = { ...acme, embed_properties: { region: 'APAC', plan: 'enterprise' } };
     const second = await bff.getToken(await session(changed));
     expect(tokenOf(second)).toBe(tokenOf(first));
-    expect(emu.emulator.stats().requests).toEqual({ getOrCreate: 2, update: 1, rotate: 0 });
+    expect(emu.emulator.stats().requests).toEqual({ getOrCreate: 2, update: 1, rotate: 0, generateJwt: 0 });
     expect(emu.emulator.resolveToken(tokenOf(second))?.properties).toEqual({ region: 'APAC', plan: 'enterprise' });
   });
 

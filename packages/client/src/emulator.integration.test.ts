@@ -51,6 +51,16 @@ describe('UserGroupClient against the emulator', () => {
     expect(again.user_group.name).toBe('Acme Corp');
   });
 
+  it("generates an embed token with the Customer API that the emulator's dashboards accept for that customer", async () => {
+    const c = client({ api: 'explo-customer' });
+    await c.getOrCreateUserGroup(acme);
+    const { jwt } = await c.generateJwt({ provided_id: 'acme', embed_id: 'sales-overview', expiration: 'PT10M' });
+    const data = await fetch(`${running.url}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${jwt}` } });
+    expect(await data.json()).toMatchObject({ group: { name: 'Acme Corp' }, tokenExpiresInMs: expect.any(Number) });
+    const error = await failure(c.generateJwt({ provided_id: 'nobody', embed_id: 'sales-overview' }));
+    expect(error).toMatchObject({ code: 'http_status', status: 404, retryable: false });
+  });
+
   it('updates a group and reports its environment', async () => {
     const c = client();
     await c.getOrCreateUserGroup(acme);

@@ -29,4 +29,6 @@ export type {
   UpdateUserGroupResponse,
   RotateUserGroupTokenResponse,
   Environment,
+  ExploGenerateJwtInput,
+  ExploGenerateJwtResponse,
 } from '@embedded-dashboard/protocol';

@@ -3,7 +3,9 @@ import { EmulatorErrorCode, type EmulatorStats, type FaultOperation, type FaultS
 import { adminRoutes } from './admin/admin-routes.js';
 import { customerApiRoutes } from './api/customer-routes.js';
 import { userApiRoutes } from './api/user-routes.js';
-import { dashboardHostRoutes, type DashboardGroupView } from './dashboard-host/index.js';
+import { dashboardHostRoutes, SAMPLE_DASHBOARDS, type DashboardGroupView, type EmbedTokenView } from './dashboard-host/index.js';
+import { EmbedKeyring } from './embed/embed-secrets.js';
+import { EmbedTokenRegistry } from './embed/embed-token-registry.js';
 import { parseFaultSettings } from './faults/settings.js';
 import type { EmulatorEnv } from './http/body.js';
 import { errorResponse, toErrorResponse } from './http/errors.js';
@@ -11,6 +13,7 @@ import { resolveOptions, type EmulatorOptions } from './options.js';
 import { apiKeyRateLimit } from './rate-limit/api-key-rate-limit.js';
 import { DataFileWriter, loadDataFile, removeLeftoverTempFiles } from './store/data-file.js';
 import { GroupStore } from './store/group-store.js';
+import type { StoredGroup } from './store/snapshot.js';
 
 /** A running emulator: its Hono app plus in-process controls (the admin routes call these too). */
 export interface Emulator {
@@ -21,9 +24,15 @@ export interface Emulator {
   stats(): EmulatorStats;
   /** Forgets every group, token and fault and zeroes the counters. */
   reset(): void;
-  /** Makes a user group token stop working now; `false` if the emulator never issued it. */
+  /**
+   * Makes a user group token, or an embed token a dashboard has been shown with, stop working
+   * now; `false` if the emulator never issued (or never accepted) it.
+   */
   expireToken(token: string): boolean;
-  /** The group a user group token identifies now (TTL, rotation, grace and expiry honoured). */
+  /**
+   * The group a user group token identifies now (TTL, rotation, grace and expiry honoured), or
+   * that an embed token names which a dashboard has been shown with and which has not expired.
+   */
   resolveToken(token: string): DashboardGroupView | undefined;
   /** Waits for pending data file writes. The app stays usable; there is nothing else to free. */
   close(): Promise<void>;
@@ -57,7 +66,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const persistLater = () => void persist().catch(() => undefined);
 
   let faults = config.faults;
-  const counters: Record<FaultOperation, number> = { getOrCreate: 0, update: 0, rotate: 0 };
+  const counters: Record<FaultOperation, number> = { getOrCreate: 0, update: 0, rotate: 0, generateJwt: 0 };
   const rejected = { rateLimited: 0 };
   const rateLimit = apiKeyRateLimit(config.rateLimitPerMinute, config.now, config.rateLimitBurst);
 
@@ -68,13 +77,27 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const resetState = () => {
     store.reset();
     faults = {};
-    counters.getOrCreate = counters.update = counters.rotate = 0;
+    counters.getOrCreate = counters.update = counters.rotate = counters.generateJwt = 0;
     rejected.rateLimited = 0;
     rateLimit.reset();
+    embedTokens.reset();
   };
+  const embedTokens = new EmbedTokenRegistry(new EmbedKeyring(config.embedSecrets), config.now);
+  const view = (group: StoredGroup | undefined): DashboardGroupView | undefined =>
+    group && { name: group.name, providedId: group.providedId, properties: group.properties ?? {}, environment: group.environment };
   const resolveToken = (token: string): DashboardGroupView | undefined => {
-    const group = typeof token === 'string' ? store.resolveToken(token) : undefined;
-    return group && { name: group.name, providedId: group.providedId, properties: group.properties ?? {}, environment: group.environment };
+    if (typeof token !== 'string') return undefined;
+    const embedded = embedTokens.known(token);
+    return view(embedded ? store.find(embedded.secret.environment, embedded.claims.cst) : store.resolveToken(token));
+  };
+  const expireToken = (token: string) => store.expireToken(token) || embedTokens.revoke(token);
+  /** What a dashboard frame may do with an embed token: its claims checked, its customer one of this account's. */
+  const resolveEmbedToken = async (jwt: string): Promise<EmbedTokenView> => {
+    const checked = await embedTokens.check(jwt);
+    if (!checked.ok) return checked.expired ? { status: 'expired', dashboardId: checked.claims.dsh, issuer: checked.claims.iss } : { status: 'refused', message: checked.message };
+    const group = view(store.find(checked.secret.environment, checked.claims.cst));
+    if (!group) return { status: 'refused', message: 'its cst names no customer of this account' };
+    return { status: 'ok', dashboardId: checked.claims.dsh, issuer: checked.claims.iss, group, expiresInMs: checked.claims.exp * 1000 - config.now() };
   };
 
   const app = new Hono<EmulatorEnv>();
@@ -87,7 +110,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
   const apiDependencies = { store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters, rateLimit, rejected };
   app.route('/', userApiRoutes(apiDependencies));
-  app.route('/', customerApiRoutes(apiDependencies));
+  app.route('/', customerApiRoutes({ ...apiDependencies, embed: { keyring: embedTokens.keyring, dashboards: new Set(SAMPLE_DASHBOARDS), now: config.now } }));
   if (config.admin) {
     app.route(
       '/',
@@ -98,7 +121,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
           await persist();
         },
         async expireToken(token) {
-          const expired = store.expireToken(token);
+          const expired = expireToken(token);
           if (expired) await persist();
           return expired;
         },
@@ -107,7 +130,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       }),
     );
   }
-  app.route('/', dashboardHostRoutes({ embedOrigins: config.embedOrigins, resolveToken, dataRefreshMs: config.dashboardRefreshMs }));
+  app.route('/', dashboardHostRoutes({ embedOrigins: config.embedOrigins, resolveToken, resolveEmbedToken, dataRefreshMs: config.dashboardRefreshMs }));
 
   return {
     app,
@@ -118,7 +141,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       persistLater();
     },
     expireToken(token) {
-      const expired = store.expireToken(token);
+      const expired = expireToken(token);
       if (expired) persistLater();
       return expired;
     },

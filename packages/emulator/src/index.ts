@@ -8,4 +8,5 @@ export type { Emulator } from './emulator.js';
 export type { EmulatorOptions } from './options.js';
 export type { StartEmulatorOptions, RunningEmulator } from './server.js';
 export type { EmulatorBindings, EmulatorEnv } from './http/body.js';
-export type { DashboardGroupView, DashboardHostOptions } from './dashboard-host/index.js';
+export type { DashboardGroupView, DashboardHostOptions, EmbedTokenView } from './dashboard-host/index.js';
+export type { EmbedSecretOption } from './embed/embed-secrets.js';

@@ -1,4 +1,5 @@
 import { ENVIRONMENTS, type Environment, type FaultSettings } from '@embedded-dashboard/protocol';
+import { resolveEmbedSecrets, type EmbedSecret, type EmbedSecretOption } from './embed/embed-secrets.js';
 import { parseFaultSettings } from './faults/settings.js';
 
 /**
@@ -45,6 +46,14 @@ export interface EmulatorOptions {
    * vendor's burst (e.g. 1800 a minute, burst 180: the vendor's bucket, ten times as fast).
    */
   rateLimitBurst?: number;
+  /**
+   * Embed secrets (the vendor's "embed secrets": id and value): the dashboard host accepts embed
+   * tokens encrypted with them (`/iframe/<jwt>/<environment>`), and the Customer API's
+   * `generate_jwt` encrypts with them. Each value must be 32 bytes in UTF-8. Default: none (the
+   * host still accepts tokens from `generate_jwt` without a `key_id`, encrypted with a secret the
+   * emulator generated).
+   */
+  embedSecrets?: EmbedSecretOption[];
 }
 
 /** The dev keys used when none are configured; printed by the CLI at start. */
@@ -74,6 +83,7 @@ export interface ResolvedOptions {
   dashboardRefreshMs: number;
   rateLimitPerMinute: number;
   rateLimitBurst: number;
+  embedSecrets: EmbedSecret[];
 }
 
 function seconds(name: string, value: number | undefined): number {
@@ -124,5 +134,6 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     dashboardRefreshMs: Math.round(dashboardRefreshSeconds * 1000),
     rateLimitPerMinute,
     rateLimitBurst,
+    embedSecrets: resolveEmbedSecrets(options.embedSecrets),
   };
 }

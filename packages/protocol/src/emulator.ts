@@ -12,6 +12,8 @@ export const EmulatorErrorCode = {
   payloadTooLarge: 'payload_too_large',
   invalidField: 'invalid_field',
   notFound: 'not_found',
+  /** The dashboard host refused an embed token: another dashboard's, another origin's, a wrong key. */
+  forbidden: 'forbidden',
   unknownToken: 'unknown_token',
   methodNotAllowed: 'method_not_allowed',
   injectedFault: 'injected_fault',
@@ -42,14 +44,14 @@ export interface ExpireTokenRequest {
 
 /** `GET /__emulator/stats`. Counts successful and failed calls that reached each operation. */
 export interface EmulatorStats {
-  requests: { getOrCreate: number; update: number; rotate: number };
+  requests: { getOrCreate: number; update: number; rotate: number; generateJwt: number };
   /** Requests refused before their operation ran: `rateLimited` by the per-key `--rate-limit` (injected 429 faults not included). */
   rejected: { rateLimited: number };
   groups: number;
 }
 
-/** Which operations a fault applies to. Omitted means all three. */
-export type FaultOperation = 'getOrCreate' | 'update' | 'rotate';
+/** Which operations a fault applies to. Omitted means all four. */
+export type FaultOperation = 'getOrCreate' | 'update' | 'rotate' | 'generateJwt';
 
 /**
  * Body of `POST /__emulator/faults`; replaces the current settings (an empty object clears all).

@@ -16,6 +16,8 @@ export const EXPLO_CUSTOMER_ROUTES = {
   getOrCreate: '/api/create_customer/',
   update: '/api/update_customer/',
   refreshToken: '/api/refresh_customer_token/',
+  /** An embed token for a customer and dashboard (explo-embed.ts). */
+  generateJwt: '/api/generate_jwt/',
 } as const;
 
 /** The Customer API's auth header: `Explo-Authorization: Token <API_TOKEN>`. */

@@ -35,6 +35,19 @@ export type {
   ExploCustomerResponse,
 } from './explo.js';
 
+export {
+  EXPLO_EMBED_JWE,
+  EXPLO_EMBED_KEY_BYTES,
+  EXPLO_JWT_IFRAME_PATH,
+  exploEmbedKey,
+  exploEmbedIssuer,
+  isExploEmbedKeyId,
+  isCompactJwe,
+  isDashboardId,
+  isoDurationSeconds,
+} from './explo-embed.js';
+export type { ExploEmbedClaims, ExploGenerateJwtInput, ExploGenerateJwtResponse } from './explo-embed.js';
+
 export { EmulatorErrorCode, EMULATOR_ADMIN_ROUTES, EMULATOR_LISTENING_PREFIX } from './emulator.js';
 export type { EmulatorErrorBody, ExpireTokenRequest, EmulatorStats, FaultOperation, FaultSettings } from './emulator.js';
 

@@ -1,10 +1,11 @@
 import { EXPLO_AUTH_HEADER, EXPLO_CUSTOMER_ROUTES } from '@embedded-dashboard/protocol';
-import { checkSameGroup, groupIdentity, optionalProperties, ShapeProblem, type UpstreamApi } from './upstream-api.js';
+import { checkSameGroup, generatedJwt, groupIdentity, optionalProperties, ShapeProblem, type UpstreamApi } from './upstream-api.js';
 
 const PATH = {
   getOrCreate: EXPLO_CUSTOMER_ROUTES.getOrCreate,
   update: EXPLO_CUSTOMER_ROUTES.update,
   rotate: EXPLO_CUSTOMER_ROUTES.refreshToken,
+  generateJwt: EXPLO_CUSTOMER_ROUTES.generateJwt,
 } as const;
 
 /**
@@ -18,8 +19,10 @@ export const exploCustomerApi: UpstreamApi = {
   root: '',
   authHeader: EXPLO_AUTH_HEADER,
   route: (op) => ({ method: 'POST', path: PATH[op] }),
+  embedTokens: true,
   groupBody: (input) => ({ provided_id: input.user_group_id, name: input.name, mapping: input.mapping, properties: input.properties }),
   parse(expectation, json) {
+    if (expectation.op === 'generateJwt') return generatedJwt(json) as never;
     const { group, token, name, provided_id } = groupIdentity(json.customer, 'customer');
     switch (expectation.op) {
       case 'getOrCreate': {

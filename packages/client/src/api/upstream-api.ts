@@ -1,5 +1,7 @@
 import { isUserGroupToken, MAX_USER_GROUP_TOKEN_CHARS } from '@embedded-dashboard/protocol';
 import type {
+  ExploGenerateJwtInput,
+  ExploGenerateJwtResponse,
   GetOrCreateUserGroupResponse,
   RotateUserGroupTokenResponse,
   UpdateUserGroupResponse,
@@ -11,13 +13,16 @@ import type {
 export type Expectation =
   | { op: 'getOrCreate'; input: UserGroupInput }
   | { op: 'update'; input: UserGroupInput }
-  | { op: 'rotate' };
+  | { op: 'rotate' }
+  | { op: 'generateJwt'; input: ExploGenerateJwtInput };
 
 export type ResponseFor<E extends Expectation['op']> = E extends 'getOrCreate'
   ? GetOrCreateUserGroupResponse
   : E extends 'update'
     ? UpdateUserGroupResponse
-    : RotateUserGroupTokenResponse;
+    : E extends 'rotate'
+      ? RotateUserGroupTokenResponse
+      : ExploGenerateJwtResponse;
 
 export type Json = Record<string, unknown>;
 export const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -38,10 +43,19 @@ export interface UpstreamApi {
   readonly authHeader: string;
   /** Method and path (after `root`) of an operation. */
   route(op: Expectation['op']): { method: 'GET' | 'PUT' | 'POST'; path: string };
+  /** Whether the API can mint embed tokens (`generateJwt`): the vendor's Customer API can, `/api/user` cannot. */
+  readonly embedTokens: boolean;
   /** The JSON body of get-or-create and update. */
   groupBody(input: UserGroupInput): Json;
   /** A successful (`success: 1`) JSON answer as the typed result; throws {@link ShapeProblem}. */
   parse<E extends Expectation>(expectation: E, json: Json): ResponseFor<E['op']>;
+}
+
+/** A `generate_jwt` answer: the token, checked like every token handed on to browsers. */
+export function generatedJwt(json: Json): ExploGenerateJwtResponse {
+  const jwt = json.jwt;
+  if (!isUserGroupToken(jwt) || jwt === '') throw new ShapeProblem(`"jwt" is not a token (at most ${MAX_USER_GROUP_TOKEN_CHARS} of A-Z a-z 0-9 - . _ ~)`);
+  return { success: 1, jwt };
 }
 
 /** A different provided_id means the answer is about someone else's group: never hand it on. */

@@ -24,7 +24,9 @@ export const userGroupServiceApi: UpstreamApi = {
   name: 'user-group-service',
   root: USER_API_PATH,
   authHeader: 'Authorization',
-  route: (op) => ({ method: METHOD[op], path: '' }),
+  // The client never asks for generateJwt here (embedTokens is false).
+  route: (op) => ({ method: METHOD[op as keyof typeof METHOD], path: '' }),
+  embedTokens: false,
   groupBody: (input) => ({ name: input.name, user_group_id: input.user_group_id, mapping: input.mapping, properties: input.properties }),
   parse(expectation, json) {
     const { group, out } = userGroup(json.user_group);

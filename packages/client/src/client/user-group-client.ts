@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { backoffDelay, VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
 import type {
+  ExploGenerateJwtInput,
+  ExploGenerateJwtResponse,
   GetOrCreateUserGroupResponse,
   RotateUserGroupTokenResponse,
   UpdateUserGroupResponse,
@@ -18,7 +20,7 @@ import { redact, sanitizeCause } from '../errors/redact.js';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { createNodeTransport, type NodeTransport } from '../transport/node.js';
 import type { Transport, TransportResponse } from '../transport/types.js';
-import { rotateBody, userGroupBody } from '../validation/input.js';
+import { generateJwtBody, rotateBody, userGroupBody } from '../validation/input.js';
 import { resolveOptions, type ResolvedOptions } from '../validation/options.js';
 import { interpretResponse, type Expectation, type ResponseFor } from '../validation/response.js';
 import { defaultSleep, linkedController, raceAbort } from './signals.js';
@@ -139,6 +141,19 @@ export class UserGroupClient {
   async rotateUserGroupToken(currentToken: string, options?: CallOptions): Promise<RotateUserGroupTokenResponse> {
     const body = rotateBody('rotateUserGroupToken', currentToken);
     return this.#call({ op: 'rotate' }, body, false, [currentToken], options);
+  }
+
+  /**
+   * generate_jwt (`POST /api/generate_jwt/`, `api: 'explo-customer'` only): an embed token for a
+   * customer and a dashboard, encrypted by the vendor with the embed secret `key_id` (default
+   * expiration 24 hours). `jwt` is a bearer credential: hand it to the dashboard frame only.
+   * Retried on transient failures (a new token replaces nothing). Throws a `TypeError` with
+   * `api: 'user-group-service'`, which has no such operation.
+   */
+  async generateJwt(input: ExploGenerateJwtInput, options?: CallOptions): Promise<ExploGenerateJwtResponse> {
+    if (!this.#options.api.embedTokens) throw new TypeError(`UserGroupClient: generateJwt needs api: 'explo-customer' (the ${this.#options.api.name} API has no generate_jwt)`);
+    const { body, input: clean } = generateJwtBody('generateJwt', input);
+    return this.#call({ op: 'generateJwt', input: clean }, body, true, [], options);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { MAX_USER_GROUP_TOKEN_CHARS, type UserGroupInput } from '@embedded-dashboard/protocol';
+import { MAX_USER_GROUP_TOKEN_CHARS, type ExploGenerateJwtInput, type UserGroupInput } from '@embedded-dashboard/protocol';
 
 /** Request bodies above this are a caller bug, refused before anything is sent. */
 const MAX_REQUEST_BYTES = 256 * 1024;
@@ -51,4 +51,32 @@ export function rotateBody(method: string, currentToken: unknown): string {
     throw new TypeError(`${method}: currentToken must be a non-empty string of at most ${MAX_USER_GROUP_TOKEN_CHARS} characters`);
   }
   return serialize(method, { current_token: currentToken });
+}
+
+/** `undefined`, `null`, or what `check` accepts; else a `TypeError` naming the field. */
+function nullable(method: string, input: Record<string, unknown>, field: string, check: (v: unknown) => boolean, expected: string): void {
+  const value = input[field];
+  if (value !== undefined && value !== null && !check(value)) throw new TypeError(`${method}: "${field}" must be ${expected}, null or absent`);
+}
+
+const isText = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 256;
+
+/**
+ * Checks a caller's `generate_jwt` input and returns the JSON body to send: the documented fields
+ * only (packages/protocol, `ExploGenerateJwtInput`), each of its documented type.
+ */
+export function generateJwtBody(method: string, input: unknown): { body: string; input: ExploGenerateJwtInput } {
+  if (!isPlainObject(input)) throw new TypeError(`${method}: input must be an object`);
+  if (!isText(input.provided_id)) throw new TypeError(`${method}: "provided_id" must be a string of 1 to 256 characters`);
+  if (!isText(input.embed_id)) throw new TypeError(`${method}: "embed_id" must be a string of 1 to 256 characters`);
+  nullable(method, input, 'key_id', isText, 'a string');
+  nullable(method, input, 'expiration', (v) => typeof v === 'string' && /^P[\dWDTHMS.,]{2,40}$/.test(v), 'an ISO-8601 duration such as "PT1H"');
+  nullable(method, input, 'chart_id', isText, 'a string');
+  nullable(method, input, 'rb_allowed_features', (v) => Array.isArray(v) && v.length <= 16 && v.every(isText), 'a list of strings');
+  nullable(method, input, 'disable_editable_section_editing', (v) => typeof v === 'boolean', 'a boolean');
+  nullable(method, input, 'embed_origin', (v) => typeof v === 'string' && /^https?:\/\/[^/\s]{1,253}\/$/.test(v), "an origin with the trailing '/'");
+  const fields = ['provided_id', 'embed_id', 'key_id', 'expiration', 'chart_id', 'rb_allowed_features', 'disable_editable_section_editing', 'embed_origin'] as const;
+  const clean: Record<string, unknown> = {};
+  for (const field of fields) if (input[field] !== undefined) clean[field] = input[field];
+  return { body: serialize(method, clean), input: clean as unknown as ExploGenerateJwtInput };
 }

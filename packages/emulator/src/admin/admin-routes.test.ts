@@ -32,7 +32,7 @@ describe('admin routes on', () => {
     await callApi(app, 'POST', { body: { current_token: created.body.user_group.token } });
     await callApi(app, 'POST', { key: 'wrong', body: {} });
     const stats = await (await app.request(EMULATOR_ADMIN_ROUTES.stats)).json();
-    expect(stats).toEqual({ requests: { getOrCreate: 2, update: 2, rotate: 2 }, rejected: { rateLimited: 0 }, groups: 1 });
+    expect(stats).toEqual({ requests: { getOrCreate: 2, update: 2, rotate: 2, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: 1 });
   });
 
   it('POST reset empties the emulator', async () => {
@@ -40,7 +40,7 @@ describe('admin routes on', () => {
     await callApi(emulator.app, 'GET', { body: group('a') });
     const response = await emulator.app.request(EMULATOR_ADMIN_ROUTES.reset, { method: 'POST' });
     expect(await response.json()).toEqual({ success: 1 });
-    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
+    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
   });
 
   it('POST expire stops a token; unknown tokens are 404 unknown_token', async () => {

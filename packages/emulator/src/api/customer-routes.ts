@@ -7,11 +7,21 @@ import {
   type ExploCustomer,
   type FaultOperation,
 } from '@embedded-dashboard/protocol';
+import { encryptEmbedToken } from '../embed/embed-token.js';
+import type { EmbedKeyring } from '../embed/embed-secrets.js';
 import { readJsonObject, type EmulatorEnv } from '../http/body.js';
 import { EmulatorHttpError, errorResponse } from '../http/errors.js';
 import type { StoredGroup } from '../store/snapshot.js';
 import { operationRunner, persistedBy, type UserApiDependencies } from './user-routes.js';
 import { parseCustomerRequest, parseRotateRequest } from './validate.js';
+import { parseGenerateJwtRequest } from './validate-generate-jwt.js';
+
+/** What `generate_jwt` needs beyond the groups: the embed secrets, the dashboards served, the clock. */
+export interface EmbedTokenDependencies {
+  keyring: EmbedKeyring;
+  dashboards: ReadonlySet<string>;
+  now(): number;
+}
 
 /** `customer` as the vendor documents it, from the same stored group `/api/user` serves. */
 const customer = (group: StoredGroup): ExploCustomer & Record<string, unknown> => ({
@@ -27,6 +37,7 @@ const OPERATION_BY_PATH: Readonly<Record<string, FaultOperation>> = {
   [EXPLO_CUSTOMER_ROUTES.getOrCreate]: 'getOrCreate',
   [EXPLO_CUSTOMER_ROUTES.update]: 'update',
   [EXPLO_CUSTOMER_ROUTES.refreshToken]: 'rotate',
+  [EXPLO_CUSTOMER_ROUTES.generateJwt]: 'generateJwt',
 };
 
 /**
@@ -35,7 +46,7 @@ const OPERATION_BY_PATH: Readonly<Record<string, FaultOperation>> = {
  * `/api/refresh_customer_token/` with `Explo-Authorization: Token <key>`. Like the vendor, a
  * route without its trailing slash, or another method, is "Method not allowed" (405).
  */
-export function customerApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
+export function customerApiRoutes(deps: UserApiDependencies & { embed: EmbedTokenDependencies }): Hono<EmulatorEnv> {
   const app = new Hono<EmulatorEnv>();
   const persisted = persistedBy(deps.persist);
   const run = operationRunner(deps);
@@ -61,6 +72,24 @@ export function customerApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> 
       if (!group) throw new EmulatorHttpError(EmulatorErrorCode.unknownToken, 'current_token is not the current token of a customer in this environment');
       await persisted();
       return c.json({ success: 1, customer: customer(group) });
+    },
+    async generateJwt(c, environment) {
+      const request = parseGenerateJwtRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const { keyring, dashboards, now } = deps.embed;
+      if (!deps.store.find(environment, request.providedId)) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no customer with this provided_id in this environment');
+      if (!dashboards.has(request.embedId)) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no dashboard with this embed_id');
+      // A secret of another environment's customers is not this key's to use (and not named as such).
+      const secret = request.keyId === undefined ? keyring.defaultFor(environment) : keyring.get(request.keyId);
+      if (secret?.environment !== environment) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no embed secret with this key_id');
+      const jwt = await encryptEmbedToken(secret, {
+        cst: request.providedId,
+        dsh: request.embedId,
+        exp: Math.floor(now() / 1000) + request.expirationSeconds,
+        ...(request.issuer !== undefined && { iss: request.issuer }),
+        ...(request.reportBuilderFeatures !== undefined && { rbc: request.reportBuilderFeatures }),
+        ...(request.disableEditableSections !== undefined && { des: request.disableEditableSections }),
+      });
+      return c.json({ success: 1, jwt });
     },
   };
 

@@ -32,7 +32,10 @@ export interface UserApiDependencies {
   rejected: { rateLimited: number };
 }
 
-const OPERATION_BY_METHOD: Readonly<Record<string, FaultOperation>> = { GET: 'getOrCreate', PUT: 'update', POST: 'rotate' };
+/** The operations both APIs have (the Customer API adds `generateJwt`). */
+export type GroupOperation = Exclude<FaultOperation, 'generateJwt'>;
+
+const OPERATION_BY_METHOD: Readonly<Record<string, GroupOperation>> = { GET: 'getOrCreate', PUT: 'update', POST: 'rotate' };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +45,7 @@ export function userApiRoutes(deps: UserApiDependencies): Hono<EmulatorEnv> {
 
   const persisted = persistedBy(deps.persist);
 
-  const operations: Record<FaultOperation, (c: Context<EmulatorEnv>, environment: Environment) => Promise<Response>> = {
+  const operations: Record<GroupOperation, (c: Context<EmulatorEnv>, environment: Environment) => Promise<Response>> = {
     async getOrCreate(c, environment) {
       const request = parseGroupRequest(await readJsonObject(c, deps.maxBodyBytes));
       const { group, created } = deps.store.getOrCreate(environment, request);

@@ -77,4 +77,30 @@ describe('parseArgs', () => {
     expect(parseArgs(['--port', '1', '--port', '2']).problems).toEqual(['--port given more than once']);
     expect(parseArgs(['--api-key', 'k:Customer', '--api-key', 'k:Testing']).problems).toEqual(['--api-key repeats a TOKEN']);
   });
+
+  it('reads --embed-secret ID:VALUE (repeatable; the value may hold colons and is 32 bytes in UTF-8)', () => {
+    const colons = 'a:b:c'.padEnd(32, 'x');
+    const accented = 'é'.repeat(16);
+    expect(parseArgs(['--embed-secret', `key-1:${colons}`, `--embed-secret=aa11-bb22:${accented}`]).command).toEqual({
+      kind: 'start',
+      options: { admin: false, rateLimitPerMinute: 180, embedSecrets: [{ id: 'key-1', value: colons }, { id: 'aa11-bb22', value: accented }] },
+    });
+  });
+
+  it.each([
+    ['no colon', 'x'.repeat(32), /ID:VALUE/],
+    ['an empty id', `:${'x'.repeat(32)}`, /ID:VALUE/],
+    ['an id with a space', `a b:${'x'.repeat(32)}`, /ID:VALUE/],
+    ['a 31-byte value', `k:${'s3cr3t'.repeat(5)}x`, /32 bytes/],
+    ['a value of 32 characters but 33 bytes', `k:é${'s3cr3t'.repeat(5)}x`, /32 bytes/],
+  ])('refuses an --embed-secret with %s, never repeating the value', (_, spec, message) => {
+    const { problems } = parseArgs(['--embed-secret', spec]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+    expect(problems[0]).not.toContain('s3cr3t');
+  });
+
+  it('refuses an --embed-secret ID given twice', () => {
+    expect(parseArgs(['--embed-secret', `k:${'x'.repeat(32)}`, '--embed-secret', `k:${'y'.repeat(32)}`]).problems).toEqual(['--embed-secret repeats the ID k']);
+  });
 });

@@ -1,4 +1,4 @@
-import { ENVIRONMENTS, type Environment } from '@embedded-dashboard/protocol';
+import { ENVIRONMENTS, EXPLO_EMBED_KEY_BYTES, isExploEmbedKeyId, type Environment } from '@embedded-dashboard/protocol';
 import { DEFAULT_CLI_RATE_LIMIT_PER_MINUTE } from '../options.js';
 import type { StartEmulatorOptions } from '../server.js';
 
@@ -21,12 +21,27 @@ Options:
   --rate-limit N             requests a minute each API key may make (token bucket);
                              over it 429 with Retry-After; 0 no limit (default 180, the vendor's)
   --rate-limit-burst N       requests a quiet key may make at once (default: the rate)
+  --embed-secret ID:VALUE    an embed secret (Customer environment): dashboards accept embed
+                             tokens (JWE, dir + A256GCM, kid ID) encrypted with VALUE's UTF-8
+                             bytes (exactly 32), and generate_jwt encrypts with it; repeatable
   --admin                    enable the /__emulator/* admin routes  (default off)
   --help                     print this help`;
 
 export type CliCommand = { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions };
 
-const VALUE_FLAGS = new Set(['--port', '--host', '--api-key', '--data', '--token-ttl', '--rotation-grace', '--embed-origin', '--dashboard-refresh', '--rate-limit', '--rate-limit-burst']);
+const VALUE_FLAGS = new Set([
+  '--port',
+  '--host',
+  '--api-key',
+  '--data',
+  '--token-ttl',
+  '--rotation-grace',
+  '--embed-origin',
+  '--dashboard-refresh',
+  '--rate-limit',
+  '--rate-limit-burst',
+  '--embed-secret',
+]);
 const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
 
 function integer(flag: string, text: string, max: number, problems: string[]): number | undefined {
@@ -119,6 +134,20 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
         seen.add(token);
         options.apiKeys.push({ token, environment: environment as Environment });
       }
+    }
+  }
+  const secrets = values.get('--embed-secret');
+  if (secrets) {
+    options.embedSecrets = [];
+    for (const spec of secrets) {
+      // The id has no ':'; the value (which may) is the rest. Problems never repeat the value.
+      const colon = spec.indexOf(':');
+      const id = spec.slice(0, colon);
+      const value = spec.slice(colon + 1);
+      if (colon <= 0 || !isExploEmbedKeyId(id)) problems.push('--embed-secret must be ID:VALUE with ID 1-128 visible ASCII characters without spaces or ":"');
+      else if (new TextEncoder().encode(value).length !== EXPLO_EMBED_KEY_BYTES) problems.push(`--embed-secret ${id}: VALUE must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8 (an A256GCM key)`);
+      else if (options.embedSecrets.some((secret) => secret.id === id)) problems.push(`--embed-secret repeats the ID ${id}`);
+      else options.embedSecrets.push({ id, value });
     }
   }
   const origins = values.get('--embed-origin');

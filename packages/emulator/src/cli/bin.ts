@@ -25,6 +25,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   console.log(`${EMULATOR_LISTENING_PREFIX}${running.url}`);
   for (const key of command.options.apiKeys ?? DEFAULT_API_KEYS) console.log(`api key (${key.environment}): ${key.token}`);
+  for (const secret of command.options.embedSecrets ?? []) console.log(`embed secret (Customer): ${secret.id}`);
 
   let stopping = false;
   const stop = (signal: string) => {

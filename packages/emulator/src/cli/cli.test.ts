@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EMULATOR_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { startNodeProcess, type RunningProcess } from '../../../../test/support/processes.js';
 
@@ -64,9 +64,22 @@ describe('embedded-dashboard-emulator CLI', () => {
     processes.push(plain, admin);
     expect((await fetch(`${plain.url}/__emulator/stats`)).status).toBe(404);
     const stats = await fetch(`${admin.url}/__emulator/stats`);
-    expect(await stats.json()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
+    expect(await stats.json()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
     expect(admin.output.slice(1)).toEqual(['api key (Testing): k']);
     expect((await call(admin.url, 'PUT', { name: 'x', user_group_id: 'x' })).status).toBe(401);
+  });
+
+  it('takes --embed-secret, prints its id (never its value), and generates embed tokens its dashboards accept', async () => {
+    const value = 'cli-embed-secret-value-32-bytes!';
+    const emulator = await start(['--port', '0', '--embed-secret', `key-1:${value}`]);
+    processes.push(emulator);
+    await vi.waitFor(() => expect(emulator.output.slice(1)).toEqual(['api key (Customer): dev-customer-key', 'api key (Testing): dev-testing-key', 'embed secret (Customer): key-1']));
+    expect(emulator.output.join('\n')).not.toContain(value);
+    const headers = { 'Content-Type': 'application/json', 'Explo-Authorization': 'Token dev-customer-key' };
+    await fetch(`${emulator.url}/api/create_customer/`, { method: 'POST', headers, body: JSON.stringify({ provided_id: 'acme', name: 'Acme' }) });
+    const generated = await fetch(`${emulator.url}/api/generate_jwt/`, { method: 'POST', headers, body: JSON.stringify({ provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1' }) });
+    const { jwt } = (await generated.json()) as { jwt: string };
+    expect((await fetch(`${emulator.url}/iframe/${jwt}/production`)).status).toBe(200);
   });
 
   it("enforces the vendor's 180 a minute by default, and --rate-limit N per API key, with 429 and Retry-After", async () => {

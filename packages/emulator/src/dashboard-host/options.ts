@@ -8,6 +8,17 @@ export interface DashboardGroupView {
   environment: Environment;
 }
 
+/**
+ * What an embed token (the vendor's JWT with a JWE body) stands for, as the host's
+ * `resolveEmbedToken` finds it: accepted, expired (decrypted, but its `exp` has passed or it was
+ * revoked: the page asks its host for a new one), or refused (anything else: a wrong key, a
+ * tampered token, an unknown customer; `message` says which, never the token).
+ */
+export type EmbedTokenView =
+  | { status: 'ok'; dashboardId: string; issuer: string | undefined; group: DashboardGroupView; expiresInMs: number }
+  | { status: 'expired'; dashboardId: string; issuer: string | undefined }
+  | { status: 'refused'; message: string };
+
 /** Options of `dashboardHostRoutes`. */
 export interface DashboardHostOptions {
   /**
@@ -19,6 +30,11 @@ export interface DashboardHostOptions {
   resolveToken(token: string): DashboardGroupView | undefined;
   /** How often the page re-fetches its data, in ms. Default 15 000. */
   dataRefreshMs?: number;
+  /**
+   * Reads an embed token (`/iframe/<jwt>/<environment>` and a JWE bearer token on the data
+   * route). Absent: embed tokens are refused.
+   */
+  resolveEmbedToken?(jwt: string): Promise<EmbedTokenView>;
 }
 
 const DEFAULT_DATA_REFRESH_MS = 15_000;
@@ -31,6 +47,7 @@ export interface ResolvedDashboardHostOptions {
   embedOrigins: string[];
   resolveToken(token: string): DashboardGroupView | undefined;
   dataRefreshMs: number;
+  resolveEmbedToken: ((jwt: string) => Promise<EmbedTokenView>) | undefined;
 }
 
 /**
@@ -53,5 +70,8 @@ export function resolveDashboardHostOptions(options: DashboardHostOptions): Reso
   if (!Number.isInteger(dataRefreshMs) || dataRefreshMs < MIN_DATA_REFRESH_MS || dataRefreshMs > MAX_DATA_REFRESH_MS) {
     throw new TypeError(`dashboardHostRoutes: options.dataRefreshMs must be an integer from ${MIN_DATA_REFRESH_MS} to ${MAX_DATA_REFRESH_MS}`);
   }
-  return { embedOrigins: [...new Set(embedOrigins)], resolveToken: options.resolveToken, dataRefreshMs };
+  if (options.resolveEmbedToken !== undefined && typeof options.resolveEmbedToken !== 'function') {
+    throw new TypeError('dashboardHostRoutes: options.resolveEmbedToken must be a function');
+  }
+  return { embedOrigins: [...new Set(embedOrigins)], resolveToken: options.resolveToken, dataRefreshMs, resolveEmbedToken: options.resolveEmbedToken };
 }

@@ -1,25 +1,26 @@
 import { Hono, type Context } from 'hono';
-import { EmulatorErrorCode, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, type EmulatorErrorBody } from '@embedded-dashboard/protocol';
+import { EmulatorErrorCode, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, isCompactJwe } from '@embedded-dashboard/protocol';
 import { isValidDashboardId } from './dashboard-id.js';
+import { embedTokenRoutes } from './embed-token-routes.js';
+import { jsonError } from './json-error.js';
 import { resolveDashboardHostOptions, type DashboardHostOptions } from './options.js';
 import { DEFAULT_DETAIL_ROWS, MAX_DETAIL_ROWS } from './page/dashboard-data.js';
 import { dashboardPageHtml, errorPageHtml } from './page/html.js';
+import type { PageConfig } from './page/frame-script.js';
 import { buildDashboardData } from './sample-data/build-data.js';
 import { SAMPLE_DASHBOARD_CONTENT } from './sample-data/sample-dashboards.js';
 import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
 
-/** Visible ASCII, no spaces: what a bearer token can be. Longer ones are refused unread. */
-const BEARER = /^Bearer ([\x21-\x7e]{1,1024})$/i;
+/** How `dashboardHostRoutes` renders its page (the embed token routes render it too). */
+export type RenderPage = (
+  c: Context,
+  dashboardId: string,
+  vendor?: Pick<PageConfig, 'token' | 'embedToken'> & { dataUrl: string; frameAncestors?: string[] },
+) => Response | Promise<Response>;
+
+/** Visible ASCII, no spaces: what a bearer token can be (an embed token is up to 4096). Longer ones are refused unread. */
+const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/i;
 const BEARER_TOKEN = /^[\x21-\x7e]{1,1024}$/;
-
-type ErrorStatus = 400 | 401 | 404;
-
-function jsonError(c: Context, status: ErrorStatus, code: EmulatorErrorCode, message: string) {
-  const body: EmulatorErrorBody = { success: 0, error: { code, message } };
-  const headers: Record<string, string> = { ...DATA_SECURITY_HEADERS };
-  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
-  return c.json(body, status, headers);
-}
 
 /**
  * The emulator's embeddable dashboard host (ARCHITECTURE §6, §7): `GET /iframe/:dashboardId`
@@ -41,11 +42,17 @@ function jsonError(c: Context, status: ErrorStatus, code: EmulatorErrorCode, mes
  * ```
  */
 export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
-  const { embedOrigins, resolveToken, dataRefreshMs } = resolveDashboardHostOptions(options);
+  const resolved = resolveDashboardHostOptions(options);
+  const { embedOrigins, resolveToken, dataRefreshMs } = resolved;
   const app = new Hono();
 
-  const page = (c: Context, dashboardId: string, vendor?: { token: string | null; dataUrl: string }) => {
+  /**
+   * The page. `vendor`: the vendor's embed, with the token from the URL and the data route's
+   * path from there; an embed token's page may be framed by fewer origins (`frameAncestors`).
+   */
+  const page: RenderPage = (c, dashboardId, vendor) => {
     const nonce = createNonce();
+    // Error pages show wherever dashboards may be framed; an embed token's page only where its iss says.
     const headers = pageSecurityHeaders(embedOrigins, nonce);
     if (!isValidDashboardId(dashboardId)) {
       return c.html(errorPageHtml('Bad dashboard id', 'Dashboard ids are lowercase letters, digits and dashes.', nonce), 400, headers);
@@ -65,14 +72,21 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
         defaultDetailRows: DEFAULT_DETAIL_ROWS,
         maxDetailRows: MAX_DETAIL_ROWS,
         ...(vendor && { protocol: 'explo' as const, token: vendor.token }),
+        ...(vendor?.embedToken && { embedToken: vendor.embedToken }),
       },
       nonce,
     );
-    return c.html(html, 200, headers);
+    return c.html(html, 200, vendor?.frameAncestors ? pageSecurityHeaders(vendor.frameAncestors, nonce) : headers);
   };
 
+  const embed = embedTokenRoutes(resolved, page);
   app.get('/iframe/:dashboardId', function dashboardPage(c) {
-    return page(c, c.req.param('dashboardId'));
+    const first = c.req.param('dashboardId');
+    return isCompactJwe(first) ? embed.page(c, first, 1) : page(c, first);
+  });
+  app.get('/iframe/:dashboardId/', function dashboardPage(c) {
+    const first = c.req.param('dashboardId');
+    return isCompactJwe(first) ? embed.page(c, first, 2) : page(c, first);
   });
 
   // The vendor's documented embed URL: /iframe/<dashboard_id>/<customer_token>/<environment>.
@@ -85,6 +99,8 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
     const environment = c.req.param('environment');
     // Back up over token and environment (and a trailing slash) to the data route's level.
     const ups = 2 + (environment !== undefined || c.req.path.endsWith('/') ? 1 : 0);
+    // /iframe/<jwt>/<environment>: an embed token where the dashboard id and customer token go.
+    if (isCompactJwe(dashboardId)) return environment === undefined ? embed.page(c, dashboardId, ups) : embed.notFound(c);
     return page(c, dashboardId, { token: BEARER_TOKEN.test(token) ? token : null, dataUrl: `${'../'.repeat(ups)}iframe-data/${dashboardId}` });
   };
   app.get('/iframe/:dashboardId/:customerToken', vendorPage);
@@ -97,6 +113,7 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
     if (!SAMPLE_DASHBOARD_CONTENT.has(dashboardId)) return jsonError(c, 404, EmulatorErrorCode.notFound, 'unknown dashboard');
     const token = BEARER.exec(c.req.header('Authorization') ?? '')?.[1];
     if (!token) return jsonError(c, 401, EmulatorErrorCode.unauthorized, 'a user group token is required: Authorization: Bearer <token>');
+    if (isCompactJwe(token)) return embed.data(c, dashboardId, token);
     const group = resolveToken(token);
     if (!group) return jsonError(c, 401, EmulatorErrorCode.unknownToken, 'the user group token is not accepted');
     return c.json(buildDashboardData(dashboardId, group), 200, { ...DATA_SECURITY_HEADERS });

@@ -9,7 +9,7 @@ describe('fault injection (in-process)', () => {
     const { status, body } = await callApi(emulator.app, 'GET', { body: group('a') });
     expect(status).toBe(503);
     expect(body).toEqual({ success: 0, error: { code: 'injected_fault', message: expect.any(String) } });
-    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 1, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
+    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 1, update: 0, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
   });
 
   it('answers 429 with Retry-After', async () => {

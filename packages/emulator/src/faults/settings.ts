@@ -1,7 +1,7 @@
 import type { FaultOperation, FaultSettings } from '@embedded-dashboard/protocol';
 
 const RATE_FIELDS = ['dropRate', 'serverErrorRate', 'rateLimitRate', 'failureRate', 'malformedRate'] as const;
-const OPERATIONS: readonly FaultOperation[] = ['getOrCreate', 'update', 'rotate'];
+const OPERATIONS: readonly FaultOperation[] = ['getOrCreate', 'update', 'rotate', 'generateJwt'];
 const KNOWN_FIELDS = new Set<string>([...RATE_FIELDS, 'latencyMs', 'retryAfterSeconds', 'operations']);
 /** Upper bound of `latencyMs`: long enough for any timeout test, short enough not to wedge a run. */
 const MAX_LATENCY_MS = 60_000;

@@ -8,6 +8,7 @@ export const EMULATOR_ERROR_STATUS: Readonly<Record<EmulatorErrorCode, number>> 
   payload_too_large: 413,
   invalid_field: 400,
   not_found: 404,
+  forbidden: 403,
   unknown_token: 404,
   method_not_allowed: 405,
   injected_fault: 503,

@@ -19,7 +19,7 @@ describe('rateLimitPerMinute', () => {
     expect(refused.response.headers.get('retry-after')).toBe('20');
     state.now += 10_000;
     expect((await callApi(emulator.app, 'PUT', { body: group('g0') })).response.headers.get('retry-after')).toBe('10');
-    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 4, update: 1, rotate: 0 }, rejected: { rateLimited: 2 }, groups: 3 });
+    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 4, update: 1, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 2 }, groups: 3 });
     const stats = await (await emulator.app.request('/__emulator/stats')).json();
     expect(stats.rejected).toEqual({ rateLimited: 2 });
   });

@@ -57,6 +57,11 @@ export class GroupStore {
     return { group, created: true };
   }
 
+  /** The group with this provided id in this environment, if any. */
+  find(environment: Environment, providedId: string): StoredGroup | undefined {
+    return this.#groups.get(groupKey(environment, providedId));
+  }
+
   /** Replaces name, and mapping/properties when given; `undefined` when the group does not exist. */
   update(environment: Environment, request: GroupRequest): StoredGroup | undefined {
     const group = this.#groups.get(groupKey(environment, request.userGroupId));

@@ -72,7 +72,7 @@ describe('token lifetime', () => {
     const token = (await callApi(emulator.app, 'GET', { body: group('acme') })).body.user_group.token;
     emulator.reset();
     expect(emulator.resolveToken(token)).toBeUndefined();
-    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
+    expect(emulator.stats()).toEqual({ requests: { getOrCreate: 0, update: 0, rotate: 0, generateJwt: 0 }, rejected: { rateLimited: 0 }, groups: 0 });
     expect((await callApi(emulator.app, 'GET', { body: group('acme') })).body.new_user_group).toBe(true);
   });
 });

@@ -28,5 +28,8 @@ export function createBrowserEnvironment(win: Window & typeof globalThis): PageE
     every: (ms, tick) => {
       win.setInterval(tick, ms);
     },
+    after: (ms, done) => {
+      win.setTimeout(done, ms);
+    },
   };
 }

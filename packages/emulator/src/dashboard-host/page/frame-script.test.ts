@@ -7,10 +7,11 @@ import { runDashboardPage, type PageConfig, type PageEnvironment, type PageLibra
 import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
 import { pageParseHostMessage } from './parse-host-message.js';
 import { renderDashboard } from './render.js';
+import { fromVendorMessage, toVendorMessage } from './vendor-messages.js';
 
 const HOST = 'http://localhost:5174';
 const acme: DashboardGroupView = { name: 'Acme Corp', providedId: 'acme', environment: 'Customer', properties: { region: 'EU', seats: 42, rows: 3 } };
-const lib: PageLibrary = { parseHostMessage: pageParseHostMessage, matchesOrigin, resolveParentOrigin, renderDashboard };
+const lib: PageLibrary = { parseHostMessage: pageParseHostMessage, toVendorMessage, fromVendorMessage, matchesOrigin, resolveParentOrigin, renderDashboard };
 const config: PageConfig = {
   dashboardId: 'sales-overview',
   dataUrl: '../iframe-data/sales-overview',
@@ -26,17 +27,23 @@ interface Harness {
   posted: Array<{ message: DashboardMessage; targetOrigin: string }>;
   parent: { postMessage(message: unknown, targetOrigin: string): void };
   requests: string[];
-  /** Token -> group; a token missing here answers 401. */
-  groups: Map<string, DashboardGroupView | 'network-error'>;
+  /** Token -> group; a token missing here answers 401, `forbidden` 403. */
+  groups: Map<string, DashboardGroupView | 'network-error' | 'forbidden'>;
+  /** The `Embed-Origin` header of each data request (null: none). */
+  embedOrigins: (string | null)[];
+  /** Added to every data answer (an embed token's time left). */
+  tokenExpiresInMs?: number;
   height: number;
   resize(): void;
   tick(): void;
   send(data: unknown, origin?: string, source?: unknown): void;
   events(): string[];
   hashForgotten?: boolean;
+  /** One-shot timers the page set (`after`), to run by hand. */
+  timers: Array<{ ms: number; done: () => void }>;
 }
 
-function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig: Partial<PageConfig> = {}, hash = ''): Harness {
+function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig: Partial<PageConfig> = {}, hash = '', prepare?: (h: Harness) => void): Harness {
   document.body.innerHTML = '<main id="app"><div id="dashboard"></div><span id="status"></span></main>';
   document.body.dataset.state = 'loading';
   let onResize = () => {};
@@ -45,6 +52,7 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
     posted: [],
     parent: { postMessage: (message, targetOrigin) => harness.posted.push({ message: message as DashboardMessage, targetOrigin }) },
     requests: [],
+    embedOrigins: [],
     groups: new Map([['tok-1', acme]]),
     height: 500,
     resize: () => onResize(),
@@ -54,6 +62,7 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
       window.dispatchEvent(new MessageEvent('message', { data: structuredClone(data), origin, source: source as never }));
     },
     events: () => harness.posted.map((p) => p.message.event),
+    timers: [],
   };
   const env: PageEnvironment = {
     window: window as unknown as Window,
@@ -65,12 +74,16 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
       harness.hashForgotten = true;
     },
     fetch: async (url, init) => {
-      const token = new Headers(init.headers).get('Authorization')?.replace('Bearer ', '') ?? '';
+      const headers = new Headers(init.headers);
+      const token = headers.get('Authorization')?.replace('Bearer ', '') ?? '';
       harness.requests.push(token);
+      harness.embedOrigins.push(headers.get('Embed-Origin'));
       const group = harness.groups.get(token);
       if (group === 'network-error') throw new TypeError('network down');
+      if (group === 'forbidden') return new Response('{}', { status: 403 });
       if (!group) return new Response('{}', { status: 401 });
-      return new Response(JSON.stringify(buildDashboardData('sales-overview', group)), { status: 200 });
+      const extra = harness.tokenExpiresInMs === undefined ? {} : { tokenExpiresInMs: harness.tokenExpiresInMs };
+      return new Response(JSON.stringify({ ...buildDashboardData('sales-overview', group), ...extra }), { status: 200 });
     },
     now: () => 123.4,
     measureHeight: () => harness.height,
@@ -81,8 +94,12 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
       expect(ms).toBe(config.dataRefreshMs);
       onTick = tick;
     },
+    after: (ms, done) => {
+      harness.timers.push({ ms, done });
+    },
     ...overrides,
   };
+  prepare?.(harness);
   runDashboardPage({ ...config, ...pageConfig }, env, lib);
   return harness;
 }
@@ -468,7 +485,7 @@ describe('dashboard page, vendor protocol', () => {
     ['a JWT event without jwt', { event: 'updateCustomerJwt', detail: {} }],
     ['a JWT event with a number', { event: 'updateCustomerJwt', detail: { jwt: 2 } }],
     ['a JWT event with an empty jwt', { event: 'updateCustomerJwt', detail: { jwt: '' } }],
-    ['a JWT event with a 1,025-character jwt', { event: 'updateCustomerJwt', detail: { jwt: 'x'.repeat(1025) } }],
+    ['a JWT event with a 4,097-character jwt', { event: 'updateCustomerJwt', detail: { jwt: 'x'.repeat(4097) } }],
     ['a JWT event with a jwt holding a space', { event: 'updateCustomerJwt', detail: { jwt: 'tok 2' } }],
     ['a JWT inherited through an own "__proto__" key', { event: 'updateCustomerJwt', detail: JSON.parse('{"__proto__":{"jwt":"tok-2"}}') }],
     ['a variable event without varName', { event: 'updateExploDashboardVariable', detail: { value: 'XX' } }],
@@ -531,5 +548,71 @@ describe('dashboard page, vendor protocol', () => {
     h.groups.set(longest, acme);
     h.send({ event: 'updateCustomerJwt', detail: { jwt: longest } });
     await vi.waitFor(() => expect(h.requests).toEqual(['tok-1', longest]));
+  });
+});
+
+describe('dashboard page, vendor protocol with an embed token', () => {
+  const embedded = (issuerOrigin: string | null, clues: Partial<PageEnvironment['originClues']> = {}, prepare?: (h: Harness) => void) =>
+    boot({ originClues: { ancestorOrigin: HOST, queryOrigin: null, referrer: '', ...clues } }, '', { protocol: 'explo', token: 'tok-1', embedToken: { issuerOrigin } }, '', prepare);
+
+  it("talks to the token's iss origin where the browser names no ancestor (Firefox), and names it with every data request", async () => {
+    const h = embedded(HOST, { ancestorOrigin: undefined, queryOrigin: 'http://localhost:9999', referrer: 'http://localhost:9999/x' });
+    await whenState('ready');
+    expect(h.posted.map((p) => p.targetOrigin)).toEqual([HOST, HOST]);
+    expect(h.embedOrigins).toEqual([HOST]);
+  });
+
+  it('talks to no one when the browser names another ancestor than iss', () => {
+    const h = embedded(HOST, { ancestorOrigin: 'http://127.0.0.1:5174' });
+    expect(state()).toBe('blocked');
+    expect(h.posted).toEqual([]);
+    expect(h.requests).toEqual([]);
+  });
+
+  it('sends the parent it found (ancestorOrigins, ?origin=, Referer) for a token without iss', async () => {
+    const h = embedded(null, { ancestorOrigin: undefined, queryOrigin: HOST });
+    await whenState('ready');
+    expect(h.embedOrigins).toEqual([HOST]);
+  });
+
+  it('shows a refusal (403) without asking for a new token, and stops asking the data route with it', async () => {
+    const h = embedded(HOST, {}, (harness) => harness.groups.set('tok-1', 'forbidden'));
+    await whenState('refused');
+    expect(document.getElementById('status')?.textContent).toMatch(/does not accept/);
+    h.tick();
+    await Promise.resolve();
+    expect(h.requests).toEqual(['tok-1']);
+    expect(h.events()).toEqual(['dashboardReadyToLoad']);
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateCustomerJwt', detail: { jwt: 'tok-2' } });
+    await whenState('ready');
+  });
+
+  it('reloads as the token lapses (once per token) and says customerJwtExpired then, not at the next refresh', async () => {
+    const h = embedded(HOST, {}, (harness) => (harness.tokenExpiresInMs = 30_000));
+    await whenState('ready');
+    h.tick();
+    await vi.waitFor(() => expect(h.requests).toHaveLength(2));
+    await Promise.resolve();
+    expect(h.timers.map((t) => t.ms)).toEqual([30_050]);
+    h.groups.delete('tok-1');
+    h.timers[0]!.done();
+    await whenState('expired');
+    expect(h.events()).toEqual(['dashboardReadyToLoad', 'dashboardLoaded', 'customerJwtExpired']);
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateCustomerJwt', detail: { jwt: 'tok-2' } });
+    await whenState('ready');
+    expect(h.timers).toHaveLength(2);
+    // A lapsed timer of a token no longer held loads nothing.
+    h.timers[0]!.done();
+    await Promise.resolve();
+    expect(h.requests).toEqual(['tok-1', 'tok-1', 'tok-1', 'tok-2']);
+    expect(h.timers.map((t) => t.ms)).toEqual([30_050, 30_050]);
+  });
+
+  it('sets no timer for an absurd time left', async () => {
+    const h = embedded(HOST, {}, (harness) => (harness.tokenExpiresInMs = 2 ** 31));
+    await whenState('ready');
+    expect(h.timers).toEqual([]);
   });
 });

@@ -22,6 +22,14 @@ export interface PageConfig {
   protocol?: 'explo';
   /** The token from the URL path (explo); `null` when the path held something that is no token. */
   token?: string | null;
+  /**
+   * With `explo`: the URL's token is an embed token (a JWE), and `issuerOrigin` the origin its
+   * `iss` names (`null`: none). The page then talks only to that origin, names it with every data
+   * request (`Embed-Origin`, which the data route holds against the token's `iss`), shows a
+   * refusal (403) instead of asking for a new token, and asks for one (`customerJwtExpired`) as
+   * soon as the token lapses, not at the next refresh.
+   */
+  embedToken?: { issuerOrigin: string | null };
 }
 
 /** The browser around the page; tests hand in a fake one. */
@@ -43,11 +51,15 @@ export interface PageEnvironment {
   observeResize(target: Element, onResize: () => void): void;
   /** Calls `tick` every `ms` milliseconds for the page's lifetime. */
   every(ms: number, tick: () => void): void;
+  /** Calls `done` once, `ms` milliseconds from now. */
+  after(ms: number, done: () => void): void;
 }
 
 /** The self-contained helpers the page script is assembled from. */
 export interface PageLibrary {
   parseHostMessage(data: unknown): HostMessage | undefined;
+  toVendorMessage(message: DashboardMessage): { event: string; detail: object };
+  fromVendorMessage(data: unknown): unknown;
   matchesOrigin(pattern: string, origin: string): boolean;
   resolveParentOrigin(clues: ParentOriginClues, embedOrigins: readonly string[], matches: (pattern: string, origin: string) => boolean): string | undefined;
   renderDashboard(root: HTMLElement, data: DashboardData, view: RenderView): void;
@@ -56,7 +68,7 @@ export interface PageLibrary {
 /**
  * The dashboard page's behaviour (ARCHITECTURE §6). Inlined into the page as source text,
  * so it reaches everything through its parameters. `<body>` carries the test hooks
- * `data-state` (loading | ready | expired | error | blocked) and `data-token-generation`.
+ * `data-state` (loading | ready | expired | refused | error | blocked) and `data-token-generation`.
  */
 export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: PageLibrary): void {
   const doc = env.window.document;
@@ -67,7 +79,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
 
   let token: string | undefined;
   let generation = 0;
-  let expiredReportedFor = -1;
+  /** The token generation the data route refused (expired, or not accepted): not asked again. */
+  let refusedFor = -1;
+  /** The token generation whose expiry a timer waits for. */
+  let watchedExpiry = -1;
   let data: DashboardData | undefined;
   let overrides: DashboardVariables = {};
   let detailsOpen = false;
@@ -84,39 +99,6 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   const explo = config.protocol === 'explo';
   /** What the data route takes as a bearer token: 1-1024 visible ASCII characters. */
   const isBearer = (value: unknown): value is string => typeof value === 'string' && /^[\x21-\x7e]{1,1024}$/.test(value);
-  // The vendor's names for our events; its expiry event carries no documented detail.
-  const vendorNames: Record<string, string> = { dashboardResized: 'dashboardUpdated', variableUpdated: 'sendVariableUpdatedEvent', tokenExpired: 'customerJwtExpired' };
-  const toVendor = (message: DashboardMessage) => ({
-    event: vendorNames[message.event] ?? message.event,
-    detail: message.event === 'tokenExpired' ? {} : message.event === 'dashboardReadyToLoad' ? { ...message.detail, dashboardHeight: 0 } : message.detail,
-  });
-  /**
-   * The vendor's host events as ours (then checked by parseHostMessage like any other). Bounds
-   * of its own, as the vendor's page would have: a JWT is what the embed route takes as a path
-   * token (1–1024 printable ASCII characters); a variable name is 1–256 characters and not one
-   * of Object.prototype's (`__proto__`, `constructor`, …); at most 256 variables and 10,000
-   * characters a text value. Anything else is not a vendor event: the whole message is ignored.
-   */
-  const fromVendor = (data: unknown): unknown => {
-    const message = data as { event?: unknown; detail?: { jwt?: unknown; variables?: unknown } } | null;
-    const detail = message?.detail;
-    if (typeof detail !== 'object' || detail === null) return undefined;
-    if (message!.event === 'updateCustomerJwt') {
-      return isBearer(detail.jwt) ? { event: 'updateToken', detail: { token: detail.jwt } } : undefined;
-    }
-    const list = message!.event === 'updateExploDashboardVariable' ? [detail] : message!.event === 'updateExploDashboardVariables' ? detail.variables : undefined;
-    if (!Array.isArray(list) || list.length > 256) return undefined;
-    const variables: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    for (const item of list as { varName?: unknown; value?: unknown }[]) {
-      if (typeof item !== 'object' || item === null) return undefined;
-      const { varName, value } = item;
-      if (typeof varName !== 'string' || varName.length < 1 || varName.length > 256 || varName in Object.prototype) return undefined;
-      if (typeof value === 'string' && value.length > 10_000) return undefined;
-      variables[varName] = value;
-    }
-    return { event: 'updateVariables', detail: { variables } };
-  };
-
   // A first token in the fragment (`#token=`, what a server-rendered frame carries) goes to no
   // server and into no Referer. Taken only when it is what a bearer token can be (visible ASCII,
   // 1-1024 characters, as the data route's header); the fragment is dropped from the URL either
@@ -125,9 +107,15 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   const fragmentToken = isBearer(fragment) ? fragment : undefined;
   const forgetFragment = () => fragment !== null && env.forgetHash();
 
-  const parentOrigin = env.parent ? lib.resolveParentOrigin(env.originClues, config.embedOrigins, lib.matchesOrigin) : undefined;
+  // An embed token with `iss` is valid only inside a frame on that origin, which the page was served
+  // to alone (`frame-ancestors`): the parent is that origin, also where the browser does not say
+  // (Firefox has no ancestorOrigins); where it says otherwise, the page talks to no one.
+  const issuer = config.embedToken?.issuerOrigin;
+  const clues = issuer ? { ...env.originClues, queryOrigin: issuer, referrer: '' } : env.originClues;
+  const resolved = env.parent ? lib.resolveParentOrigin(clues, config.embedOrigins, lib.matchesOrigin) : undefined;
+  const parentOrigin = issuer && resolved !== issuer ? undefined : resolved;
   const post = (message: DashboardMessage) => {
-    if (env.parent && parentOrigin) env.parent.postMessage(explo ? toVendor(message) : message, parentOrigin);
+    if (env.parent && parentOrigin) env.parent.postMessage(explo ? lib.toVendorMessage(message) : message, parentOrigin);
   };
   /** Loaded: the height last reported and the first load's time (the same each time it is said). */
   const sayLoaded = () => post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
@@ -189,7 +177,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     let payload: unknown;
     try {
       response = await env.fetch(config.dataUrl, {
-        headers: { Authorization: `Bearer ${current}` },
+        headers: { Authorization: `Bearer ${current}`, ...(config.embedToken && parentOrigin && { 'Embed-Origin': parentOrigin }) },
         cache: 'no-store',
         credentials: 'omit',
       });
@@ -202,10 +190,16 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     if (forGeneration !== generation) return;
     if (response.status === 401) {
       setState('expired', 'Session expired: waiting for a new token.');
-      if (expiredReportedFor !== forGeneration) {
-        expiredReportedFor = forGeneration;
+      if (refusedFor !== forGeneration) {
+        refusedFor = forGeneration;
         post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
       }
+      return;
+    }
+    if (response.status === 403 && config.embedToken) {
+      // Not a token to renew (another dashboard's, another origin's, a wrong key): said, not retried.
+      refusedFor = forGeneration;
+      setState('refused', 'The embedding page sent a token this dashboard does not accept.');
       return;
     }
     if (!isDashboardData(payload)) {
@@ -214,6 +208,12 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     }
     data = payload;
     setState('ready', 'Live data');
+    // The embed token's end, from the data route: reload then, to say customerJwtExpired as it lapses.
+    const left = (payload as { tokenExpiresInMs?: unknown }).tokenExpiresInMs;
+    if (config.embedToken && watchedExpiry !== forGeneration && typeof left === 'number' && left > 0 && left < 2 ** 31 - 1) {
+      watchedExpiry = forGeneration;
+      env.after(left + 50, () => forGeneration === generation && void load());
+    }
     render();
     if (!loaded) {
       loaded = true;
@@ -229,7 +229,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       // this page had its token from the URL (loaded late, §6) learns where the page is.
       if (explo) return;
       if (loaded) sayLoaded();
-      else if (expiredReportedFor === generation) post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
+      else if (refusedFor === generation) post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
       return;
     }
     token = next;
@@ -240,7 +240,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
 
   env.window.addEventListener('message', (event: MessageEvent) => {
     if (!env.parent || event.source !== (env.parent as unknown) || event.origin !== parentOrigin) return;
-    const message = lib.parseHostMessage(explo ? fromVendor(event.data) : event.data);
+    const message = lib.parseHostMessage(explo ? lib.fromVendorMessage(event.data) : event.data);
     if (!message) return;
     if (message.event === 'updateToken') useToken(message.detail.token);
     else {
@@ -252,7 +252,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   env.observeResize(doc.getElementById('app') ?? body, reportHeight);
   env.every(config.dataRefreshMs, () => {
     // A token the server refused is not asked again; a new token restarts the refresh.
-    if (token && expiredReportedFor !== generation) void load();
+    if (token && refusedFor !== generation) void load();
   });
 
   setState('loading', env.parent ? 'Waiting for the host page…' : 'Open this page inside an embedding page, or pass ?token=.');

@@ -3,6 +3,7 @@ import { runDashboardPage, type PageConfig } from './frame-script.js';
 import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
 import { pageParseHostMessage } from './parse-host-message.js';
 import { renderDashboard } from './render.js';
+import { fromVendorMessage, toVendorMessage } from './vendor-messages.js';
 
 /**
  * JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, and no line
@@ -29,6 +30,8 @@ export function dashboardPageScript(config: PageConfig): string {
     `(${createBrowserEnvironment.toString()})(window),`,
     '{',
     `parseHostMessage: ${pageParseHostMessage.toString()},`,
+    `toVendorMessage: ${toVendorMessage.toString()},`,
+    `fromVendorMessage: ${fromVendorMessage.toString()},`,
     `matchesOrigin: ${matchesOrigin.toString()},`,
     `resolveParentOrigin: ${resolveParentOrigin.toString()},`,
     `renderDashboard: ${renderDashboard.toString()},`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from './memory.js';
 import { groupEntry as entry } from '../testing/group-entry.js';
 import type { GroupEntry } from './types.js';
+import { describeStoreContract } from './contract.js';
 
 const clock = () => {
   let t = 1_000;
@@ -52,22 +53,6 @@ describe('MemoryTokenStore', () => {
     expect((await store.get('c'))?.token).toBe('c');
   });
 
-  it('deletes', async () => {
-    const store = createMemoryStore();
-    await store.set('g', entry('a'), 1000);
-    await store.delete('g');
-    expect(await store.get('g')).toBeUndefined();
-  });
-
-  it('gives a lock to one holder at a time, until release', async () => {
-    const store = createMemoryStore();
-    const first = await store.tryLock('l', 1000);
-    expect(first).toBeDefined();
-    expect(await store.tryLock('l', 1000)).toBeUndefined();
-    await first!.release();
-    expect(await store.tryLock('l', 1000)).toBeDefined();
-  });
-
   it('lets an expired lock be taken, and the old holder cannot release the new one', async () => {
     const c = clock();
     const store = createMemoryStore({ now: c.now });
@@ -109,4 +94,9 @@ describe('MemoryTokenStore', () => {
   it('refuses a nonsensical size', () => {
     expect(() => createMemoryStore({ maxEntries: 0 })).toThrow(TypeError);
   });
+});
+
+describeStoreContract('MemoryTokenStore', async () => {
+  const store = createMemoryStore();
+  return { a: store, b: store, close: () => store.close() };
 });

@@ -21,6 +21,12 @@ interface Counter {
   windowEndsAt: number;
 }
 
+/** A time-to-live or window must be a positive, finite number of milliseconds (as Redis's `PX` needs). */
+const checkMs = (name: string, value: number): number => {
+  if (typeof value !== 'number' || !(value > 0) || value === Number.POSITIVE_INFINITY) throw new TypeError(`${name} must be a positive number of milliseconds`);
+  return value;
+};
+
 /**
  * The default `TokenStore`: one process's memory. Bounded (LRU), entries expire, locks have an
  * owner and a time-to-live, rate limits are fixed windows. Expired data is dropped lazily when
@@ -77,10 +83,17 @@ export class MemoryTokenStore implements TokenStore {
     return live;
   }
 
-  set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void> {
+  async set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void> {
     // A frozen copy: callers share the object we hand out, and none may change it under another.
-    this.#entries.set(groupKey, { value: Object.freeze({ ...entry }), expiresAt: this.#now() + ttlMs });
-    return Promise.resolve();
+    this.#entries.set(groupKey, { value: Object.freeze({ ...entry }), expiresAt: this.#now() + checkMs('ttlMs', ttlMs) });
+  }
+
+  /** Stores the entry only where no live one is (the optional `TokenStore.setIfAbsent`); resolves whether it did. */
+  async setIfAbsent(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean> {
+    checkMs('ttlMs', ttlMs);
+    if (this.peek(groupKey) !== undefined) return false;
+    await this.set(groupKey, entry, ttlMs);
+    return true;
   }
 
   delete(groupKey: string): Promise<void> {
@@ -88,27 +101,28 @@ export class MemoryTokenStore implements TokenStore {
     return Promise.resolve();
   }
 
-  tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+  async tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+    checkMs('ttlMs', ttlMs);
     const now = this.#now();
     const held = this.#locks.get(name);
-    if (held !== undefined && held.expiresAt > now) return Promise.resolve(undefined);
+    if (held !== undefined && held.expiresAt > now) return undefined;
     const owner = Symbol(name);
     this.#locks.set(name, { value: owner, expiresAt: now + ttlMs });
     const locks = this.#locks;
-    return Promise.resolve({
-      release(): Promise<void> {
+    return {
+      async release(): Promise<void> {
         if (locks.get(name)?.value === owner) locks.delete(name);
-        return Promise.resolve();
       },
-    });
+    };
   }
 
-  hit(key: string, windowMs: number): Promise<WindowCount> {
-    return Promise.resolve(this.hitNow(key, windowMs));
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    return this.hitNow(key, windowMs);
   }
 
   /** `hit` without the promise (the optional `TokenStore.hitNow`), for the hot path. */
   hitNow(key: string, windowMs: number): WindowCount {
+    checkMs('windowMs', windowMs);
     const now = this.#now();
     let counter = this.#counters.get(key);
     if (counter === undefined || counter.windowEndsAt <= now) {

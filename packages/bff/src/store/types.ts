@@ -49,6 +49,8 @@ export interface WindowCount {
  * asynchronous so a store can be shared by several processes (Redis); single-flight and the
  * rotation lock are built on `tryLock`, so they hold across every process sharing the store.
  * A method that cannot reach its backend rejects; the BFF then degrades (straight to the vendor).
+ * Every implementation passes the one contract suite, `store/contract.ts` (a new operation gets
+ * its cases there, and every store passes them).
  */
 export interface TokenStore {
   get(groupKey: string): Promise<GroupEntry | undefined>;

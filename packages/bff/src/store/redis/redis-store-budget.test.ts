@@ -22,35 +22,15 @@ describe.skipIf(!tool.available)('the vendor budget in Redis (BUDGET_SCRIPT)', (
     await server?.dispose();
   });
 
-  it('is one budget for every store sharing the Redis, on the Redis clock', async () => {
-    const [a, b] = [createRedisStore({ url: server.url }), createRedisStore({ url: server.url })];
+  // What every store's budget does is the store contract (store/contract.ts); this is how Redis keeps it.
+  it('keeps the budget as a time on the Redis clock (TIME), not a caller’s, with an expiry', async () => {
+    const store = createRedisStore({ url: server.url });
     try {
-      const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).reserveBudget('acct-1', request)));
-      expect(decisions.filter((d) => d.admitted)).toHaveLength(5);
-      for (const d of decisions) if (!d.admitted) expect(d.retryAfterMs).toBeGreaterThan(0);
-      // Another account has its own budget.
-      expect(await a.reserveBudget('acct-2', request)).toEqual({ admitted: true, waitMs: 0 });
-      // The state is a time on Redis's clock (TIME), not a caller's.
+      for (let i = 0; i < 3; i++) await store.reserveBudget('acct-1', request);
       const [seconds] = await raw.time();
       const tat = Number(await raw.get(redisKeys('embed:').budget('acct-1')));
       expect(Math.abs(tat - Number(seconds) * 1000)).toBeLessThan(60_000);
       expect(await raw.pttl(redisKeys('embed:').budget('acct-1'))).toBeGreaterThan(0);
-    } finally {
-      await Promise.all([a.close(), b.close()]);
-    }
-  });
-
-  it('makes waiting callers wait their slot and pauses for a vendor Retry-After', async () => {
-    const store = createRedisStore({ url: server.url });
-    try {
-      for (let i = 0; i < 5; i++) await store.reserveBudget('acct-3', request);
-      const waiting = await store.reserveBudget('acct-3', { ...request, maxLatenessMs: 3000 });
-      expect(waiting.admitted).toBe(true);
-      expect(waiting.admitted && waiting.waitMs).toBeGreaterThan(0);
-      expect(await store.reserveBudget('acct-4', { ...request, pauseMs: 20_000 })).toEqual({ admitted: false, retryAfterMs: 20_000 });
-      const refused = await store.reserveBudget('acct-4', { ...request, maxLatenessMs: 3000 });
-      expect(refused.admitted).toBe(false);
-      expect(!refused.admitted && refused.retryAfterMs).toBeGreaterThan(15_000);
     } finally {
       await store.close();
     }

@@ -54,9 +54,9 @@ describe('embedded-dashboard-bff CLI', () => {
     const lines = run.stderr.trim().split('\n');
     expect(lines).toEqual([
       'config: EMBED_UPSTREAM_URL is required (the vendor base URL, e.g. http://127.0.0.1:8790)',
-      'config: EMBED_PORT must be an integer from 0 to 65535 (got "eighty")',
       'config: EMBED_SESSION_SECRET must be at least 32 bytes (value not shown)',
       'config: EMBED_EXPECT_ENVIRONMENT must be Customer or Testing (got "Prod")',
+      'config: EMBED_PORT must be an integer from 0 to 65535 (got "eighty")',
     ]);
     expect(run.stdout + run.stderr).not.toContain('LEAKCHECK');
   });

@@ -11,6 +11,7 @@ import { createMetricsApp } from '../routes/metrics-routes.js';
 import { createBffNodeListener } from '../http/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
+import { appOptions, clientOptions } from '../config/app-options.js';
 import { CONFIG_KEYS, parseConfig, type CliConfig } from './config.js';
 
 const USAGE = `usage: embedded-dashboard-bff [--config FILE]
@@ -78,36 +79,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const config = await loadConfig(argv, env, io);
   if (config === undefined) return;
   const redisPassword = config.redisUrl === undefined ? '' : decodeURIComponent(new URL(config.redisUrl).password);
-  const secrets = [config.apiToken, config.session.secret, redisPassword].filter((s): s is string => typeof s === 'string' && s !== '');
+  const options = appOptions(config, redisPassword === '' ? [] : [redisPassword]);
   // Only for the process's own lines; the app builds its logger (same secrets, same stdout).
-  const logger = createJsonLogger({ secrets, level: config.logLevel });
-  // With a budget every vendor request must pass through it: the client makes one attempt per
-  // call and the element's retry (a new request, admitted by the budget again) replaces its own.
-  const client = new UserGroupClient({
-    baseUrl: config.upstreamUrl,
-    apiToken: config.apiToken,
-    api: config.upstreamApi,
-    ...(config.upstreamRatePerMinute > 0 ? { maxAttempts: 1 } : {}),
-  });
+  const logger = createJsonLogger({ secrets: options.secrets, level: config.logLevel });
+  const client = new UserGroupClient(clientOptions(config));
   const store = await openStore(config);
-  const perMinute = config.rateLimitPerMinute;
   const metrics = createBffMetrics();
-  const app = createBffApp({
-    metrics,
-    upstream: client,
-    session: config.session,
-    store,
-    logLevel: config.logLevel,
-    secrets,
-    tokenTtlSeconds: config.tokenTtlSeconds,
-    revalidateAfterSeconds: config.revalidateAfterSeconds,
-    allowedOrigins: config.allowedOrigins,
-    expectEnvironment: config.expectEnvironment,
-    keyPrefix: config.keyPrefix,
-    upstreamRatePerMinute: config.upstreamRatePerMinute,
-    upstreamBurst: config.upstreamBurst,
-    rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
-  });
+  const app = createBffApp({ ...options, metrics, upstream: client, store });
 
   // Metrics get a listener of their own (loopback by default), never the public one.
   const metricsServer =

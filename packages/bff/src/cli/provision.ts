@@ -8,6 +8,7 @@ import { resolveSettings } from '../settings.js';
 import { groupFingerprint } from '../tokens/fingerprint.js';
 import type { CliIo } from './main.js';
 import { openStore } from './main.js';
+import { clientOptions } from '../config/app-options.js';
 import { parseConfig } from './config.js';
 import { createProgress } from './progress.js';
 
@@ -80,7 +81,7 @@ export async function runProvision(argv: string[], env: Record<string, string | 
     else groups.push({ line: index + 1, group: parsed });
   });
 
-  const client = new UserGroupClient({ baseUrl: config.upstreamUrl, apiToken: config.apiToken, api: config.upstreamApi, ...(config.upstreamRatePerMinute > 0 ? { maxAttempts: 1 } : {}) });
+  const client = new UserGroupClient(clientOptions(config));
   const store = await openStore(config);
   const options = {
     upstream: client,

@@ -1,0 +1,41 @@
+import type { UserGroupClientOptions } from '@embedded-dashboard/client';
+import type { BffAppOptions } from '../options.js';
+import type { BffConfig } from './bff-config.js';
+
+/**
+ * The vendor client's options for a configuration. With a vendor budget every vendor request
+ * must pass through it: the client makes one attempt per call, and the element's retry (a new
+ * request, admitted by the budget again) replaces its own.
+ */
+export function clientOptions(config: BffConfig): UserGroupClientOptions {
+  return {
+    baseUrl: config.upstreamUrl,
+    apiToken: config.apiToken,
+    api: config.upstreamApi,
+    ...(config.upstreamRatePerMinute > 0 ? { maxAttempts: 1 } : {}),
+  };
+}
+
+/** The secrets of a configuration, for the logger's redaction. */
+export const configSecrets = (config: BffConfig): string[] => [config.apiToken, config.session.secret].filter((s): s is string => typeof s === 'string' && s !== '');
+
+/**
+ * `createBffApp`'s options for a configuration, but the parts each runtime brings itself: the
+ * vendor client (its transport), the store and the metrics.
+ */
+export function appOptions(config: BffConfig, extraSecrets: readonly string[] = []): Omit<BffAppOptions, 'upstream' | 'store' | 'metrics'> {
+  const perMinute = config.rateLimitPerMinute;
+  return {
+    session: config.session,
+    logLevel: config.logLevel,
+    secrets: [...configSecrets(config), ...extraSecrets],
+    tokenTtlSeconds: config.tokenTtlSeconds,
+    revalidateAfterSeconds: config.revalidateAfterSeconds,
+    allowedOrigins: config.allowedOrigins,
+    expectEnvironment: config.expectEnvironment,
+    keyPrefix: config.keyPrefix,
+    upstreamRatePerMinute: config.upstreamRatePerMinute,
+    upstreamBurst: config.upstreamBurst,
+    rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
+  };
+}

@@ -39,6 +39,8 @@ const sessionOf = async (req) => {
 };
 
 const app = express();
+// Behind a TLS-terminating proxy on this machine (nginx, say): req.secure follows its X-Forwarded-Proto.
+app.set('trust proxy', 'loopback');
 
 // #region mount-bff
 const bff = createBffApp({
@@ -71,10 +73,10 @@ app.get('/login', (req, res) =>
 app.post('/login', express.urlencoded({ extended: false }), async (req, res) => {
   const user = USERS[req.body.email];
   if (!user || user.password !== req.body.password) return res.status(401).send(page('Sign in', '<p>Wrong email or password. <a href="/login">Try again</a></p>'));
-  res.cookie('session', await signSession(req.body.email, user.org), { httpOnly: true, sameSite: 'lax', path: '/' });
+  res.cookie('session', await signSession(req.body.email, user.org), { httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure });
   res.redirect(303, '/dashboard');
 });
-app.post('/logout', (req, res) => res.clearCookie('session', { path: '/' }).redirect(303, '/login'));
+app.post('/logout', (req, res) => res.clearCookie('session', { path: '/', secure: req.secure }).redirect(303, '/login'));
 
 app.get('/dashboard', async (req, res) => {
   const session = await sessionOf(req);

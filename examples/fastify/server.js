@@ -39,7 +39,8 @@ const sessionOf = async (request) => {
   }
 };
 
-const fastify = Fastify();
+// Behind a TLS-terminating proxy on this machine (nginx, say): request.protocol follows its X-Forwarded-Proto.
+const fastify = Fastify({ trustProxy: 'loopback' });
 
 // #region mount-bff
 const bff = createBffApp({
@@ -86,10 +87,13 @@ fastify.post('/login', async (request, reply) => {
   const { email, password } = request.body ?? {};
   const user = USERS[email];
   if (!user || user.password !== password) return reply.code(401).type('text/html').send(page('Sign in', '<p>Wrong email or password. <a href="/login">Try again</a></p>'));
-  reply.header('set-cookie', `session=${await signSession(email, user.org)}; Path=/; HttpOnly; SameSite=Lax`);
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header('set-cookie', `session=${await signSession(email, user.org)}; Path=/; HttpOnly; SameSite=Lax${secure}`);
   return reply.redirect('/dashboard', 303);
 });
-fastify.post('/logout', (request, reply) => reply.header('set-cookie', 'session=; Path=/; Max-Age=0').redirect('/login', 303));
+fastify.post('/logout', (request, reply) =>
+  reply.header('set-cookie', `session=; Path=/; Max-Age=0${request.protocol === 'https' ? '; Secure' : ''}`).redirect('/login', 303),
+);
 
 fastify.get('/dashboard', async (request, reply) => {
   const session = await sessionOf(request);

@@ -8,16 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../support/ports.js';
 import { chromium, collectPageErrors, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
-import { copyIntoConsumer, REPOSITORY_ROOT, runOk, startServer, type ServerProcess } from './consumer.js';
+import { REPOSITORY_ROOT, startServer, type ServerProcess } from './consumer.js';
+import { EXAMPLE_USERS as CUSTOMERS, startExample } from './example-apps.js';
 
 const consumerDir = inject('consumerDir');
-const SESSION_SECRET = 'examples-test-session-secret-0123456789abcdef';
-const CUSTOMERS = [
-  { email: 'wile@acme.example', password: 'acme-demo', name: 'Acme Corp' },
-  { email: 'hank@globex.example', password: 'globex-demo', name: 'Globex' },
-];
 
 /** The code between `// #region mount-bff` and `// #endregion mount-bff` of an example file. */
 function region(file: string): string {
@@ -58,8 +53,6 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
     await emulator?.stop();
   });
 
-  const environment = () => ({ EMBED_UPSTREAM_URL: emulator!.url, EMBED_API_TOKEN: 'dev-customer-key', SESSION_SECRET, NO_COLOR: '1' });
-
   /** Signs in through the app's own login form, in a fresh browser context. */
   async function signIn(base: string, customer: (typeof CUSTOMERS)[number]): Promise<{ page: Page; errors: string[] }> {
     const context = await browser.newContext();
@@ -84,31 +77,20 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
     }
   }
 
-  it.each(['express', 'fastify'])("%s: each customer signs in with the app's login and sees its own dashboard", async (name) => {
-    const app = await copyIntoConsumer(consumerDir, `examples/${name}`, `examples/${name}`);
-    const server = await startServer(process.execPath, ['server.js'], { cwd: app, env: { ...environment(), PORT: '0' }, readyText: 'example listening on ' });
+  it.each(['express', 'fastify'] as const)("%s: each customer signs in with the app's login and sees its own dashboard", async (name) => {
+    const { server, url } = await startExample(consumerDir, name, { upstreamUrl: emulator!.url });
     try {
-      await expectOwnDashboards(server.url);
+      await expectOwnDashboards(url);
     } finally {
       await server.stop();
     }
   });
 
   it('nextjs: builds, renders the React component on the server, hydrates with an empty console, and each customer sees its own dashboard', async () => {
-    const app = await copyIntoConsumer(consumerDir, 'examples/nextjs', 'examples/nextjs');
-    const next = join(consumerDir, 'node_modules/.bin/next');
-    await runOk(next, ['build'], { cwd: app, env: { ...environment(), NEXT_TELEMETRY_DISABLED: '1' }, timeoutMs: 600_000 });
-    const port = await freePort();
-    const server = await startServer(next, ['start', '--hostname', '127.0.0.1', '--port', String(port)], {
-      cwd: app,
-      env: { ...environment(), NEXT_TELEMETRY_DISABLED: '1' },
-      readyText: /Ready in/,
-      timeoutMs: 60_000,
-    });
+    // Opened at 127.0.0.1 though Next.js builds the route handler's request.url with "localhost":
+    // the BFF takes the browser's Sec-Fetch-Site, and the login redirects with a relative Location.
+    const { server, url: base } = await startExample(consumerDir, 'nextjs', { upstreamUrl: emulator!.url });
     try {
-      // Next.js builds request.url with "localhost" (not the Host header), and the BFF checks the
-      // browser's Origin against it: open the app under that name.
-      const base = `http://localhost:${port}`;
       await expectOwnDashboards(base, async (page) => {
         // onLoad ran: the handlers were attached by hydration.
         await page.waitForSelector('[data-testid="dashboard-status"]:has-text("Loaded in")', { timeout: 10_000 });

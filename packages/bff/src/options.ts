@@ -32,8 +32,23 @@ export interface BffOptions {
   revalidateAfterSeconds?: number;
   /** At most one upstream rotation per group in this many seconds; inside it the current token is answered. Default 10. */
   minRotationIntervalSeconds?: number;
-  /** Browser origins allowed besides the BFF's own (exact `scheme://host[:port]`). Default none: same origin only. */
+  /** Browser origins allowed besides the BFF's own (exact `scheme://host[:port]`), answered with CORS. Default none: same origin only. */
   allowedOrigins?: string[];
+  /**
+   * The BFF's own origin as browsers reach it (`https://app.example.com`), when the request URL
+   * the server hands over says something else (a TLS-terminating proxy, a framework that builds
+   * the URL from its listen address). Browsers that say `Sec-Fetch-Site: same-origin` need no
+   * setting; this covers those that send no Fetch Metadata (plain-HTTP hosts other than
+   * localhost, older browsers), and a same-origin claim for another origin is then refused.
+   * Default: unset (the proxy's headers with `trustProxy`, else the request URL).
+   */
+  publicOrigin?: string;
+  /**
+   * Take the BFF's public origin from `Forwarded` (`proto`, `host`) or `X-Forwarded-Proto` /
+   * `X-Forwarded-Host`. Only for a proxy that sets these headers itself, replacing what clients
+   * send; an ambiguous or malformed value counts as none. Default false.
+   */
+  trustProxy?: boolean;
   /**
    * The breaker around this vendor account's calls: after `failureThreshold` (5) consecutive
    * outage failures, answer 503 with `Retry-After` at once for `openSeconds` (5, doubling per

@@ -4,7 +4,7 @@ import { createJsonLogger, withRedaction, type BffLogger } from './observability
 import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
 import type { BffOptions } from './options.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
-import { resolveSettings } from './settings.js';
+import { resolveSettings, type OriginRule } from './settings.js';
 import { createMemoryStore } from './store/memory.js';
 import { GuardedStore } from './tokens/guarded-store.js';
 import { TokenService } from './tokens/token-service.js';
@@ -18,7 +18,8 @@ export interface BffRuntime {
   logger: BffLogger;
   metrics: BffMetrics;
   bodyLimitBytes: number;
-  allowedOrigins: readonly string[];
+  /** The origin rule the token routes apply. */
+  origin: OriginRule;
 }
 
 /** Checks the options and wires the parts; each part is built by its own module. */
@@ -44,6 +45,6 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     logger,
     metrics,
     bodyLimitBytes: settings.bodyLimitBytes,
-    allowedOrigins: settings.allowedOrigins,
+    origin: settings.origin,
   };
 }

@@ -1,10 +1,21 @@
 import type { BffOptions } from './options.js';
 import type { TokenServiceSettings } from './tokens/token-service.js';
 
+/** What the origin rule (routes/origin-guard.ts) needs from the options. */
+export interface OriginRule {
+  /** Browser origins allowed besides the BFF's own (CORS with credentials). */
+  allowedOrigins: readonly string[];
+  /** The BFF's origin as browsers reach it, when the operator states it. */
+  publicOrigin: string | undefined;
+  /** Take the public origin from `Forwarded` / `X-Forwarded-Proto` / `X-Forwarded-Host`. */
+  trustProxy: boolean;
+}
+
 /** The options checked once (caller mistakes throw `TypeError` naming the option), with defaults filled in. */
 export interface BffSettings {
   now: () => number;
-  allowedOrigins: readonly string[];
+  /** The origin rule: `allowedOrigins`, `publicOrigin`, `trustProxy`. */
+  origin: OriginRule;
   /** Redacted from every log line: the session secret and the integrator's `secrets`. */
   secrets: string[];
   /** Prefix of every store key. */
@@ -21,7 +32,7 @@ const nonNegative = (name: string, value: number | undefined, fallback: number):
   return v;
 };
 
-function checkOrigins(origins: readonly string[]): void {
+function checkOrigins(name: string, origins: readonly string[]): void {
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -30,7 +41,7 @@ function checkOrigins(origins: readonly string[]): void {
       parsed = undefined;
     }
     if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== origin) {
-      throw new TypeError(`allowedOrigins: "${origin}" is not an origin like https://app.example.com`);
+      throw new TypeError(`${name}: "${origin}" is not an origin like https://app.example.com`);
     }
   }
 }
@@ -40,7 +51,10 @@ export function resolveSettings(options: BffOptions): BffSettings {
   if (options.identify === undefined && options.session === undefined) throw new TypeError('set session or identify');
   const now = options.now ?? Date.now;
   const allowedOrigins = options.allowedOrigins ?? [];
-  checkOrigins(allowedOrigins);
+  if (!Array.isArray(allowedOrigins)) throw new TypeError('allowedOrigins must be an array of origins');
+  checkOrigins('allowedOrigins', allowedOrigins);
+  if (options.publicOrigin !== undefined) checkOrigins('publicOrigin', [options.publicOrigin]);
+  if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean') throw new TypeError('trustProxy must be true or false');
   const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
   const account = options.upstream.accountId;
   if (account !== undefined && (typeof account !== 'string' || account === '' || account.length > 128)) {
@@ -49,7 +63,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
   const tokenTtlSeconds = nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600);
   return {
     now,
-    allowedOrigins,
+    origin: { allowedOrigins, publicOrigin: options.publicOrigin, trustProxy: options.trustProxy ?? false },
     secrets: [...(options.secrets ?? []), ...sessionSecret],
     // The account in the key keeps deployments of different vendor accounts sharing one store apart.
     keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,

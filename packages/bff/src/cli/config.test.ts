@@ -117,6 +117,24 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...minimal, EMBED_METRICS_PORT: '8787' }).problems).toEqual([expect.stringMatching(/^EMBED_METRICS_PORT must differ/)]);
   });
 
+  it('reads the origin rule: EMBED_PUBLIC_ORIGIN and EMBED_TRUST_PROXY (off by default)', () => {
+    expect(parseConfig(minimal).config).toMatchObject({ publicOrigin: undefined, trustProxy: false });
+    expect(parseConfig({ ...minimal, EMBED_PUBLIC_ORIGIN: 'https://app.example.com', EMBED_TRUST_PROXY: 'true' }).config).toMatchObject({
+      publicOrigin: 'https://app.example.com',
+      trustProxy: true,
+    });
+    for (const [text, value] of [['1', true], ['TRUE', true], ['0', false], ['false', false]] as const) {
+      expect(parseConfig({ ...minimal, EMBED_TRUST_PROXY: text }).config?.trustProxy).toBe(value);
+    }
+    expect(parseConfig({}, { ...minimal, EMBED_TRUST_PROXY: true }).config?.trustProxy).toBe(true);
+    for (const bad of ['https://app.example.com/', 'app.example.com', 'https://app.example.com:443', 'ws://app.example.com', 'https://APP.example.com']) {
+      expect(parseConfig({ ...minimal, EMBED_PUBLIC_ORIGIN: bad }).problems).toEqual([expect.stringMatching(/^EMBED_PUBLIC_ORIGIN must be the origin browsers reach this BFF at/)]);
+    }
+    for (const bad of ['yes', 'on', 'trusted']) {
+      expect(parseConfig({ ...minimal, EMBED_TRUST_PROXY: bad }).problems).toEqual([`EMBED_TRUST_PROXY must be true or false (got "${bad}")`]);
+    }
+  });
+
   it('refuses secrets with surrounding whitespace instead of trimming them, quoting nothing', () => {
     for (const [key, value] of [['EMBED_API_TOKEN', `${TOKEN}\n`], ['EMBED_SESSION_SECRET', ` ${SECRET}`], ['EMBED_REDIS_URL', 'redis://:LEAKCHECK@127.0.0.1:6379 ']] as const) {
       const { problems, config } = parseConfig({ ...minimal, [key]: value });

@@ -32,6 +32,8 @@ export function appOptions(config: BffConfig, extraSecrets: readonly string[] = 
     tokenTtlSeconds: config.tokenTtlSeconds,
     revalidateAfterSeconds: config.revalidateAfterSeconds,
     allowedOrigins: config.allowedOrigins,
+    publicOrigin: config.publicOrigin,
+    trustProxy: config.trustProxy,
     expectEnvironment: config.expectEnvironment,
     keyPrefix: config.keyPrefix,
     upstreamRatePerMinute: config.upstreamRatePerMinute,

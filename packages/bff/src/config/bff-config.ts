@@ -2,6 +2,7 @@ import { ENVIRONMENTS, UPSTREAM_APIS, type DataSourceMapping, type Environment, 
 import type { LogLevel } from '../observability/logger.js';
 import { DEFAULT_CLAIM_NAMES, isDataSourceMapping } from '../session/claims.js';
 import type { SessionOptions } from '../session/session-verifier.js';
+import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
 
 /**
@@ -9,7 +10,7 @@ import { commaList, httpUrl, show, type ConfigGet } from './values.js';
  * the vendor, the sessions, the token policy, the origins, the limits. Where the BFF listens
  * and which store it uses are the runtime's own keys.
  */
-export interface BffConfig {
+export interface BffConfig extends OriginConfig {
   upstreamUrl: string;
   /** Which vendor API the client speaks (`EMBED_UPSTREAM_API`). */
   upstreamApi: UpstreamApiName;
@@ -18,7 +19,6 @@ export interface BffConfig {
   tokenTtlSeconds: number;
   /** Seconds a synced group's token is served before the next request re-checks it with the vendor. */
   revalidateAfterSeconds: number;
-  allowedOrigins: string[];
   expectEnvironment: Environment | undefined;
   logLevel: LogLevel;
   /** `/token` requests per minute per session; 0 disables the limits. */
@@ -54,7 +54,7 @@ export const BFF_CONFIG_KEYS = [
   'EMBED_MAPPING',
   'EMBED_TOKEN_TTL',
   'EMBED_REVALIDATE_AFTER',
-  'EMBED_ALLOWED_ORIGINS',
+  ...ORIGIN_CONFIG_KEYS,
   'EMBED_EXPECT_ENVIRONMENT',
   'EMBED_LOG_LEVEL',
   'EMBED_RATE_LIMIT',
@@ -116,10 +116,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     problems.push(`EMBED_REVALIDATE_AFTER must be a whole number of seconds, at most a year (got ${show(revalidateText)})`);
   }
 
-  const allowedOrigins = commaList(get('EMBED_ALLOWED_ORIGINS')) ?? [];
-  for (const origin of allowedOrigins) {
-    if (httpUrl(origin)?.origin !== origin) problems.push(`EMBED_ALLOWED_ORIGINS: ${show(origin)} is not an origin like https://app.example.com`);
-  }
+  const origins = parseOriginConfig(get, problems);
 
   const environment = get('EMBED_EXPECT_ENVIRONMENT');
   if (environment !== undefined && !(ENVIRONMENTS as readonly string[]).includes(environment)) {
@@ -174,7 +171,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     },
     tokenTtlSeconds: Number(ttlText),
     revalidateAfterSeconds: Number(revalidateText),
-    allowedOrigins,
+    ...origins,
     expectEnvironment: environment as Environment | undefined,
     logLevel,
     rateLimitPerMinute: Number(rateText),

@@ -42,7 +42,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     routes.onError(bffErrorHandler(runtime.logger));
     routes.use('*', requestContext(runtime.logger));
   }
-  routes.use('*', originGuard(runtime.allowedOrigins));
+  routes.use('*', originGuard(runtime.origin));
 
   const outcomes = (route: TokenRoute) => ({ ok: hotCounter(runtime.metrics.tokenRequests, route, 'ok'), metric: runtime.metrics.tokenRequests });
   const count = (route: TokenRoute, handler: (c: Context) => Promise<TokenResponse>) => {

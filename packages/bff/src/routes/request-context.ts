@@ -10,6 +10,13 @@ declare module 'hono' {
     embedErrorCode: string;
     /** Set for an allowed cross-origin caller: its origin, echoed in the CORS headers. */
     embedCorsOrigin: string;
+    /**
+     * The page the request came from, as the browser stated it (its `Origin`), once the origin
+     * guard accepted it: the BFF's own public origin or one of `allowedOrigins`. `undefined` for
+     * a request without `Origin` (a non-browser caller, or a server rendering the first token).
+     * Later handlers read it here rather than deriving the origin again (ARCHITECTURE §4).
+     */
+    embedPageOrigin: string | undefined;
   }
 }
 

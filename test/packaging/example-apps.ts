@@ -1,0 +1,90 @@
+/**
+ * The example apps (examples/express, fastify, nextjs) copied into the consumer project and, for
+ * Next.js, built: once per consumer project, shared by every test file that runs them
+ * (examples.test.ts here, test/topology behind nginx). A stamp of the example's sources marks the
+ * copy as done, so a later file (or a rerun with REUSE_CONSUMER) reuses the build, and an edited
+ * example is copied and built again.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freePort } from '../support/ports.js';
+import { copyIntoConsumer, REPOSITORY_ROOT, runOk, startServer, type ServerProcess } from './consumer.js';
+
+export type ExampleName = 'express' | 'fastify' | 'nextjs';
+
+/** The session secret the examples sign their cookies with in the tests. */
+export const EXAMPLE_SESSION_SECRET = 'examples-test-session-secret-0123456789abcdef';
+
+/** Users of the examples' own login, one per customer. */
+export const EXAMPLE_USERS = [
+  { email: 'wile@acme.example', password: 'acme-demo', name: 'Acme Corp' },
+  { email: 'hank@globex.example', password: 'globex-demo', name: 'Globex' },
+] as const;
+
+const sourceStamp = (dir: string): string => {
+  const hash = createHash('sha256');
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path).sort()) {
+      if (entry === 'node_modules' || entry === '.next') continue;
+      const full = join(path, entry);
+      if (statSync(full).isDirectory()) walk(full);
+      else hash.update(`${full.slice(dir.length)}\0`).update(readFileSync(full));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex').slice(0, 16);
+};
+
+/** The example's directory in the consumer project, copied (and built, for Next.js) if its sources changed since. */
+export async function preparedExample(consumerDir: string, name: ExampleName): Promise<string> {
+  const stamp = sourceStamp(join(REPOSITORY_ROOT, 'examples', name));
+  const target = join(consumerDir, 'examples', name);
+  const stampFile = join(target, '.prepared');
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return target;
+  const app = await copyIntoConsumer(consumerDir, `examples/${name}`, `examples/${name}`);
+  if (name === 'nextjs') {
+    // The build reads no secret (the BFF and the pages read the environment per request).
+    await runOk(join(consumerDir, 'node_modules/.bin/next'), ['build'], { cwd: app, env: { NEXT_TELEMETRY_DISABLED: '1' }, timeoutMs: 600_000 });
+  }
+  await writeFile(stampFile, stamp);
+  return app;
+}
+
+export interface RunningExample {
+  server: ServerProcess;
+  /** `http://127.0.0.1:PORT`: where it listens. */
+  url: string;
+}
+
+/**
+ * Starts a prepared example against the vendor at `upstreamUrl` on `port` (default: a free one),
+ * listening on 127.0.0.1. `env` adds to (or overrides) the example's environment.
+ */
+export async function startExample(
+  consumerDir: string,
+  name: ExampleName,
+  options: { upstreamUrl: string; port?: number; env?: Record<string, string> },
+): Promise<RunningExample> {
+  const app = await preparedExample(consumerDir, name);
+  const port = options.port ?? (await freePort());
+  const env = {
+    EMBED_UPSTREAM_URL: options.upstreamUrl,
+    EMBED_API_TOKEN: 'dev-customer-key',
+    SESSION_SECRET: EXAMPLE_SESSION_SECRET,
+    NO_COLOR: '1',
+    NEXT_TELEMETRY_DISABLED: '1',
+    ...options.env,
+  };
+  const server =
+    name === 'nextjs'
+      ? await startServer(join(consumerDir, 'node_modules/.bin/next'), ['start', '--hostname', '127.0.0.1', '--port', String(port)], {
+          cwd: app,
+          env,
+          readyText: /Ready in/,
+          timeoutMs: 60_000,
+        })
+      : await startServer(process.execPath, ['server.js'], { cwd: app, env: { ...env, PORT: String(port) }, readyText: 'example listening on ' });
+  return { server, url: `http://127.0.0.1:${port}` };
+}

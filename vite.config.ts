@@ -71,7 +71,7 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
-          // One Chromium at a time on a two-core machine.
+          // One browser at a time on a two-core machine.
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -6,7 +6,7 @@ import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS } from '../../demo/shared/customers.js';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, latestToken, openApp, useChromiumDemo, waitForReady } from './harness.js';
+import { eventually, latestToken, openApp, useChromiumDemo, waitForReady } from './chromium-harness.js';
 
 const tool = chromiumTool();
 /** Deque's axe-core engine, injected as source text into each document it checks. */

@@ -8,7 +8,7 @@ import { UserGroupClient } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { createBffApp, createBffNodeListener, renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, openBrowser, signAcmeSession } from './harness.js';
+import { eventually, openBrowser, signAcmeSession } from './chromium-harness.js';
 
 /*
  * The dashboard iframe rendered by the server into <embedded-dashboard> (renderDashboardFrame)

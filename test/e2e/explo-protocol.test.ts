@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, openApp, useChromiumDemo, type AppTab } from './harness.js';
+import { eventually, openApp, useChromiumDemo, type AppTab } from './chromium-harness.js';
 
 const tool = chromiumTool();
 

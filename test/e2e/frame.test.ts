@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, iframeHeight, openApp, postFromDashboard, useChromiumDemo, waitForReady } from './harness.js';
+import { eventually, iframeHeight, openApp, postFromDashboard, useChromiumDemo, waitForReady } from './chromium-harness.js';
 
 const tool = chromiumTool();
 

@@ -1,15 +1,31 @@
 /**
- * Helpers of the real-browser end-to-end tests: one Chromium per test file, one demo (host app +
- * BFF + emulator, in process, on free ports) per scenario, and probes into the page and the
- * cross-origin dashboard frame. Every wait is bounded.
+ * Helpers of the real-browser end-to-end scenarios, written once for every engine
+ * (test/support/browsers): one browser per engine per test file, a demo (host app + BFF +
+ * emulator, in process, on free ports) per scenario or shared by a block, and probes into the
+ * page (./page-probe.ts) and the cross-origin dashboard frame. Every wait is bounded.
+ *
+ * ```ts
+ * describe.each(engines())('demo in $name: …', (engine) => {
+ *   const run = useDemo(engine);
+ *   it.skipIf(!engine.available)('…', async () => {
+ *     const acme = await openApp(await run.newContext(), await run.startDemo(), 'acme');
+ *     await waitForReady(acme);
+ *   });
+ * });
+ * ```
  */
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import type { Browser, BrowserContext, BrowserContextOptions, Frame, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startDemo, type RunningDemo, type StartDemoOptions } from '../../demo/server/start-demo.js';
-import { launchChromium } from '../support/chromium.js';
+import { poll, type ContextOptions, type Engine, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type Tab } from '../support/browsers/index.js';
+import { PAGE_PROBE_TAG, type PageProbe, type RecordedEvent, type TokenRequest } from './page-probe.js';
+
+export type { RecordedEvent, TokenRequest } from './page-probe.js';
+export { PIN_JITTER_COOKIE } from './page-probe.js';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../../demo/dist/public/', import.meta.url));
 
@@ -19,13 +35,32 @@ export const PUBLIC_DIR = fileURLToPath(new URL('../../demo/dist/public/', impor
  */
 export const DASHBOARD_REFRESH_SECONDS = 1;
 
-/** Starts a demo for one scenario; the pages must have been built (`npm run build`). */
-export async function startTestDemo(options: StartDemoOptions = {}): Promise<RunningDemo> {
+/** Polls `probe` until it returns a truthy value, or throws after `timeoutMs` with `what`. */
+export const eventually = poll;
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let probedPages: string | undefined;
+
+/** A copy of the built demo pages with the page probe first in each `<head>` (made once per test file, removed at exit). */
+function probedPublicDir(): string {
+  if (probedPages) return probedPages;
   if (!existsSync(`${PUBLIC_DIR}app.html`)) throw new Error(`${PUBLIC_DIR} has no built pages: run "npm run build" before the e2e tests`);
-  return startDemo({ port: 0, publicDir: PUBLIC_DIR, dashboardRefreshSeconds: DASHBOARD_REFRESH_SECONDS, ...options });
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-demo-pages-'));
+  cpSync(PUBLIC_DIR, dir, { recursive: true });
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.html'))) {
+    const html = readFileSync(join(dir, name), 'utf8');
+    if (!html.includes('<head>')) throw new Error(`${name} has no <head> to put the probe in`);
+    writeFileSync(join(dir, name), html.replace('<head>', `<head>${PAGE_PROBE_TAG}`));
+  }
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return (probedPages = `${dir}/`);
 }
 
-export const openBrowser = (path: string): Promise<Browser> => launchChromium(path);
+/** Starts a demo for one scenario on the probed copy of the built pages (`npm run build` first). */
+export function startTestDemo(options: StartDemoOptions = {}): Promise<RunningDemo> {
+  return startDemo({ port: 0, publicDir: probedPublicDir(), dashboardRefreshSeconds: DASHBOARD_REFRESH_SECONDS, ...options });
+}
 
 /** A session JWT (HS256 with `secret`) for a BFF of the test's own: Acme Corp, region EU, valid 10 minutes. */
 export async function signAcmeSession(secret: string, orgId = 'acme', orgName = 'Acme Corp'): Promise<string> {
@@ -36,31 +71,32 @@ export async function signAcmeSession(secret: string, orgId = 'acme', orgName = 
     .sign(new TextEncoder().encode(secret));
 }
 
-/** What a describe block of demo tests gets from `useChromiumDemo`. */
-export interface ChromiumDemo {
-  /** The block's Chromium, launched once before its tests. */
-  readonly browser: Browser;
+/** What a describe block of demo tests gets from `useDemo`. */
+export interface EngineRun {
+  /** The block's browser, launched once before its tests. */
+  readonly browser: EngineBrowser;
   /** The block's demo, started once before its tests (only with `sharedDemo`). */
   readonly demo: RunningDemo;
   /** Starts a demo for the current test alone; it is closed after the test. */
   startDemo(options?: StartDemoOptions): Promise<RunningDemo>;
   /** A browser context for the current test alone; it is closed after the test, before the test's demos. */
-  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  newContext(options?: ContextOptions): Promise<EngineContext>;
 }
 
 /**
- * The setup of one describe block of demo tests in Chromium (call it inside the block): one
- * Chromium for the block, a demo shared by its tests (`sharedDemo`) and/or demos of their own,
+ * The setup of one describe block of demo tests in `engine` (call it inside the block): one
+ * browser for the block, a demo shared by its tests (`sharedDemo`) and/or demos of their own,
  * and browser contexts, each closed when its test or the block is over, even a failed one.
+ * Nothing is launched when the engine is not available (its tests are skipped, or fail in CI).
  */
-export function useChromiumDemo(chromiumPath: string, { sharedDemo = false }: { sharedDemo?: boolean } = {}): ChromiumDemo {
-  let browser: Browser | undefined;
+export function useDemo(engine: Engine, { sharedDemo = false, launch }: { sharedDemo?: boolean; launch?: LaunchOptions } = {}): EngineRun {
+  let browser: EngineBrowser | undefined;
   let shared: RunningDemo | undefined;
-  const contexts: BrowserContext[] = [];
+  const contexts: EngineContext[] = [];
   const demos: RunningDemo[] = [];
   beforeAll(async () => {
-    browser = await openBrowser(chromiumPath);
-    if (sharedDemo) shared = await startTestDemo();
+    if (!engine.available) return;
+    [browser, shared] = await Promise.all([engine.launch(launch), sharedDemo ? startTestDemo() : undefined]);
   });
   afterEach(async () => {
     for (const context of contexts.splice(0)) await context.close();
@@ -70,13 +106,13 @@ export function useChromiumDemo(chromiumPath: string, { sharedDemo = false }: { 
     await browser?.close();
     await shared?.close();
   });
-  const setup: ChromiumDemo = {
+  const run: EngineRun = {
     get browser() {
-      if (!browser) throw new Error('Chromium is not running: use it inside a test');
+      if (!browser) throw new Error(`${engine.name} is not running: use it inside a test`);
       return browser;
     },
     get demo() {
-      if (!shared) throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useChromiumDemo(…, { sharedDemo: true }) starts a shared demo');
+      if (!shared) throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useDemo(…, { sharedDemo: true }) starts a shared demo');
       return shared;
     },
     async startDemo(options) {
@@ -85,154 +121,126 @@ export function useChromiumDemo(chromiumPath: string, { sharedDemo = false }: { 
       return demo;
     },
     async newContext(options) {
-      const context = await setup.browser.newContext(options);
+      const context = await run.browser.newContext(options);
       contexts.push(context);
       return context;
     },
   };
-  return setup;
+  return run;
 }
 
-/** What one element event looked like, as recorded in the page. */
-export interface RecordedEvent {
-  type: string;
-  detail: Record<string, unknown>;
-  at: number;
-}
+/** A CSS selector for `data-testid`. */
+export const testId = (id: string) => `[data-testid="${id}"]`;
 
-declare global {
-  interface Window {
-    __dashboardEvents?: RecordedEvent[];
-  }
-}
-
-const EVENT_NAMES = ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize', 'dashboard-variable-change'];
-
-/** A signed-in tab of the demo's `/app`, with its recorders. */
+/** A signed-in tab of the demo's `/app`, and what its probe recorded. */
 export interface AppTab {
-  page: Page;
-  /** Every `framenavigated` of the dashboard iframe (the first load counts one). */
-  frameNavigations: string[];
-  /** Every request to the BFF's token routes, in order. */
-  tokenRequests: Request[];
-  /** When each of `tokenRequests` was sent (`Date.now()` in the test), same order. */
-  tokenRequestTimes: number[];
-  /** The dashboard iframe's frame (cross-origin; Playwright reaches it anyway). */
-  frame(): Frame;
+  tab: Tab;
+  context: EngineContext;
+  demo: RunningDemo;
+  /** The dashboard iframe (cross-origin; every driver reaches into it). */
+  frame(): Promise<FrameRef>;
   events(type?: string): Promise<RecordedEvent[]>;
+  /** The page's requests to the BFF's token routes, in order. */
+  tokenRequests(): Promise<TokenRequest[]>;
+  /** The page's console errors and warnings and uncaught exceptions (the top document's, in every engine). */
+  console(): Promise<string[]>;
   /** The element's `state` attribute. */
   state(): Promise<string | null>;
+  /** The text of the page element with `data-testid` `id`. */
+  text(id: string): Promise<string | null>;
   /** The dashboard page's `<body data-state>` and `data-token-generation`. */
   dashboard(): Promise<{ state: string | undefined; generation: number }>;
+  /**
+   * An identity of the document in the dashboard frame: the same value as long as the frame
+   * has not navigated (a marker it keeps in its window).
+   */
+  dashboardDocument(): Promise<string>;
 }
 
-const isDashboardFrame = (frame: Frame) => frame.url().includes('/iframe/');
+const isDashboardUrl = (url: string) => url.includes('/iframe/');
 
 /** Opens `/app` in `context` (signing in as `customer` first unless `signIn` is false). */
-export async function openApp(context: BrowserContext, demo: RunningDemo, customer: string, signIn = true): Promise<AppTab> {
-  const page = await context.newPage();
-  const frameNavigations: string[] = [];
-  const tokenRequests: Request[] = [];
-  const tokenRequestTimes: number[] = [];
-  page.on('framenavigated', (frame) => {
-    if (frame !== page.mainFrame() && isDashboardFrame(frame)) frameNavigations.push(frame.url());
-  });
-  page.on('request', (request) => {
-    if (new URL(request.url()).pathname.startsWith('/embed/token')) {
-      tokenRequests.push(request);
-      tokenRequestTimes.push(Date.now());
-    }
-  });
-  await page.addInitScript((names: string[]) => {
-    window.__dashboardEvents = [];
-    for (const type of names) {
-      document.addEventListener(type, (event) => {
-        window.__dashboardEvents?.push({ type, detail: { ...(event as CustomEvent).detail }, at: Date.now() });
-      });
-    }
-  }, EVENT_NAMES);
-  await page.goto(signIn ? `${demo.url}/login?customer=${customer}` : `${demo.url}/app`);
-  const tab: AppTab = {
-    page,
-    frameNavigations,
-    tokenRequests,
-    tokenRequestTimes,
-    frame() {
-      const frame = page.frames().find(isDashboardFrame);
-      if (!frame) throw new Error('the dashboard iframe is not there');
-      return frame;
-    },
-    events: async (type) => (await page.evaluate(() => window.__dashboardEvents ?? [])).filter((e) => !type || e.type === type),
-    state: () => page.locator('embedded-dashboard').getAttribute('state'),
+export async function openApp(context: EngineContext, demo: RunningDemo, customer: string, signIn = true): Promise<AppTab> {
+  const tab = await context.newTab();
+  await tab.goto(signIn ? `${demo.url}/login?customer=${customer}` : `${demo.url}/app`);
+  const probe = () => tab.evaluate(() => window.__probe ?? ({ events: [], tokenRequests: [], console: [] } as PageProbe));
+  const app: AppTab = {
+    tab,
+    context,
+    demo,
+    frame: () => tab.frame(isDashboardUrl, 5_000),
+    events: async (type) => (await probe()).events.filter((e) => !type || e.type === type),
+    tokenRequests: async () => (await probe()).tokenRequests,
+    console: async () => (await probe()).console,
+    state: () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') ?? null),
+    text: (id) => tab.evaluate((selector) => document.querySelector(selector)?.textContent ?? null, testId(id)),
     async dashboard() {
-      return tab.frame().evaluate(() => ({ state: document.body.dataset.state, generation: Number(document.body.dataset.tokenGeneration) }));
+      return (await app.frame()).evaluate(() => ({ state: document.body.dataset.state, generation: Number(document.body.dataset.tokenGeneration) }));
+    },
+    async dashboardDocument() {
+      return (await app.frame()).evaluate(() => {
+        const marked = window as unknown as { __documentMark?: string };
+        return (marked.__documentMark ??= `${performance.timeOrigin}-${Math.random()}`);
+      });
     },
   };
-  return tab;
-}
-
-/** Polls `probe` until it returns a truthy value, or throws after `timeoutMs` with `what`. */
-export async function eventually<T>(what: string, probe: () => Promise<T> | T, timeoutMs = 20_000, everyMs = 100): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value as NonNullable<T>;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+  return app;
 }
 
 /** Waits until the element is `ready` and its dashboard shows data. */
-export async function waitForReady(tab: AppTab, timeoutMs = 20_000): Promise<void> {
-  await eventually('the element to be ready', async () => (await tab.state()) === 'ready', timeoutMs);
-  await eventually('the dashboard to show data', async () => (await tab.dashboard()).state === 'ready', timeoutMs);
+export async function waitForReady(app: AppTab, timeoutMs = 20_000): Promise<void> {
+  await eventually('the element to be ready', async () => (await app.state()) === 'ready', timeoutMs);
+  await eventually('the dashboard to show data', async () => (await app.dashboard()).state === 'ready', timeoutMs);
 }
 
 /** Waits until the dashboard runs on token generation `generation` and shows data. */
-export async function waitForGeneration(tab: AppTab, generation: number, timeoutMs = 20_000): Promise<void> {
+export async function waitForGeneration(app: AppTab, generation: number, timeoutMs = 20_000): Promise<void> {
   await eventually(
     `the dashboard to show data on token generation ${generation}`,
     async () => {
-      const dashboard = await tab.dashboard();
+      const dashboard = await app.dashboard();
       return dashboard.generation === generation && dashboard.state === 'ready';
     },
     timeoutMs,
   );
-  await waitForReady(tab, timeoutMs);
+  await waitForReady(app, timeoutMs);
 }
 
-/** The HTTP statuses of the tab's token requests from index `from` on, once answered (`0`: no answer, e.g. aborted). */
-export const tokenStatuses = (tab: AppTab, from = 0): Promise<number[]> =>
-  Promise.all(tab.tokenRequests.slice(from).map(async (request) => (await request.response())?.status() ?? 0));
-
-/** The token in the body of the tab's latest successful `/embed/token*` answer. */
-export async function latestToken(tab: AppTab): Promise<string> {
-  for (const request of [...tab.tokenRequests].reverse()) {
-    const response = await request.response();
-    if (response?.status() === 200) return ((await response.json()) as { token: string }).token;
-  }
-  throw new Error('no successful token response yet');
+/** The HTTP statuses of the tab's token requests from index `from` on, once all are answered (`0`: no answer). */
+export async function tokenStatuses(app: AppTab, from = 0): Promise<number[]> {
+  const answered = await eventually('every token request to be answered', async () => {
+    const requests = (await app.tokenRequests()).slice(from);
+    return requests.every((request) => request.status !== undefined) ? requests : undefined;
+  });
+  return answered.map((request) => request.status ?? 0);
 }
+
+/** The token of the tab's latest successful `/embed/token*` answer. */
+export async function latestToken(app: AppTab): Promise<string> {
+  return eventually('a successful token response', async () => (await app.tokenRequests()).findLast((request) => request.status === 200 && request.token)?.token);
+}
+
+/** Clicks the demo's button `id` (a user's click). */
+export const clickTestId = (app: AppTab, id: string) => app.tab.click(testId(id));
 
 export interface FrameWatch {
-  /** Animation frames sampled, and how many of them had no dashboard content. */
-  report(): Promise<{ frames: number; blank: number; states: string[] }>;
+  /**
+   * Animation frames sampled, and how many of them had no dashboard content; waits until at
+   * least `minFrames` were sampled (WebKit runs a cross-origin frame's animation frames at 30
+   * a second until the user interacts with it: a quick swap may be over in fewer).
+   */
+  report(minFrames?: number): Promise<{ frames: number; blank: number; states: string[] }>;
 }
 
 /**
  * Watches the dashboard frame from inside: on every animation frame, is the dashboard's
  * content (the group name) there and visible? And which `data-state`s did the body go through?
+ * (requestAnimationFrame inside the page: the same in every engine.)
  */
-export async function watchDashboardFrame(frame: Frame): Promise<FrameWatch> {
+export async function watchDashboardFrame(frame: FrameRef): Promise<FrameWatch> {
   await frame.evaluate(() => {
     const probe = { frames: 0, blank: 0, states: [document.body.dataset.state ?? ''] };
-    (window as unknown as { __probe: typeof probe }).__probe = probe;
+    (window as unknown as { __watch: typeof probe }).__watch = probe;
     const tick = () => {
       probe.frames += 1;
       const name = document.querySelector<HTMLElement>('[data-testid="group-name"]');
@@ -245,19 +253,31 @@ export async function watchDashboardFrame(frame: Frame): Promise<FrameWatch> {
       attributeFilter: ['data-state'],
     });
   });
+  const read = () =>
+    frame.evaluate(() => {
+      const watch = (window as unknown as { __watch?: { frames: number; blank: number; states: string[] } }).__watch;
+      if (!watch) throw new Error('the dashboard frame has navigated since the watch began');
+      return { ...watch };
+    });
   return {
-    report: () => frame.evaluate(() => ({ ...(window as unknown as { __probe: { frames: number; blank: number; states: string[] } }).__probe })),
+    async report(minFrames = 11) {
+      await eventually(`${minFrames} animation frames sampled in the dashboard`, async () => (await read()).frames >= minFrames, 10_000);
+      return read();
+    },
   };
 }
 
 /** Posts a message to the host page from inside the dashboard frame, as the dashboard itself would. */
-export function postFromDashboard(frame: Frame, hostOrigin: string, message: unknown): Promise<void> {
+export function postFromDashboard(frame: FrameRef, hostOrigin: string, message: unknown): Promise<void> {
   return frame.evaluate(([origin, data]) => window.parent.postMessage(data, origin as string), [hostOrigin, message] as const);
 }
 
 /** The iframe's rendered height inside the element, in CSS px. */
-export async function iframeHeight(page: Page): Promise<number> {
-  const box = await page.locator('embedded-dashboard iframe').boundingBox();
-  if (!box) throw new Error('the iframe has no box');
-  return Math.round(box.height);
+export function iframeHeight(tab: Tab): Promise<number> {
+  return tab.evaluate(() => {
+    const element = document.querySelector('embedded-dashboard');
+    const frame = element?.shadowRoot?.querySelector('iframe') ?? element?.querySelector('iframe');
+    if (!frame) throw new Error('the element has no iframe');
+    return Math.round(frame.getBoundingClientRect().height);
+  });
 }

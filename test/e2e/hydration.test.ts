@@ -14,7 +14,7 @@ import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulato
 import { createBffApp, createBffNodeListener } from '@embedded-dashboard/bff';
 import { chromiumTool } from '../support/tools.js';
 import { HydrationApp } from './hydration/app.js';
-import { eventually, openBrowser, signAcmeSession } from './harness.js';
+import { eventually, openBrowser, signAcmeSession } from './chromium-harness.js';
 
 const tool = chromiumTool();
 const SECRET = 'hydration-test-session-secret-0123456789';

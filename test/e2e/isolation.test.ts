@@ -2,7 +2,7 @@ import { mkdirSync, statSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, latestToken, openApp, useChromiumDemo, waitForGeneration, waitForReady } from './harness.js';
+import { eventually, latestToken, openApp, useChromiumDemo, waitForGeneration, waitForReady } from './chromium-harness.js';
 
 const tool = chromiumTool();
 const SCREENSHOT = fileURLToPath(new URL('../../docs/demo.png', import.meta.url));

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { chromiumTool } from '../support/tools.js';
-import { openApp, useChromiumDemo, waitForReady } from './harness.js';
+import { openApp, useChromiumDemo, waitForReady } from './chromium-harness.js';
 
 const tool = chromiumTool();
 const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));

@@ -10,7 +10,7 @@ import type { Frame } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RunningDemo } from '../../demo/server/start-demo.js';
 import { chromiumTool } from '../support/tools.js';
-import { eventually, openApp, useChromiumDemo, type AppTab } from './harness.js';
+import { eventually, openApp, useChromiumDemo, type AppTab } from './chromium-harness.js';
 
 const tool = chromiumTool();
 const SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));

@@ -17,6 +17,6 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** Launches Debian's Chromium (never a downloaded browser) through playwright-core. */
-export function launchChromium(executablePath: string): Promise<Browser> {
-  return chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true, timeout: 30_000 });
+export function launchChromium(executablePath: string, extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true, timeout: 30_000 });
 }

@@ -15,7 +15,15 @@ export interface Tool {
 
 const required = () => process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';
 
-const APT_PACKAGE: Record<string, string> = { 'redis-server': 'redis-server', 'redis-cli': 'redis-tools', script: 'bsdutils' };
+const APT_PACKAGE: Record<string, string> = {
+  'redis-server': 'redis-server',
+  'redis-cli': 'redis-tools',
+  script: 'bsdutils',
+  'firefox-esr': 'firefox-esr',
+  WebKitWebDriver: 'webkit2gtk-driver',
+  MiniBrowser: 'webkit2gtk-driver',
+  Xvfb: 'xvfb',
+};
 
 function findTool(
   name: string,
@@ -42,6 +50,26 @@ function findTool(
 /** Debian's Chromium (or `CHROMIUM_PATH`). */
 export const chromiumTool = (): Tool =>
   findTool('chromium', [process.env.CHROMIUM_PATH ?? '', '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean));
+
+/** Debian's Firefox ESR (or `FIREFOX_PATH`), driven over WebDriver BiDi. */
+export const firefoxTool = (): Tool =>
+  findTool('firefox-esr', [process.env.FIREFOX_PATH ?? '', '/usr/bin/firefox-esr', '/usr/bin/firefox'].filter(Boolean));
+
+/** What the WebKit tests need: Debian's WebKitWebDriver, the MiniBrowser it drives, and Xvfb for its window. */
+export interface WebKitTools extends Tool {
+  minibrowser: string;
+  xvfb: string;
+}
+
+/** WebKitGTK: `WebKitWebDriver` and MiniBrowser (package webkit2gtk-driver) and `Xvfb` (package xvfb); all three or none. */
+export function webkitTools(): WebKitTools {
+  const driver = findTool('WebKitWebDriver', [process.env.WEBKIT_WEBDRIVER_PATH ?? '', '/usr/bin/WebKitWebDriver'].filter(Boolean));
+  const minibrowser = driver.available
+    ? findTool('MiniBrowser', [process.env.MINIBROWSER_PATH ?? '', '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser'].filter(Boolean))
+    : driver;
+  const xvfb = minibrowser.available ? findTool('Xvfb', ['/usr/bin/Xvfb']) : minibrowser;
+  return { name: 'webkit', path: driver.path, available: xvfb.available, minibrowser: minibrowser.path, xvfb: xvfb.path };
+}
 
 /** Debian's redis-server (or `REDIS_SERVER_PATH`). */
 export const redisServerTool = (): Tool =>

@@ -1,0 +1,91 @@
+import type { BrowserContext, Frame, Page } from 'playwright-core';
+import { launchChromium } from '../chromium.js';
+import { DEFAULT_VIEWPORT, poll, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab } from './types.js';
+
+/** Chromium through playwright-core (CDP): everything the interface has. */
+export async function launchChromiumEngine(executablePath: string, options: LaunchOptions = {}): Promise<EngineBrowser> {
+  const args = [...(options.chromiumArgs ?? [])];
+  if (options.namedHosts?.length) args.push(`--host-resolver-rules=${options.namedHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`);
+  if (options.thirdPartyCookies === 'block') args.push('--test-third-party-cookie-phaseout');
+  const browser = await launchChromium(executablePath, args);
+  const contexts = new Set<BrowserContext>();
+  return {
+    engine: 'chromium',
+    version: browser.version(),
+    supports: { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 },
+    async newContext(contextOptions = {}) {
+      const context = await browser.newContext({ viewport: contextOptions.viewport ?? DEFAULT_VIEWPORT, ignoreHTTPSErrors: options.acceptInsecureCerts ?? false });
+      contexts.add(context);
+      return chromiumContext(context, () => contexts.delete(context));
+    },
+    async close() {
+      await browser.close();
+    },
+  };
+}
+
+function chromiumContext(context: BrowserContext, forget: () => void): EngineContext {
+  return {
+    async newTab() {
+      return chromiumTab(await context.newPage());
+    },
+    async cookies(url) {
+      return (await context.cookies(url)).map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({ name, value, domain, path, httpOnly, secure, sameSite }));
+    },
+    async setCookie(url, name, value) {
+      await context.addCookies([{ name, value, url }]);
+    },
+    async addInitScript(fn, arg) {
+      await context.addInitScript(fn as (arg: unknown) => unknown, arg);
+    },
+    async close() {
+      forget();
+      await context.close();
+    },
+  };
+}
+
+const frameRef = (frame: Frame): FrameRef => ({
+  url: async () => frame.url(),
+  evaluate: (fn, arg) => frame.evaluate(fn, arg as never) as never,
+  click: (selector) => frame.click(selector),
+});
+
+function chromiumTab(page: Page): Tab {
+  const consoleMessages: string[] = [];
+  const requests: SentRequest[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') consoleMessages.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => consoleMessages.push(`pageerror: ${error.message}`));
+  page.on('request', (request) => {
+    requests.push({
+      url: request.url(),
+      method: request.method(),
+      resourceType: request.resourceType(),
+      mainFrame: request.isNavigationRequest() && request.frame() === page.mainFrame(),
+      at: Date.now(),
+      status: async () => (await request.response())?.status() ?? 0,
+    });
+  });
+  const children = () => page.frames().filter((frame) => frame.parentFrame() === page.mainFrame());
+  const tab: Tab = {
+    consoleMessages,
+    requests,
+    async goto(url) {
+      return (await page.goto(url, { waitUntil: 'load' }))?.status() ?? 0;
+    },
+    url: async () => page.url(),
+    evaluate: (fn, arg) => page.evaluate(fn, arg as never) as never,
+    click: (selector) => page.click(selector),
+    frames: async () => children().map(frameRef),
+    frame: async (match, timeoutMs = 20_000) => frameRef(await poll('a matching frame', () => children().find((frame) => match(frame.url())), timeoutMs)),
+    press: (key) => page.keyboard.press(key),
+    setViewport: (viewport) => page.setViewportSize(viewport),
+    async screenshot(path) {
+      await page.screenshot({ path });
+    },
+    close: () => page.close(),
+  };
+  return tab;
+}

@@ -1,0 +1,124 @@
+import puppeteer, { type BrowserContext, type Frame, type HTTPRequest, type Page } from 'puppeteer-core';
+import { cookieMatches } from './cookies.js';
+import { DEFAULT_VIEWPORT, poll, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab, type Viewport } from './types.js';
+
+/**
+ * Firefox ESR through puppeteer-core over WebDriver BiDi (puppeteer's standard Firefox path
+ * since it dropped CDP for Firefox); a fresh temporary profile per launch, contexts are BiDi
+ * user contexts.
+ */
+export async function launchFirefoxEngine(executablePath: string, options: LaunchOptions = {}): Promise<EngineBrowser> {
+  const prefs: Record<string, unknown> = {
+    // A closed network: no update checks, telemetry or remote settings to be refused.
+    'app.update.enabled': false,
+    'browser.safebrowsing.malware.enabled': false,
+    'browser.safebrowsing.phishing.enabled': false,
+    'datareporting.policy.dataSubmissionEnabled': false,
+    'network.captive-portal-service.enabled': false,
+    'network.connectivity-service.enabled': false,
+    ...options.firefoxPrefs,
+  };
+  if (options.namedHosts?.length) prefs['network.dns.localDomains'] = options.namedHosts.join(',');
+  // 1: refuse third-party cookies; 0: accept all; Firefox ESR's own default is 5 (partitioned).
+  if (options.thirdPartyCookies) prefs['network.cookie.cookieBehavior'] = options.thirdPartyCookies === 'block' ? 1 : 0;
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath,
+    headless: true,
+    acceptInsecureCerts: options.acceptInsecureCerts ?? false,
+    extraPrefsFirefox: prefs,
+    timeout: 60_000,
+  });
+  return {
+    engine: 'firefox',
+    version: await browser.version(),
+    supports: { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 },
+    async newContext(contextOptions = {}) {
+      return firefoxContext(await browser.createBrowserContext(), contextOptions.viewport ?? DEFAULT_VIEWPORT);
+    },
+    async close() {
+      await browser.close();
+    },
+  };
+}
+
+function firefoxContext(context: BrowserContext, viewport: Viewport): EngineContext {
+  const initScripts: string[] = [];
+  const pages: Page[] = [];
+  return {
+    async newTab() {
+      const page = await context.newPage();
+      pages.push(page);
+      await page.setViewport(viewport);
+      for (const source of initScripts) await page.evaluateOnNewDocument(source);
+      return firefoxTab(page);
+    },
+    async cookies(url) {
+      return (await context.cookies())
+        .filter((cookie) => cookieMatches(cookie, url))
+        .map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({ name, value, domain, path, httpOnly: httpOnly ?? false, secure, sameSite }));
+    },
+    async setCookie(url, name, value) {
+      await context.setCookie({ name, value, domain: new URL(url).hostname, path: '/' });
+    },
+    async addInitScript(fn, arg) {
+      const source = `(${fn.toString()})(${JSON.stringify(arg)})`;
+      initScripts.push(source);
+      for (const page of pages) if (!page.isClosed()) await page.evaluateOnNewDocument(source);
+    },
+    close: () => context.close(),
+  };
+}
+
+const frameRef = (frame: Frame): FrameRef => ({
+  url: async () => frame.url(),
+  evaluate: (fn, arg) => frame.evaluate(fn as never, arg as never) as never,
+  click: (selector) => frame.click(selector),
+});
+
+function firefoxTab(page: Page): Tab {
+  const consoleMessages: string[] = [];
+  const requests: SentRequest[] = [];
+  const answered = new Map<HTTPRequest, (status: number) => void>();
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warn') consoleMessages.push(`${message.type() === 'warn' ? 'warning' : 'error'}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => consoleMessages.push(`pageerror: ${error instanceof Error ? error.message : String(error)}`));
+  page.on('request', (request) => {
+    const status = new Promise<number>((resolve) => answered.set(request, resolve));
+    requests.push({
+      url: request.url(),
+      method: request.method(),
+      // BiDi has no resource type (puppeteer throws UnsupportedOperation): navigations are known.
+      resourceType: request.isNavigationRequest() ? 'document' : 'other',
+      mainFrame: request.isNavigationRequest() && request.frame() === page.mainFrame(),
+      at: Date.now(),
+      status: () => status,
+    });
+  });
+  const settle = (request: HTTPRequest, status: number) => {
+    answered.get(request)?.(status);
+    answered.delete(request);
+  };
+  page.on('response', (response) => settle(response.request(), response.status()));
+  page.on('requestfailed', (request) => settle(request, 0));
+  const children = () => page.mainFrame().childFrames();
+  return {
+    consoleMessages,
+    requests,
+    async goto(url) {
+      return (await page.goto(url, { waitUntil: 'load' }))?.status() ?? 0;
+    },
+    url: async () => page.url(),
+    evaluate: (fn, arg) => page.evaluate(fn as never, arg as never) as never,
+    click: (selector) => page.click(selector),
+    frames: async () => children().map(frameRef),
+    frame: async (match, timeoutMs = 20_000) => frameRef(await poll('a matching frame', () => children().find((frame) => match(frame.url())), timeoutMs)),
+    press: (key) => page.keyboard.press(key),
+    setViewport: (size) => page.setViewport(size),
+    async screenshot(path) {
+      await page.screenshot({ path });
+    },
+    close: () => page.close(),
+  };
+}

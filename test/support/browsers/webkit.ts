@@ -1,0 +1,341 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../ports.js';
+import { cookieMatches } from './cookies.js';
+import { DEFAULT_VIEWPORT, poll, type Cookie, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type Tab, type Viewport } from './types.js';
+import { ELEMENT_KEY, WebDriverSession, webdriverCommand, type ElementRef } from './webdriver-classic.js';
+
+/** Where Debian's webkit2gtk-driver finds the browser it drives (package libwebkit2gtk-4.1-0). */
+export const MINIBROWSER_PATH = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+
+export interface WebKitPaths {
+  driver: string;
+  minibrowser: string;
+  xvfb: string;
+}
+
+/**
+ * WebKitGTK through Debian's WebKitWebDriver (classic WebDriver: built without BiDi, a session
+ * asking for `webSocketUrl` is refused) driving MiniBrowser on one Xvfb display per browser.
+ * One WebKitWebDriver holds one session, and a session is one MiniBrowser with its own
+ * ephemeral storage: so each context is a driver process and a MiniBrowser of its own, and
+ * its tabs are that session's windows (windows, not tabs of one window: a background tab is
+ * hidden and runs no animation frame, while every page of the other drivers is visible). Commands of one session go one at a time (the protocol
+ * has one current window and frame).
+ */
+export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOptions = {}): Promise<EngineBrowser> {
+  if (options.namedHosts?.length) throw new Error('named hosts are not supported in WebKit yet (MiniBrowser has no host-resolver setting; loopback never goes through its proxy)');
+  const xvfb = await startXvfb(paths.xvfb);
+  const contexts = new Set<WebKitContext>();
+  const args = ['--automation', `--cookies-policy=${options.thirdPartyCookies === 'allow' ? 'always' : 'no-third-party'}`, ...(options.webkitArgs ?? [])];
+  let version = '';
+  const browser: EngineBrowser = {
+    engine: 'webkit',
+    get version() {
+      return version;
+    },
+    supports: { initScripts: false, console: false, network: false, namedHosts: false, navigationStatus: false, minViewportWidth: MIN_WINDOW_WIDTH },
+    async newContext(contextOptions = {}) {
+      const context = await WebKitContext.start(paths, xvfb.display, args, options.acceptInsecureCerts ?? false, contextOptions.viewport ?? DEFAULT_VIEWPORT, () => contexts.delete(context));
+      contexts.add(context);
+      version ||= context.version;
+      return context;
+    },
+    async close() {
+      await Promise.all([...contexts].map((context) => context.close()));
+      await stopProcess(xvfb.child);
+    },
+  };
+  // One context up front: it proves the driver works and tells the version.
+  await (await browser.newContext()).close();
+  return browser;
+}
+
+/** MiniBrowser's toolbar keeps its window at least this wide (CSS px of the page at zoom 1). */
+const MIN_WINDOW_WIDTH = 447;
+
+async function stopProcess(child: ChildProcess, graceMs = 3_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Xvfb on a free display (`-displayfd`: the server picks it and says which). */
+async function startXvfb(path: string): Promise<{ child: ChildProcess; display: string }> {
+  const child = spawn(path, ['-displayfd', '3', '-screen', '0', '1920x1200x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const display = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`Xvfb did not name its display within 10 s: ${errors}`)), 10_000);
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolve(`:${out.trim()}`);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}: ${errors}`)));
+  });
+  exitWith(child);
+  return { child, display };
+}
+
+/** Kills `child` when this test process exits, however it exits. */
+function exitWith(child: ChildProcess): void {
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+}
+
+/** Runs commands of one session one at a time. */
+class Serial {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/** The source sent to `execute/async`: runs `fn(arg)` and answers `{ ok }` or `{ error }`. */
+const asyncScript = (fn: Function, arg: unknown) =>
+  `const done = arguments[arguments.length - 1];
+   Promise.resolve().then(() => (${fn.toString()})(${arg === undefined ? 'undefined' : JSON.stringify(arg)}))
+     .then((ok) => done({ ok }), (error) => done({ error: String(error && error.stack ? error.message + '\\n' + error.stack : error) }));`;
+
+/** Every iframe of the document, in shadow roots too, in document order. */
+const LIST_FRAMES = `const out = [];
+  const walk = (root) => { for (const el of root.querySelectorAll('*')) { if (el.localName === 'iframe') out.push(el); if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document);
+  return out;`;
+
+const KEYS = { Enter: '\uE007', Tab: '\uE004' } as const;
+
+class WebKitContext implements EngineContext {
+  private readonly serial = new Serial();
+  private current: { handle: string; frame: string | null } = { handle: '', frame: null };
+  /** The session's first window, not yet handed out as a tab (a session never closes its last window). */
+  private spare: string | undefined;
+  private readonly tabs = new Set<string>();
+  private closed = false;
+
+  private constructor(
+    private readonly driver: ChildProcess,
+    private readonly session: WebDriverSession,
+    readonly version: string,
+    private readonly viewport: Viewport,
+    private readonly forget: () => void,
+  ) {}
+
+  static async start(paths: WebKitPaths, display: string, args: string[], acceptInsecureCerts: boolean, viewport: Viewport, forget: () => void): Promise<WebKitContext> {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      // MiniBrowser keeps cookies and storage under XDG_DATA_HOME even in automation mode: a
+      // fresh directory per context isolates contexts (and runs) as a fresh profile does.
+      const profile = mkdtempSync(join(tmpdir(), 'e2e-webkit-'));
+      const xdg = { XDG_DATA_HOME: join(profile, 'data'), XDG_CACHE_HOME: join(profile, 'cache'), XDG_CONFIG_HOME: join(profile, 'config') };
+      // Without a GPU, WebKitGTK 2.50's DMA-BUF renderer stalls on Xvfb: no rendering update, so no
+      // requestAnimationFrame at all after a while. Its shared-memory fallback renders normally.
+      const env = { ...process.env, ...xdg, DISPLAY: display, WEBKIT_DISABLE_DMABUF_RENDERER: '1' };
+      const driver = spawn(paths.driver, [`--port=${port}`], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      driver.once('exit', () => rmSync(profile, { recursive: true, force: true }));
+      exitWith(driver);
+      let output = '';
+      driver.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        await poll(`WebKitWebDriver on port ${port}`, async () => driver.exitCode === null && (await webdriverCommand<{ ready: boolean }>(base, 'GET', '/status', undefined, 2_000)).ready, 10_000, 50);
+        const session = await WebDriverSession.create(base, {
+          acceptInsecureCerts,
+          'webkitgtk:browserOptions': { binary: paths.minibrowser, args },
+        });
+        const context = new WebKitContext(driver, session, `MiniBrowser (WebKitGTK ${String(session.capabilities.browserVersion ?? '?')})`, viewport, forget);
+        context.spare = await session.command<string>('GET', '/window');
+        context.current = { handle: context.spare, frame: null };
+        return context;
+      } catch (error) {
+        await stopProcess(driver);
+        // Another program took the port between freePort() and the driver's bind: try another.
+        if (attempt < 3 && /Address already in use|bind/i.test(output)) continue;
+        throw new Error(`WebKitWebDriver did not start a MiniBrowser session: ${(error as Error).message}\n${output}`);
+      }
+    }
+  }
+
+  /** Runs `work` with `handle` (and `frame`, an element id in its top document) current. */
+  private on<T>(handle: string, frame: string | null, work: () => Promise<T>): Promise<T> {
+    return this.serial.run(async () => {
+      if (this.closed) throw new Error('the WebKit context is closed');
+      if (this.current.handle !== handle) {
+        await this.session.command('POST', '/window', { handle });
+        this.current = { handle, frame: null };
+      }
+      // Always through the top document: a frame may have been replaced since.
+      if (this.current.frame !== null || frame !== null) {
+        await this.session.command('POST', '/frame', { id: null });
+        this.current.frame = null;
+      }
+      if (frame !== null) {
+        await this.session.command('POST', '/frame', { id: { [ELEMENT_KEY]: frame } });
+        this.current.frame = frame;
+      }
+      return work();
+    });
+  }
+
+  private async execute<R>(fn: Function, arg: unknown): Promise<R> {
+    const answer = await this.session.command<{ ok?: R; error?: string } | null>('POST', '/execute/async', { script: asyncScript(fn, arg), args: [] });
+    if (answer && typeof answer.error === 'string') throw new Error(`evaluate failed in WebKit: ${answer.error}`);
+    return answer?.ok as R;
+  }
+
+  private async clickIn(selector: string): Promise<void> {
+    const element = await this.session.command<ElementRef>('POST', '/element', { using: 'css selector', value: selector });
+    await this.session.command('POST', `/element/${element[ELEMENT_KEY]}/click`, {});
+  }
+
+  private frameRef(handle: string, frame: string): FrameRef {
+    return {
+      url: () => this.on(handle, frame, () => this.session.command<string>('POST', '/execute/sync', { script: 'return location.href', args: [] })),
+      evaluate: (fn, arg) => this.on(handle, frame, () => this.execute(fn, arg)),
+      click: (selector) => this.on(handle, frame, () => this.clickIn(selector)),
+    };
+  }
+
+  async newTab(): Promise<Tab> {
+    const handle = this.spare ?? (await this.serial.run(() => this.session.command<{ handle: string }>('POST', '/window/new', { type: 'window' }))).handle;
+    this.spare = undefined;
+    this.tabs.add(handle);
+    const tab = this.tab(handle);
+    await tab.setViewport(this.viewport);
+    return tab;
+  }
+
+  private tab(handle: string): Tab {
+    const frames = () =>
+      this.on(handle, null, async () => {
+        const elements = await this.session.command<ElementRef[]>('POST', '/execute/sync', { script: LIST_FRAMES, args: [] });
+        return elements.map((element) => this.frameRef(handle, element[ELEMENT_KEY]));
+      });
+    const tab: Tab = {
+      consoleMessages: [],
+      requests: [],
+      goto: (url) =>
+        this.on(handle, null, async () => {
+          await this.session.command('POST', '/url', { url });
+          // Classic WebDriver says nothing of the HTTP status; the navigation timing does where the engine has it.
+          return this.execute(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0, undefined);
+        }),
+      url: () => this.on(handle, null, () => this.session.command<string>('GET', '/url')),
+      evaluate: (fn, arg) => this.on(handle, null, () => this.execute(fn, arg)),
+      click: (selector) => this.on(handle, null, () => this.clickIn(selector)),
+      frames,
+      async frame(match, timeoutMs = 20_000) {
+        return poll(
+          'a matching frame',
+          async () => {
+            for (const frame of await frames()) if (match(await frame.url().catch(() => ''))) return frame;
+            return undefined;
+          },
+          timeoutMs,
+        );
+      },
+      press: (key) =>
+        this.on(handle, null, async () => {
+          const value = KEYS[key];
+          await this.session.command('POST', '/actions', { actions: [{ type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value }, { type: 'keyUp', value }] }] });
+        }),
+      setViewport: (viewport) => this.on(handle, null, () => this.resize(viewport)),
+      screenshot: (path) =>
+        this.on(handle, null, async () => {
+          writeFileSync(path, Buffer.from(await this.session.command<string>('GET', '/screenshot'), 'base64'));
+        }),
+      close: () =>
+        this.serial.run(async () => {
+          if (this.closed || !this.tabs.has(handle)) return;
+          this.tabs.delete(handle);
+          await this.session.command('POST', '/window', { handle });
+          this.current = { handle, frame: null };
+          if (this.tabs.size === 0 && this.spare === undefined) {
+            // The session's last window stays, empty, for the next tab.
+            await this.session.command('POST', '/url', { url: 'about:blank' });
+            this.spare = handle;
+          } else {
+            await this.session.command('DELETE', '/window');
+            this.current = { handle: '', frame: null };
+          }
+        }),
+    };
+    return tab;
+  }
+
+  /** Sizes the window so that the page's viewport is `viewport` (the window adds its toolbar). */
+  private async resize(viewport: Viewport): Promise<void> {
+    if (viewport.width < MIN_WINDOW_WIDTH) throw new Error(`MiniBrowser's window cannot be narrower than ${MIN_WINDOW_WIDTH} px (asked ${viewport.width}); see supports.minViewportWidth`);
+    const inner = () => this.session.command<[number, number]>('POST', '/execute/sync', { script: 'return [innerWidth, innerHeight]', args: [] });
+    let rect = await this.session.command<{ width: number; height: number }>('POST', '/window/rect', { width: viewport.width, height: viewport.height });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [width, height] = await inner();
+      if (width === viewport.width && height === viewport.height) return;
+      rect = await this.session.command('POST', '/window/rect', { width: rect.width + viewport.width - width, height: rect.height + viewport.height - height });
+    }
+    const [width, height] = await inner();
+    throw new Error(`MiniBrowser's viewport is ${width}x${height}, not the ${viewport.width}x${viewport.height} asked`);
+  }
+
+  /** Runs `work` in a window at `url`'s origin: an open tab there, else the spare window, else a new one (closed after). */
+  private async atOrigin<T>(url: string, work: () => Promise<T>): Promise<T> {
+    const origin = new URL(url).origin;
+    for (const handle of this.tabs) {
+      const here = await this.on(handle, null, () => this.session.command<string>('GET', '/url'));
+      if (here.startsWith('http') && new URL(here).origin === origin) return this.on(handle, null, work);
+    }
+    const handle = this.spare ?? (await this.serial.run(() => this.session.command<{ handle: string }>('POST', '/window/new', { type: 'window' }))).handle;
+    return this.on(handle, null, async () => {
+      // A path no test server answers: only the origin matters for cookies.
+      await this.session.command('POST', '/url', { url: `${origin}/.well-known/e2e-cookie-jar` });
+      try {
+        return await work();
+      } finally {
+        if (handle === this.spare) await this.session.command('POST', '/url', { url: 'about:blank' });
+        else {
+          await this.session.command('DELETE', '/window');
+          this.current = { handle: '', frame: null };
+        }
+      }
+    });
+  }
+
+  cookies(url: string): Promise<Cookie[]> {
+    return this.atOrigin(url, async () => {
+      const cookies = await this.session.command<Array<Cookie & { sameSite?: string }>>('GET', '/cookie');
+      return cookies
+        .filter((cookie) => cookieMatches(cookie, url))
+        .map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({ name, value, domain, path, httpOnly, secure, sameSite }));
+    });
+  }
+
+  setCookie(url: string, name: string, value: string): Promise<void> {
+    return this.atOrigin(url, () => this.session.command('POST', '/cookie', { cookie: { name, value, path: '/' } }));
+  }
+
+  addInitScript(): Promise<void> {
+    return Promise.reject(new Error("WebKit's classic WebDriver runs no script before the page's own (supports.initScripts is false): put the probe in the page"));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.serial.run(async () => {
+      this.closed = true;
+      this.forget();
+      await this.session.delete().catch(() => undefined);
+    });
+    await stopProcess(this.driver);
+  }
+}

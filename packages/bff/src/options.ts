@@ -1,4 +1,5 @@
 import type { CircuitBreakerOptions } from './circuit-breaker/circuit-breaker.js';
+import type { EmbedTokenOptions } from './embed-token/options.js';
 import type { Environment } from '@embedded-dashboard/protocol';
 import type { BffLogger, LogLevel } from './observability/logger.js';
 import type { BffMetrics } from './observability/metrics.js';
@@ -26,8 +27,17 @@ export interface BffOptions {
   identify?: IdentifyFunction;
   /** Where entries, locks and rate-limit counters live. Default: a new in-memory store. */
   store?: TokenStore;
-  /** Seconds from a token's first sighting until the browser should rotate it; 0 = never (`expiresAt: null`). Default 3600. */
+  /**
+   * Seconds from a token's first sighting until the browser should rotate it; 0 = never
+   * (`expiresAt: null`). With `embedToken`, each embed token's lifetime (`exp`), above 0. Default 3600.
+   */
   tokenTtlSeconds?: number;
+  /**
+   * Answer embed tokens (a JWE for the session's customer and the dashboard the request names,
+   * the vendor's embed secrets) instead of the customer token, which then never leaves the BFF.
+   * Default: off.
+   */
+  embedToken?: EmbedTokenOptions;
   /** A cached group is re-read from the vendor (get-or-create) once its entry is this old. Default 300. */
   revalidateAfterSeconds?: number;
   /** At most one upstream rotation per group in this many seconds; inside it the current token is answered. Default 10. */
@@ -66,7 +76,7 @@ export interface BffOptions {
   logger?: BffLogger;
   /** Level of the default logger (ignored with `logger`). Default `info`: a line per failed request; `debug` adds one per successful request. */
   logLevel?: LogLevel;
-  /** Secrets redacted from every log line besides the session secret (and anything JWT-shaped); pass your vendor API token here. */
+  /** Secrets redacted from every log line besides the session secret and the embed key (and anything JWT-shaped); pass your vendor API token here. */
   secrets?: string[];
   /** Default: new metrics on their own registry. */
   metrics?: BffMetrics;

@@ -1,5 +1,7 @@
 import { createCallerOf, type CallerOf } from './caller/caller.js';
 import { createUpstreamBudget } from './budget/upstream-budget.js';
+import { EmbedTokens } from './embed-token/embed-tokens.js';
+import { localMinter } from './embed-token/local-minter.js';
 import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
 import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
 import type { BffOptions } from './options.js';
@@ -14,6 +16,8 @@ export interface BffRuntime {
   callerOf: CallerOf;
   rateLimit: RateLimiter;
   service: TokenService;
+  /** Set in embed-token mode (`embedToken`): the token routes answer embed tokens. */
+  embedTokens: EmbedTokens | undefined;
   store: GuardedStore;
   logger: BffLogger;
   metrics: BffMetrics;
@@ -30,17 +34,19 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     options.logger === undefined ? createJsonLogger({ secrets: settings.secrets, level: options.logLevel }) : withRedaction(options.logger, settings.secrets);
   const metrics = options.metrics ?? createBffMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, settings.storeTimeoutMs, settings.now);
+  const service = new TokenService(
+    options.upstream,
+    store,
+    logger,
+    metrics,
+    settings.tokens,
+    createUpstreamBudget({ ...settings.budget, store, metrics, sleep: settings.tokens.sleep }),
+  );
   return {
     callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now, logger }),
     rateLimit: createRateLimiter(options.rateLimit, store),
-    service: new TokenService(
-      options.upstream,
-      store,
-      logger,
-      metrics,
-      settings.tokens,
-      createUpstreamBudget({ ...settings.budget, store, metrics, sleep: settings.tokens.sleep }),
-    ),
+    service,
+    embedTokens: settings.embedToken && new EmbedTokens(settings.embedToken, service, localMinter(settings.embedToken, settings.now)),
     store,
     logger,
     metrics,

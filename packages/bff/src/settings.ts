@@ -1,3 +1,4 @@
+import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './embed-token/settings.js';
 import type { BffOptions } from './options.js';
 import type { TokenServiceSettings } from './tokens/token-service.js';
 
@@ -16,13 +17,15 @@ export interface BffSettings {
   now: () => number;
   /** The origin rule: `allowedOrigins`, `publicOrigin`, `trustProxy`. */
   origin: OriginRule;
-  /** Redacted from every log line: the session secret and the integrator's `secrets`. */
+  /** Redacted from every log line: the session secret, the embed key and the integrator's `secrets`. */
   secrets: string[];
   /** Prefix of every store key. */
   keyPrefix: string;
   bodyLimitBytes: number;
   storeTimeoutMs: number;
   tokens: TokenServiceSettings;
+  /** Embed-token mode, when `embedToken` is set. */
+  embedToken: EmbedTokenSettings | undefined;
   budget: { ratePerMinute: number; burst: number | undefined; maxWaitMs: number; key: string };
 }
 
@@ -56,6 +59,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
   if (options.publicOrigin !== undefined) checkOrigins('publicOrigin', [options.publicOrigin]);
   if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean') throw new TypeError('trustProxy must be true or false');
   const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
+  const embedKey = typeof options.embedToken?.key === 'string' ? [options.embedToken.key] : [];
   const account = options.upstream.accountId;
   if (account !== undefined && (typeof account !== 'string' || account === '' || account.length > 128)) {
     throw new TypeError('upstream.accountId must be a non-empty string of at most 128 characters');
@@ -64,10 +68,11 @@ export function resolveSettings(options: BffOptions): BffSettings {
   return {
     now,
     origin: { allowedOrigins, publicOrigin: options.publicOrigin, trustProxy: options.trustProxy ?? false },
-    secrets: [...(options.secrets ?? []), ...sessionSecret],
+    secrets: [...(options.secrets ?? []), ...sessionSecret, ...embedKey],
     // The account in the key keeps deployments of different vendor accounts sharing one store apart.
     keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
+    embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds),
     storeTimeoutMs: options.storeTimeoutMs ?? 1000,
     // One budget per vendor account, whatever the key prefix: it is the account the vendor limits.
     budget: {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
+import { jwtDecrypt } from 'jose';
 import { startNodeProcess } from '../../../../test/support/processes.js';
 import { scriptTool } from '../../../../test/support/tools.js';
 import { API_TOKEN, session, SESSION_SECRET } from '../testing/fixtures.js';
@@ -59,6 +60,44 @@ describe('embedded-dashboard-bff CLI', () => {
       'config: EMBED_PORT must be an integer from 0 to 65535 (got "eighty")',
     ]);
     expect(run.stdout + run.stderr).not.toContain('LEAKCHECK');
+  });
+
+  it('refuses a bad embed-token configuration at start, one line each, never quoting the key', () => {
+    const key = 'LEAKCHECK-cli-embed-key-of-31-by';
+    const run = spawnSync(process.execPath, [bin], {
+      env: { ...baseEnv(), EMBED_JWT_KEY_ID: 'key 1', EMBED_JWT_KEY: key.slice(1), EMBED_DASHBOARDS: 'sales-overview,../x' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'config: EMBED_JWT_KEY_ID must be the embed secret id: 1 to 128 visible ASCII characters without spaces or ":"',
+      'config: EMBED_JWT_KEY must be 32 bytes in UTF-8, the A256GCM key (value not shown)',
+      'config: EMBED_DASHBOARDS must be a comma list of dashboard ids, 1 to 128 of A-Z a-z 0-9 _ - (not "../x")',
+    ]);
+    expect(run.stdout + run.stderr).not.toContain('LEAKCHECK');
+  });
+
+  it('answers embed tokens with EMBED_JWT_KEY_ID and EMBED_JWT_KEY, for the dashboards EMBED_DASHBOARDS lists', async () => {
+    const key = 'cli-embed-key-of-exactly-32-byte';
+    const proc = await startNodeProcess(bin, [], {
+      env: { ...baseEnv(), EMBED_JWT_KEY_ID: 'key-1', EMBED_JWT_KEY: key, EMBED_DASHBOARDS: 'sales-overview' },
+      readyPrefix: BFF_LISTENING_PREFIX,
+    });
+    try {
+      const ask = async (dashboard: string) =>
+        fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url }, body: JSON.stringify({ dashboard }) });
+      const ok = await ask('sales-overview');
+      const { token } = (await ok.json()) as { token: string };
+      const { payload } = await jwtDecrypt(token, new TextEncoder().encode(key));
+      expect(payload).toMatchObject({ cst: 'acme', dsh: 'sales-overview', iss: `${proc.url}/` });
+      expect((await ask('support-metrics')).status).toBe(403);
+      expect(proc.output.join('\n')).not.toContain(key);
+    } finally {
+      await proc.stop();
+      // The next test counts the emulator's calls from zero.
+      emu.emulator.reset();
+    }
   });
 
   it('reads --config FILE and reports an unreadable one', () => {

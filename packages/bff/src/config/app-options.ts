@@ -17,7 +17,8 @@ export function clientOptions(config: BffConfig): UserGroupClientOptions {
 }
 
 /** The secrets of a configuration, for the logger's redaction. */
-export const configSecrets = (config: BffConfig): string[] => [config.apiToken, config.session.secret].filter((s): s is string => typeof s === 'string' && s !== '');
+export const configSecrets = (config: BffConfig): string[] =>
+  [config.apiToken, config.session.secret, config.embedToken?.key].filter((s): s is string => typeof s === 'string' && s !== '');
 
 /**
  * `createBffApp`'s options for a configuration, but the parts each runtime brings itself: the
@@ -38,6 +39,7 @@ export function appOptions(config: BffConfig, extraSecrets: readonly string[] = 
     keyPrefix: config.keyPrefix,
     upstreamRatePerMinute: config.upstreamRatePerMinute,
     upstreamBurst: config.upstreamBurst,
+    ...(config.embedToken !== undefined && { embedToken: config.embedToken }),
     rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
   };
 }

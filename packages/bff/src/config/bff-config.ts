@@ -2,6 +2,8 @@ import { ENVIRONMENTS, UPSTREAM_APIS, type DataSourceMapping, type Environment, 
 import type { LogLevel } from '../observability/logger.js';
 import { DEFAULT_CLAIM_NAMES, isDataSourceMapping } from '../session/claims.js';
 import type { SessionOptions } from '../session/session-verifier.js';
+import type { EmbedTokenOptions } from '../embed-token/options.js';
+import { EMBED_TOKEN_CONFIG_KEYS, parseEmbedTokenConfig } from './embed-token-config.js';
 import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
 
@@ -29,6 +31,8 @@ export interface BffConfig extends OriginConfig {
   upstreamBurst: number | undefined;
   /** Prefix of every store key; unset = environment and vendor account fingerprint. */
   keyPrefix: string | undefined;
+  /** Embed tokens (`EMBED_JWT_KEY_ID`, `EMBED_JWT_KEY`, `EMBED_DASHBOARDS`); unset = customer tokens. */
+  embedToken: EmbedTokenOptions | undefined;
 }
 
 /**
@@ -61,11 +65,12 @@ export const BFF_CONFIG_KEYS = [
   'EMBED_UPSTREAM_RATE',
   'EMBED_UPSTREAM_BURST',
   'EMBED_KEY_PREFIX',
+  ...EMBED_TOKEN_CONFIG_KEYS,
 ] as const;
 export type BffConfigKey = (typeof BFF_CONFIG_KEYS)[number];
 
 /** Of {@link BFF_CONFIG_KEYS}, the secrets: refused with surrounding whitespace, never quoted back. */
-export const BFF_SECRET_KEYS: readonly BffConfigKey[] = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET'];
+export const BFF_SECRET_KEYS: readonly BffConfigKey[] = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_JWT_KEY'];
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$/;
@@ -151,6 +156,8 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     problems.push(`EMBED_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ : - (got ${show(keyPrefix)})`);
   }
 
+  const embedToken = parseEmbedTokenConfig(get, { tokenTtlSeconds: Number(ttlText) }, problems);
+
   if (problems.length > before) return undefined;
   return {
     upstreamUrl: upstreamUrl!,
@@ -178,5 +185,6 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     upstreamRatePerMinute: Number(upstreamRateText),
     upstreamBurst: upstreamBurstText === undefined ? undefined : Number(upstreamBurstText),
     keyPrefix,
+    embedToken,
   };
 }

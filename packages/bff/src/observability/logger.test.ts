@@ -48,6 +48,11 @@ describe('redactLine', () => {
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
     expect(redactLine(`bearer ${jwt} end`, [])).toBe('bearer [redacted-jwt] end');
   });
+
+  it('redacts a whole compact JWE (an embed token: five parts, the second empty), not only its first three', () => {
+    const jwe = 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIiwia2lkIjoiazEifQ..aXZpdml2aXZpdg.Y2lwaGVydGV4dA.dGFndGFndGFn';
+    expect(redactLine(`{"token":"${jwe}","n":1}`, [])).toBe('{"token":"[redacted-jwt]","n":1}');
+  });
 });
 
 describe('describeError', () => {

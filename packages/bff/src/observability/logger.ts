@@ -28,8 +28,8 @@ export interface JsonLoggerOptions {
 
 const LEVELS: Record<LogLevel, number> = { debug: 5, info: 10, warn: 20, error: 30, silent: 100 };
 
-// Compact JWS/JWT shape: three base64url parts, the first a JSON header ("eyJ…").
-const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+// Compact JWS (three base64url parts) or JWE (five, an embed token's), the first a JSON header ("eyJ…").
+const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*){2,4}/g;
 const MIN_SECRET_LENGTH = 6;
 
 /**

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { BFF_ROUTES, type TokenResponse } from '@embedded-dashboard/protocol';
+import { BFF_ROUTES, isDashboardId, type TokenResponse } from '@embedded-dashboard/protocol';
+import { pageOriginOf } from '../embed-token/page-origin.js';
 import { BffError } from '../errors/bff-error.js';
 import { hotCounter } from '../observability/metrics.js';
 import type { BffOptions } from '../options.js';
@@ -16,22 +17,32 @@ import { requestContext } from './request-context.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
 
-/** `{}` or nothing: the browser never names a group, so any field is a client bug. */
-function checkTokenBody(body: Record<string, unknown> | undefined): void {
-  if (body !== undefined && Object.keys(body).length > 0) {
-    throw new BffError('bad_request', 'the token request takes no fields: the group comes from the session');
-  }
+/** `dashboard` of a token request: absent, or a dashboard id (the browser never names a group). */
+function requestedDashboard(body: Record<string, unknown> | undefined): string | undefined {
+  const dashboard = body?.dashboard;
+  if (dashboard === undefined) return undefined;
+  if (!isDashboardId(dashboard)) throw new BffError('bad_request', '"dashboard" must be a dashboard id: 1 to 128 of A-Z a-z 0-9 _ -');
+  return dashboard;
 }
 
-function presentedToken(body: Record<string, unknown> | undefined): string {
+/** `{}`, `{ dashboard }` or nothing: the browser never names a group, so any other field is a client bug. */
+function tokenRequest(body: Record<string, unknown> | undefined): string | undefined {
+  for (const field in body) {
+    if (field !== 'dashboard') throw new BffError('bad_request', 'the token request takes only "dashboard": the customer comes from the session');
+  }
+  return requestedDashboard(body);
+}
+
+/** `{ token, dashboard? }`: the token the caller holds, and the dashboard it is for. */
+function rotateRequest(body: Record<string, unknown> | undefined): { presented: string; dashboard: string | undefined } {
   if (body === undefined) throw new BffError('bad_request', 'body must be {"token": "<the token you hold>"}');
   for (const field in body) {
-    if (field !== 'token') throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…"}`);
+    if (field !== 'token' && field !== 'dashboard') throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…", "dashboard"?: "…"}`);
   }
   const token = body.token;
   if (typeof token !== 'string' || token === '') throw new BffError('bad_request', '"token" must be a non-empty string');
   if (token.length > MAX_PRESENTED_TOKEN_LENGTH) throw new BffError('bad_request', `"token" is longer than ${MAX_PRESENTED_TOKEN_LENGTH} characters`);
-  return token;
+  return { presented: token, dashboard: requestedDashboard(body) };
 }
 
 /** Builds the two token routes on an existing runtime. */
@@ -67,10 +78,13 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   const forCaller = (c: Context, route: TokenRoute, answer: (caller: Caller) => MaybePromise<TokenResponse>) =>
     withinRequestDeadline(andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller))));
 
+  // Embed-token mode: both routes mint a new embed token (a renewal is a new mint, §4).
+  const { embedTokens } = runtime;
   routes.post(
     BFF_ROUTES.token,
     count('token', async (c) => {
-      checkTokenBody(await readJsonObject(c, runtime.bodyLimitBytes));
+      const dashboard = tokenRequest(await readJsonObject(c, runtime.bodyLimitBytes));
+      if (embedTokens) return forCaller(c, 'token', (caller) => embedTokens.token(caller, dashboard, pageOriginOf(c)));
       return forCaller(c, 'token', (caller) => runtime.service.token(caller.group));
     }),
   );
@@ -78,7 +92,8 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   routes.post(
     BFF_ROUTES.rotate,
     count('rotate', async (c) => {
-      const presented = presentedToken(await readJsonObject(c, runtime.bodyLimitBytes));
+      const { presented, dashboard } = rotateRequest(await readJsonObject(c, runtime.bodyLimitBytes));
+      if (embedTokens) return forCaller(c, 'rotate', (caller) => embedTokens.token(caller, dashboard, pageOriginOf(c)));
       return forCaller(c, 'rotate', (caller) => runtime.service.rotate(caller.group, presented));
     }),
   );

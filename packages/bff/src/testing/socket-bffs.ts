@@ -53,6 +53,8 @@ export interface EmulatorBffsOptions {
   client?: Partial<UserGroupClientOptions>;
   /** `cli`: served through the CLI's Node listener; default: `@hono/node-server`. */
   serveAs?: 'hono' | 'cli';
+  /** The emulator's embed secrets (for embed tokens). */
+  embedSecrets?: { id: string; value: string }[];
 }
 
 /** One BFF of `emulatorBffs().start`: its URL and port, its log lines, and POST with the response recorded for the leak scan. */
@@ -81,6 +83,7 @@ export function emulatorBffs(options: EmulatorBffsOptions) {
       port: 0,
       host: '127.0.0.1',
       ...(options.admin ? { admin: true } : {}),
+      ...(options.embedSecrets ? { embedSecrets: options.embedSecrets } : {}),
       apiKeys: [
         { token: API_TOKEN, environment: 'Customer' },
         { token: options.testingApiToken, environment: 'Testing' },

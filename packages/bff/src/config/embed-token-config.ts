@@ -1,0 +1,42 @@
+import { EXPLO_EMBED_KEY_BYTES, isDashboardId, isExploEmbedKeyId } from '@embedded-dashboard/protocol';
+import type { EmbedTokenOptions } from '../embed-token/options.js';
+import type { ConfigGet } from './values.js';
+
+/** The embed-token keys (ARCHITECTURE §4), on every runtime: a group of their own beside the rest of `bff-config.ts`. */
+export const EMBED_TOKEN_CONFIG_KEYS = ['EMBED_JWT_KEY_ID', 'EMBED_JWT_KEY', 'EMBED_DASHBOARDS'] as const;
+type EmbedTokenKey = (typeof EMBED_TOKEN_CONFIG_KEYS)[number];
+
+/**
+ * `embedToken` from the configuration, or `undefined` when embed tokens are off; every problem
+ * is added to `problems`, naming the key and never quoting the secret's value.
+ */
+export function parseEmbedTokenConfig(
+  get: ConfigGet<EmbedTokenKey>,
+  context: { tokenTtlSeconds: number },
+  problems: string[],
+): EmbedTokenOptions | undefined {
+  const keyId = get('EMBED_JWT_KEY_ID');
+  const key = get('EMBED_JWT_KEY');
+  const dashboardsText = get('EMBED_DASHBOARDS');
+  if (keyId === undefined) {
+    for (const other of ['EMBED_JWT_KEY', 'EMBED_DASHBOARDS'] as const) {
+      if (get(other) !== undefined) problems.push(`${other} needs EMBED_JWT_KEY_ID (the embed secret's id): embed tokens are off without it`);
+    }
+    return undefined;
+  }
+  if (!isExploEmbedKeyId(keyId)) problems.push('EMBED_JWT_KEY_ID must be the embed secret id: 1 to 128 visible ASCII characters without spaces or ":"');
+  if (key === undefined) problems.push('EMBED_JWT_KEY is required with EMBED_JWT_KEY_ID (the embed secret value)');
+  if (key !== undefined && new TextEncoder().encode(key).length !== EXPLO_EMBED_KEY_BYTES) {
+    problems.push(`EMBED_JWT_KEY must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8, the A256GCM key (value not shown)`);
+  }
+  let dashboards: string[] | undefined;
+  if (dashboardsText !== undefined) {
+    dashboards = dashboardsText.split(',').map((d) => d.trim()).filter((d) => d !== '');
+    const bad = dashboards.filter((d): boolean => !isDashboardId(d));
+    if (dashboards.length === 0 || bad.length > 0) {
+      problems.push(`EMBED_DASHBOARDS must be a comma list of dashboard ids, 1 to 128 of A-Z a-z 0-9 _ - (not ${bad.map((d) => JSON.stringify(d.slice(0, 40))).join(', ') || 'empty'})`);
+    }
+  }
+  if (context.tokenTtlSeconds === 0) problems.push('EMBED_TOKEN_TTL must be above 0 with EMBED_JWT_KEY_ID: an embed token always expires');
+  return { keyId, key: key ?? '', ...(dashboards !== undefined && { dashboards }) };
+}

@@ -1,0 +1,20 @@
+/**
+ * Embed tokens (the vendor's embed secrets; packages/protocol/README.md, "Embed secrets"):
+ * `POST /embed/token` answers a short-lived JWE that names the session's customer and one
+ * dashboard, instead of the customer token, which then never leaves the BFF.
+ *
+ * @example
+ * ```ts
+ * createBffApp({ upstream, session, embedToken: { keyId: process.env.EMBED_JWT_KEY_ID!, key: process.env.EMBED_JWT_KEY! } });
+ * ```
+ */
+export interface EmbedTokenOptions {
+  /** The embed secret's id, the tokens' `kid`: 1-128 visible ASCII characters, no spaces or `:`. */
+  keyId: string;
+  /** The embed secret's value: its UTF-8 bytes, exactly 32, are the A256GCM key. Redacted from every log line like the API token. */
+  key: string;
+  /** The dashboards (embed ids) a session may get a token for; any other is `403 forbidden`. Default: any. */
+  dashboards?: string[];
+  /** `local` (default): the BFF encrypts each token itself, no vendor call per page view. */
+  mint?: 'local';
+}

@@ -1,0 +1,37 @@
+import { exploEmbedKey, isDashboardId, isExploEmbedKeyId } from '@embedded-dashboard/protocol';
+import type { EmbedTokenOptions } from './options.js';
+
+/** Embed-token options checked once, with the key as its bytes. */
+export interface EmbedTokenSettings {
+  keyId: string;
+  /** The A256GCM key. */
+  key: Uint8Array;
+  /** `undefined`: any dashboard. */
+  dashboards: ReadonlySet<string> | undefined;
+  mint: 'local';
+  /** Seconds each token lives: the BFF's token TTL. */
+  ttlSeconds: number;
+}
+
+/**
+ * Checks `embedToken` against the rest of the configuration; a caller mistake throws a
+ * `TypeError` naming the option (never quoting the key).
+ */
+export function resolveEmbedTokenSettings(options: EmbedTokenOptions, tokenTtlSeconds: number): EmbedTokenSettings {
+  if (typeof options !== 'object' || options === null) throw new TypeError('embedToken must be an object { keyId, key, dashboards?, mint? }');
+  const { keyId, key, dashboards, mint = 'local' } = options;
+  if (!isExploEmbedKeyId(keyId)) throw new TypeError('embedToken.keyId must be 1-128 visible ASCII characters without spaces or ":"');
+  if (mint !== 'local') throw new TypeError('embedToken.mint must be "local"');
+  if (key === undefined) throw new TypeError('embedToken.key is required to mint embed tokens (the embed secret value)');
+  let bytes: Uint8Array;
+  try {
+    bytes = exploEmbedKey(key);
+  } catch (error) {
+    throw new TypeError(`embedToken.key: ${(error as Error).message} (value not shown)`);
+  }
+  if (dashboards !== undefined && (!Array.isArray(dashboards) || dashboards.length === 0 || !dashboards.every(isDashboardId))) {
+    throw new TypeError('embedToken.dashboards must be a non-empty list of dashboard ids (1-128 of A-Z a-z 0-9 _ -)');
+  }
+  if (!(tokenTtlSeconds > 0)) throw new TypeError('tokenTtlSeconds must be above 0 with embedToken: an embed token always expires');
+  return { keyId, key: bytes, dashboards: dashboards && new Set(dashboards), mint, ttlSeconds: tokenTtlSeconds };
+}

@@ -1,7 +1,6 @@
 import { BffError } from '../errors/bff-error.js';
 import type { BffMetrics } from '../observability/metrics.js';
-import type { GuardedStore } from '../tokens/guarded-store.js';
-import type { BudgetRequest } from './reservation.js';
+import type { BudgetDecision, BudgetRequest } from './reservation.js';
 
 /**
  * Why a vendor call is made, most urgent first. A visitor without any token waits for a slot;
@@ -26,6 +25,14 @@ export class BudgetRefusedError extends BffError {
   }
 }
 
+/**
+ * What the budget needs of a store: one atomic step of GCRA on the number kept under `key`
+ * (shared in Redis, per process in memory; the token service's guarded store is one).
+ */
+export interface BudgetStore {
+  reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision>;
+}
+
 export interface UpstreamBudgetOptions {
   /** Vendor calls per minute for the whole fleet sharing the store; `0` turns the budget off. */
   ratePerMinute: number;
@@ -35,7 +42,7 @@ export interface UpstreamBudgetOptions {
   maxWaitMs: number;
   /** The store key of this vendor account's budget. */
   key: string;
-  store: GuardedStore;
+  store: BudgetStore;
   metrics: BffMetrics;
   sleep: (ms: number) => Promise<void>;
 }

@@ -6,7 +6,7 @@ import { assertGroupInput } from '../session/claims.js';
 import type { EmbedIdentity, IdentifyFunction } from '../session/identity.js';
 import { createSessionVerifier, type SessionOptions } from '../session/session-verifier.js';
 import { groupFingerprint } from '../tokens/fingerprint.js';
-import type { ResolvedGroup } from '../tokens/token-service.js';
+import type { ResolvedGroup } from '../tokens/resolved-group.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
 /** The caller of a token route, as the routes use it. */

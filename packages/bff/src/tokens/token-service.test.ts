@@ -432,6 +432,52 @@ describe('store shared by several BFF processes', () => {
     expect((ra.body as { token: string }).token).toBe((rb.body as { token: string }).token);
     expect(upstream.calls.getOrCreate).toBe(1);
   });
+
+  it("a process waiting for another's sync answers only once the vendor holds the session's properties, never the entry it found stale", async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const };
+    const a = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const b = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    await getToken(a, await session());
+    const changed = await session({ ...acme, embed_properties: { region: 'US', plan: 'pro' } });
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const first = getToken(a, changed);
+    await new Promise((r) => setTimeout(r, 5));
+    let vendorRegionWhenBAnswered: unknown;
+    const second = getToken(b, changed).then((res) => ((vendorRegionWhenBAnswered = upstream.groups.get('acme')!.group.properties.region), res));
+    // Several of the waiter's polls go by while A's vendor calls are held.
+    await new Promise((r) => setTimeout(r, 120));
+    gate.resolve();
+    const [ra, rb] = await Promise.all([first, second]);
+    expect(rb.status).toBe(200);
+    expect((rb.body as { token: string }).token).toBe((ra.body as { token: string }).token);
+    expect(vendorRegionWhenBAnswered).toBe('US');
+  });
+
+  it("a process waiting for another's rotation of the same token answers the new token, not the one presented", async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const };
+    const a = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const b = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const jwt = await session();
+    const presented = ((await getToken(a, jwt)).body as { token: string }).token;
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const first = rotate(a, jwt, presented);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = rotate(b, jwt, presented);
+    await new Promise((r) => setTimeout(r, 120));
+    gate.resolve();
+    const [ra, rb] = await Promise.all([first, second]);
+    const rotated = upstream.groups.get('acme')!.token;
+    expect(rotated).not.toBe(presented);
+    expect(ra.body).toMatchObject({ token: rotated });
+    expect(rb.body).toMatchObject({ token: rotated });
+    expect(upstream.calls.rotate).toBe(1);
+  });
 });
 
 describe('synchronous store capability', () => {

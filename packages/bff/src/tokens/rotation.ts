@@ -1,0 +1,161 @@
+import type { Environment } from '@embedded-dashboard/protocol';
+import { BffError } from '../errors/bff-error.js';
+import { isAmbiguousFailure } from '../errors/upstream-error.js';
+import { describeError, type BffLogger } from '../observability/logger.js';
+import type { BffMetrics } from '../observability/metrics.js';
+import type { GroupEntry } from '../store/types.js';
+import type { AccountEnvironment } from './account-environment.js';
+import type { GroupEntries } from './group-entries.js';
+import type { ResolvedGroup } from './resolved-group.js';
+import type { UserGroupUpstream } from './upstream.js';
+import type { VendorCalls } from './vendor-calls.js';
+
+export interface RotationSettings {
+  minRotationIntervalMs: number;
+  now: () => number;
+}
+
+/** How a rotation request ended, as counted in `rotations_total{result}`. */
+type RotationOutcome =
+  | { result: 'rotated' | 'recovered' | 'current'; entry: GroupEntry }
+  | { result: 'throttled' | 'refused'; error: BffError };
+
+/** A new token from the vendor: rotated, or (after an ambiguous failure) recovered with get-or-create. */
+interface VendorRotation {
+  result: 'rotated' | 'recovered';
+  token: string;
+  /** The environment the vendor stated; `null` when it said nothing (get-or-create never does). */
+  environment: Environment | null;
+}
+
+/**
+ * Rotation of a group's token (`POST /embed/token/rotate`), safe and idempotent: only the
+ * caller's own group's current token is rotated at the vendor, once per group at a time across
+ * processes (the store lock `rotate:<key>`) and at most once per minimum interval; any other
+ * token is answered with the current one.
+ */
+export class TokenRotation {
+  readonly #upstream: UserGroupUpstream;
+  readonly #entries: GroupEntries;
+  readonly #calls: VendorCalls;
+  readonly #environment: AccountEnvironment;
+  readonly #logger: BffLogger;
+  readonly #metrics: BffMetrics;
+  readonly #s: RotationSettings;
+  readonly #inFlight = new Map<string, Promise<GroupEntry>>();
+
+  constructor(
+    upstream: UserGroupUpstream,
+    entries: GroupEntries,
+    calls: VendorCalls,
+    environment: AccountEnvironment,
+    logger: BffLogger,
+    metrics: BffMetrics,
+    settings: RotationSettings,
+  ) {
+    this.#upstream = upstream;
+    this.#entries = entries;
+    this.#calls = calls;
+    this.#environment = environment;
+    this.#logger = logger;
+    this.#metrics = metrics;
+    this.#s = settings;
+  }
+
+  /** The entry to answer a holder of `presented` with, given the group's current `entry`. */
+  async rotate(group: ResolvedGroup, entry: GroupEntry, presented: string): Promise<GroupEntry> {
+    const answered = this.#answerWithoutRotating(entry, presented);
+    if (answered !== undefined) return this.#settle(answered);
+    let pending = this.#inFlight.get(group.key);
+    if (pending === undefined) {
+      pending = this.#rotateLocked(group, entry)
+        .then((outcome) => this.#settle(outcome))
+        .finally(() => this.#inFlight.delete(group.key));
+      this.#inFlight.set(group.key, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Rotation requests that need no vendor call: a token other than the current one (the previous
+   * one, or another group's) is answered with the current token. Inside the minimum interval the
+   * current token cannot be rotated: its holder presents it because the vendor just refused it
+   * (the dashboard said it expired), so answering it again would hand back a dead token; a 429
+   * makes the element wait out the interval and ask again. `undefined`: rotate upstream.
+   */
+  #answerWithoutRotating(entry: GroupEntry, presented: string): RotationOutcome | undefined {
+    if (presented !== entry.token) return { result: 'current', entry };
+    if (entry.lastRotatedAt === null) return undefined;
+    const leftMs = entry.lastRotatedAt + this.#s.minRotationIntervalMs - this.#s.now();
+    if (leftMs <= 0) return undefined;
+    const error = new BffError('rate_limited', 'this token was rotated moments ago; retry after the minimum rotation interval', {
+      retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+    });
+    return { result: 'throttled', error };
+  }
+
+  /** The one place rotation outcomes are counted (`rotations_total{result}`): the entry to answer, or the error to throw. */
+  #settle(outcome: RotationOutcome): GroupEntry {
+    this.#metrics.rotations.labels(outcome.result).inc();
+    if ('error' in outcome) throw outcome.error;
+    return outcome.entry;
+  }
+
+  /** One rotation of the group's token at a time across processes: the store lock `rotate:<key>`. */
+  #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<RotationOutcome> {
+    return this.#entries.withLock(
+      `rotate:${group.key}`,
+      async () => {
+        const current = (await this.#entries.read(group.key)) ?? seen;
+        // Re-checked under the lock: the entry read before it may be out of date.
+        return this.#answerWithoutRotating(current, seen.token) ?? (await this.#rotateUpstream(group, current));
+      },
+      // Another process is rotating this group: hand out whatever it produces.
+      async () => ({ result: 'current', entry: (await this.#entries.waitFor(group.key, (e) => e.token !== seen.token)) ?? seen }),
+    );
+  }
+
+  /** Rotates `current.token` at the vendor and stores the new token as current, the presented one as previous. */
+  async #rotateUpstream(group: ResolvedGroup, current: GroupEntry): Promise<RotationOutcome> {
+    const presented = current.token;
+    const rotated = await this.#vendorRotation(group, presented);
+    if (rotated === 'other group') {
+      // Revalidate on the next request: get-or-create names this group's real token.
+      await this.#entries.write(group.key, { ...current, syncedAt: 0 });
+      return { result: 'refused', error: this.#rotatedOtherGroup(group) };
+    }
+    const environment = rotated.environment ?? current.environment;
+    this.#environment.check(environment);
+    const now = this.#s.now();
+    const next: GroupEntry = { ...current, token: rotated.token, environment, firstSeenAt: now, previousToken: presented, lastRotatedAt: now };
+    await this.#entries.write(group.key, next);
+    return { result: rotated.result, entry: next };
+  }
+
+  /**
+   * The vendor's rotation of `presented`. Rotate is never retried: when its outcome is unknown
+   * (no answer, an unreadable one, a 5xx), get-or-create tells which token is current.
+   */
+  async #vendorRotation(group: ResolvedGroup, presented: string): Promise<VendorRotation | 'other group'> {
+    try {
+      const { user_group } = await this.#calls.call('rotate', 'rotation', () => this.#upstream.rotateUserGroupToken(presented));
+      if (user_group.provided_id !== group.group.user_group_id) return 'other group';
+      return { result: 'rotated', token: user_group.token, environment: this.#environment.note(user_group.api_environment_tag) };
+    } catch (error) {
+      if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
+      this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
+      const got = await this.#calls.call('getOrCreate', 'rotation', () => this.#upstream.getOrCreateUserGroup(group.group));
+      if (got.user_group.token === presented) throw error;
+      return { result: 'recovered', token: got.user_group.token, environment: null };
+    }
+  }
+
+  /**
+   * The vendor rotated the token of the group it says it did: anything else (a cache entry that
+   * was not this group's, a vendor bug) must not hand the new token to this caller.
+   */
+  #rotatedOtherGroup(group: ResolvedGroup): BffError {
+    this.#logger.error('rotation answered for another user group: token withheld', { expected: group.group.user_group_id.slice(0, 256) });
+    return new BffError('upstream_error', 'the dashboard vendor rotated a token of another user group; nothing was handed out', { retryable: false });
+  }
+}

@@ -23,7 +23,11 @@ const page = (frameOrigin: string) => `<!doctype html><title>driver</title>
   root.innerHTML = '<iframe src="${frameOrigin}/frame" width="300" height="200"></iframe>';
 </script>`;
 
-const FRAME = `<!doctype html><title>frame</title><button id="inner" onclick="window.inner = event.isTrusted">inner</button><script>window.secret = 'frame-' + location.port</script>`;
+/** The frame: a strict CSP (only its own nonce'd script), as the vendor's dashboard page has. */
+const FRAME = `<!doctype html><title>frame</title><button id="inner">inner</button><script nonce="n0nce">
+  window.secret = 'frame-' + location.port;
+  document.getElementById('inner').addEventListener('click', (event) => (window.inner = event.isTrusted));
+</script><script>window.unnonced = true</script>`;
 
 describe.each(engines())('the $name driver', (engine) => {
   let browser: EngineBrowser;
@@ -33,7 +37,7 @@ describe.each(engines())('the $name driver', (engine) => {
   let frameOrigin: string;
 
   beforeAll(async () => {
-    other = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FRAME));
+    other = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'none'; script-src 'nonce-n0nce'" }).end(FRAME));
     frameOrigin = (await listen(other)).replace('127.0.0.1', 'localhost');
     top = createServer((req, res) => {
       // Any other path: 404 without a cookie (WebKit reads and sets cookies from such a page of the origin).
@@ -64,6 +68,11 @@ describe.each(engines())('the $name driver', (engine) => {
       expect(await frame.url()).toBe(`${frameOrigin}/frame`);
       expect(await frame.evaluate(() => (window as unknown as { secret: string }).secret)).toBe(`frame-${new URL(frameOrigin).port}`);
       expect(await tab.frames()).toHaveLength(1);
+      // A library injected past the frame's CSP (no eval allowed there), its global on window.
+      await frame.evaluateScript('(function (w) { w.injected = { answer: 42 }; })(typeof window === "object" ? window : this);');
+      expect(await frame.evaluate(() => (window as unknown as { injected: { answer: number } }).injected.answer)).toBe(42);
+      // (The CSP is in force: the frame's script without the nonce did not run.)
+      expect(await frame.evaluate(() => 'unnonced' in window)).toBe(false);
 
       await tab.click('#b');
       expect(await tab.evaluate(() => (window as unknown as { clicks: number }).clicks)).toBe(1);

@@ -1,9 +1,6 @@
-import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { chromiumTool } from '../support/tools.js';
-import { eventually, openApp, useChromiumDemo, type AppTab } from './chromium-harness.js';
-
-const tool = chromiumTool();
+import { engines, type FrameRef } from '../support/browsers/index.js';
+import { eventually, expireWithButton, openApp, sleep, useDemo, type AppTab } from './harness.js';
 
 interface HostSample {
   at: number;
@@ -20,16 +17,20 @@ declare global {
 }
 
 /** Every animation frame of the host page: which dashboard iframes are visible. */
-async function sampleHost(page: Page): Promise<void> {
-  await page.evaluate(() => {
+async function sampleHost(app: AppTab): Promise<void> {
+  await app.tab.evaluate(() => {
     const samples: HostSample[] = (window.__hostSamples = []);
     window.__loadedAt = {};
-    addEventListener('message', (event) => {
-      if ((event.data as { event?: unknown } | null)?.event !== 'dashboardLoaded') return;
-      const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
-      const id = frames.find((f) => f.contentWindow === event.source)?.id;
-      if (id) window.__loadedAt![id] = performance.timeOrigin + performance.now();
-    }, true);
+    addEventListener(
+      'message',
+      (event) => {
+        if ((event.data as { event?: unknown } | null)?.event !== 'dashboardLoaded') return;
+        const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
+        const id = frames.find((f) => f.contentWindow === event.source)?.id;
+        if (id) window.__loadedAt![id] = performance.timeOrigin + performance.now();
+      },
+      true,
+    );
     const tick = () => {
       const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
       samples.push({
@@ -42,97 +43,101 @@ async function sampleHost(page: Page): Promise<void> {
   });
 }
 
+/** The dashboard frames of the tab, with their URLs. */
+async function dashboardFrames(app: AppTab): Promise<{ frame: FrameRef; url: string }[]> {
+  const frames = await Promise.all((await app.tab.frames()).map(async (frame) => ({ frame, url: await frame.url().catch(() => '') })));
+  return frames.filter(({ url }) => url.includes('/iframe/'));
+}
+const frameToken = (url: string) => new URL(url).pathname.split('/')[3];
+const frameReady = (frame: FrameRef) => frame.evaluate(() => document.body.dataset.state === 'ready');
 
-const dashboardFrames = (tab: AppTab) => tab.page.frames().filter((f) => f.url().includes('/iframe/'));
-const frameToken = (frame: Frame) => new URL(frame.url()).pathname.split('/')[3];
-
-describe.skipIf(!tool.available)('demo in Chromium: protocol="explo" (the vendor embed, token in the URL)', () => {
-  const chromium = useChromiumDemo(tool.path);
+describe.each(engines())('demo in $name: protocol="explo" (the vendor embed, token in the URL)', (engine) => {
+  const run = useDemo(engine);
 
   /** Acme's `/app?protocol=explo` on a demo of the test's own, once the element is ready. */
   async function openExplo(): Promise<AppTab> {
-    const demo = await chromium.startDemo();
-    const context = await chromium.newContext();
-    const tab = await openApp(context, demo, 'acme');
-    await tab.page.waitForURL(/\/app/);
-    await tab.page.goto(`${demo.url}/app?protocol=explo`);
-    await eventually('the element to be ready', async () => (await tab.state()) === 'ready');
-    return tab;
+    const demo = await run.startDemo();
+    const app = await openApp(await run.newContext(), demo, 'acme');
+    await app.tab.goto(`${demo.url}/app?protocol=explo`);
+    await eventually('the element to be ready', async () => (await app.state()) === 'ready');
+    return app;
   }
 
-  it('reaches ready with the token in the URL, the group properties and URL variables shown, and says which protocol', async () => {
-    const tab = await openExplo();
-    const [frame] = dashboardFrames(tab);
-    expect(new URL(frame!.url()).pathname).toMatch(/^\/iframe\/sales-overview\/[A-Za-z0-9_-]+\/production$/);
-    await eventually('data in the frame', () => frame!.evaluate(() => document.body.dataset.state === 'ready'));
-    expect(await frame!.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
-    expect(await tab.page.locator('#frame-protocol').textContent()).toContain('explo');
-    expect((await tab.events('dashboard-load')).length).toBe(1);
+  it.skipIf(!engine.available)('reaches ready with the token in the URL, the group properties and URL variables shown, and says which protocol', async () => {
+    const app = await openExplo();
+    const [{ frame, url }] = (await dashboardFrames(app)) as [{ frame: FrameRef; url: string }];
+    expect(new URL(url).pathname).toMatch(/^\/iframe\/sales-overview\/[A-Za-z0-9_-]+\/production$/);
+    await eventually('data in the frame', () => frameReady(frame));
+    expect(await frame.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
+    expect(await app.tab.evaluate(() => document.querySelector('#frame-protocol')?.textContent)).toContain('explo');
+    expect((await app.events('dashboard-load')).length).toBe(1);
+    expect(await app.console()).toEqual([]);
   });
 
-  it('survives two expiries: each rotation swaps in a new frame with zero animation frames without dashboard content', async () => {
-    const tab = await openExplo();
-    await sampleHost(tab.page);
+  it.skipIf(!engine.available)('survives two expiries: each rotation swaps in a new frame with zero animation frames without dashboard content', async () => {
+    const app = await openExplo();
+    await sampleHost(app);
     for (let round = 1; round <= 2; round++) {
-      const [old] = dashboardFrames(tab);
-      await eventually('data in the frame', () => old!.evaluate(() => document.body.dataset.state === 'ready'));
-      const oldToken = frameToken(old!);
-      const answer = tab.page.waitForResponse((r) => r.url().endsWith('/api/token/expire'));
-      await tab.page.getByTestId('expire-token').click();
-      await answer;
+      const [old] = await dashboardFrames(app);
+      await eventually('data in the frame', () => frameReady(old!.frame));
+      const oldToken = frameToken(old!.url);
+      await expireWithButton(app);
       // The dashboard notices the dead token, says customerJwtExpired; the element rotates and
       // loads the new URL in a hidden frame beside the visible one.
-      const fresh = await eventually('a second frame with a new token', () => dashboardFrames(tab).find((f) => frameToken(f) !== oldToken));
-      await eventually('the old frame to be dropped', () => dashboardFrames(tab).length === 1 && dashboardFrames(tab)[0] === fresh);
-      await eventually('the element to be ready again', async () => (await tab.state()) === 'ready');
-      await tab.page.waitForTimeout(200);
-      const samples = (await tab.page.evaluate(() => window.__hostSamples ?? [])) as HostSample[];
+      const fresh = await eventually('a second frame with a new token', async () => (await dashboardFrames(app)).find((f) => frameToken(f.url) !== oldToken));
+      await eventually('the old frame to be dropped', async () => {
+        const frames = await dashboardFrames(app);
+        return frames.length === 1 && frames[0]!.url === fresh.url;
+      });
+      await eventually('the element to be ready again', async () => (await app.state()) === 'ready');
+      await sleep(200);
+      const samples = (await app.tab.evaluate(() => window.__hostSamples ?? [])) as HostSample[];
       expect(samples.length).toBeGreaterThan(10);
       // Every animation frame shows exactly one dashboard iframe...
       expect(samples.filter((s) => s.visible.length !== 1)).toEqual([]);
       // ...and the new one becomes the visible one only after its dashboard content was there.
-      const freshId = await tab.page.evaluate((token) => {
+      const freshId = await app.tab.evaluate((token) => {
         const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
         return frames.find((f) => f.src.includes(`/${token}/`))?.id;
-      }, frameToken(fresh));
+      }, frameToken(fresh.url));
       // (The emulator's page renders its content, then posts dashboardLoaded; the element swaps on it.)
-      const loadedAt = (await tab.page.evaluate(() => window.__loadedAt ?? {}))[freshId!];
+      const loadedAt = (await app.tab.evaluate(() => window.__loadedAt ?? {}))[freshId!];
       const firstVisible = samples.find((s) => s.visible[0] === freshId);
       expect(loadedAt).toBeDefined();
       expect(firstVisible).toBeDefined();
       expect(firstVisible!.at).toBeGreaterThanOrEqual(loadedAt!);
-      expect(await fresh.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
-      expect((await tab.events('dashboard-token')).filter((e) => e.detail.reason === 'rotate')).toHaveLength(round);
-      await tab.page.evaluate(() => {
+      expect(await fresh.frame.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
+      expect((await app.events('dashboard-token')).filter((e) => e.detail.reason === 'rotate')).toHaveLength(round);
+      await app.tab.evaluate(() => {
         window.__hostSamples!.length = 0;
         window.__loadedAt = {};
       });
     }
     // A second expiry inside the BFF's minimum rotation interval is answered 429 and retried: the only error allowed.
-    expect((await tab.events('dashboard-error')).filter((e) => e.detail.code !== 'rate_limited')).toEqual([]);
+    expect((await app.events('dashboard-error')).filter((e) => e.detail.code !== 'rate_limited')).toEqual([]);
   });
 
-  it('carries variables both ways in the vendor shapes, and ignores a forged expiry from another origin', async () => {
-    const tab = await openExplo();
-    const [frame] = dashboardFrames(tab);
-    await eventually('data in the frame', () => frame!.evaluate(() => document.body.dataset.state === 'ready'));
+  it.skipIf(!engine.available)('carries variables both ways in the vendor shapes, and ignores a forged expiry from another origin', async () => {
+    const app = await openExplo();
+    const [{ frame }] = (await dashboardFrames(app)) as [{ frame: FrameRef; url: string }];
+    await eventually('data in the frame', () => frameReady(frame));
     // Host -> frame: updateExploDashboardVariables.
-    await tab.page.evaluate(() => document.querySelector('embedded-dashboard')!.setAttribute('variables', '{"region":"APAC"}'));
+    await app.tab.evaluate(() => document.querySelector('embedded-dashboard')!.setAttribute('variables', '{"region":"APAC"}'));
     await eventually('the frame to show the new variable', () =>
-      frame!.evaluate(() => (document.querySelector<HTMLInputElement>('[data-var="region"] input')?.value ?? '') === 'APAC'),
+      frame.evaluate(() => (document.querySelector<HTMLInputElement>('[data-var="region"] input')?.value ?? '') === 'APAC'),
     );
     // Frame -> host: sendVariableUpdatedEvent becomes dashboard-variable-change.
-    await frame!.evaluate(() => {
+    await frame.evaluate(() => {
       const input = document.querySelector<HTMLInputElement>('[data-var="region"] input')!;
       input.value = 'LATAM';
       input.dispatchEvent(new Event('change', { bubbles: true }));
     });
-    await eventually('dashboard-variable-change', async () => (await tab.events('dashboard-variable-change')).some((e) => e.detail.name === 'region' && e.detail.value === 'LATAM'));
-    // A forged customerJwtExpired from another origin (a second frame on a foreign origin) is ignored.
-    const rotationsBefore = tab.tokenRequests.length;
-    await tab.page.evaluate(() => window.postMessage({ event: 'customerJwtExpired', detail: {} }, '*'));
-    await tab.page.waitForTimeout(500);
-    expect(tab.tokenRequests.length).toBe(rotationsBefore);
-    expect(dashboardFrames(tab)).toHaveLength(1);
+    await eventually('dashboard-variable-change', async () => (await app.events('dashboard-variable-change')).some((e) => e.detail.name === 'region' && e.detail.value === 'LATAM'));
+    // A forged customerJwtExpired from another origin (the host page itself) is ignored.
+    const rotationsBefore = (await app.tokenRequests()).length;
+    await app.tab.evaluate(() => window.postMessage({ event: 'customerJwtExpired', detail: {} }, '*'));
+    await sleep(500);
+    expect((await app.tokenRequests()).length).toBe(rotationsBefore);
+    expect(await dashboardFrames(app)).toHaveLength(1);
   });
 });

@@ -223,6 +223,21 @@ export async function latestToken(app: AppTab): Promise<string> {
 /** Clicks the demo's button `id` (a user's click). */
 export const clickTestId = (app: AppTab, id: string) => app.tab.click(testId(id));
 
+/** Presses "Expire the token now" and waits until the demo says the vendor now refuses the token. */
+export async function expireWithButton(app: AppTab): Promise<void> {
+  await app.tab.evaluate((selector) => (document.querySelector(selector)!.textContent = ''), testId('action-result'));
+  await clickTestId(app, 'expire-token');
+  await eventually('the vendor to refuse the token', async () => (await app.text('action-result'))?.includes('now refuses'));
+}
+
+/** Switches the demo's vendor outage on or off with its button, and waits until it is. */
+export async function setOutage(app: AppTab, on: boolean): Promise<void> {
+  const pressed = () => app.tab.evaluate((selector) => document.querySelector(selector)?.getAttribute('aria-pressed') === 'true', testId('toggle-outage'));
+  if ((await pressed()) === on) return;
+  await clickTestId(app, 'toggle-outage');
+  await eventually(on ? 'the outage' : 'the outage to end', async () => (await pressed()) === on);
+}
+
 export interface FrameWatch {
   /**
    * Animation frames sampled, and how many of them had no dashboard content; waits until at

@@ -2,35 +2,25 @@ import { describe, expect, it } from 'vitest';
 import type { StartDemoOptions } from '../../demo/server/start-demo.js';
 import { engines } from '../support/browsers/index.js';
 import {
-  clickTestId,
   eventually,
+  expireWithButton,
   latestToken,
   openApp,
   PIN_JITTER_COOKIE,
   postFromDashboard,
+  setOutage,
   sleep,
-  testId,
   tokenStatuses,
   useDemo,
   waitForGeneration,
   waitForReady,
   watchDashboardFrame,
-  type AppTab,
 } from './harness.js';
 
 // The dashboards re-read their data every second (harness): that is when they notice a dead token.
 const NOTICE_EXPIRY_MS = 10_000;
 /** The element's backoff ceiling (60 s) plus room: the longest a pending retry may wait. */
 const MAX_BACKOFF_WAIT_MS = 70_000;
-
-/** Presses "Expire the token now" and waits until the demo says the vendor now refuses the token. */
-const expireWithButton = async (app: AppTab) => {
-  await app.tab.evaluate((selector) => (document.querySelector(selector)!.textContent = ''), testId('action-result'));
-  await clickTestId(app, 'expire-token');
-  await eventually('the vendor to refuse the token', async () => (await app.text('action-result'))?.includes('now refuses'));
-};
-
-const outageOn = async (app: AppTab) => (await app.tab.evaluate((selector) => document.querySelector(selector)?.getAttribute('aria-pressed'), testId('toggle-outage'))) === 'true';
 
 describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
   const run = useDemo(engine);
@@ -117,8 +107,7 @@ describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
     const loaded = await acme.dashboardDocument();
     const watch = await watchDashboardFrame(await acme.frame());
 
-    await clickTestId(acme, 'toggle-outage');
-    await eventually('the outage', () => outageOn(acme));
+    await setOutage(acme, true);
     const beforeExpiry = (await acme.tokenRequests()).length;
     await expireWithButton(acme);
     await eventually('a retryable error', async () => (await acme.events('dashboard-error')).some((e) => e.detail.retryable === true), NOTICE_EXPIRY_MS);
@@ -142,8 +131,7 @@ describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
     for (const status of await tokenStatuses(acme, beforeExpiry)) expect(status).toBeGreaterThanOrEqual(500);
     expect(await acme.state()).toBe('refreshing');
 
-    await clickTestId(acme, 'toggle-outage');
-    await eventually('the outage to end', async () => !(await outageOn(acme)));
+    await setOutage(acme, false);
     // Nothing pokes the element: its next scheduled retry finds the vendor back.
     await waitForGeneration(acme, 2, MAX_BACKOFF_WAIT_MS);
     expect((await tokenStatuses(acme, duringOutage)).at(-1)).toBe(200);

@@ -1,6 +1,9 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../chromium.js';
-import { DEFAULT_VIEWPORT, poll, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab } from './types.js';
+import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
+  type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab } from './types.js';
+
+export const CHROMIUM_SUPPORT: EngineSupport = { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 };
 
 /** Chromium through playwright-core (CDP): everything the interface has. */
 export async function launchChromiumEngine(executablePath: string, options: LaunchOptions = {}): Promise<EngineBrowser> {
@@ -12,7 +15,7 @@ export async function launchChromiumEngine(executablePath: string, options: Laun
   return {
     engine: 'chromium',
     version: browser.version(),
-    supports: { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 },
+    supports: CHROMIUM_SUPPORT,
     async newContext(contextOptions = {}) {
       const context = await browser.newContext({ viewport: contextOptions.viewport ?? DEFAULT_VIEWPORT, ignoreHTTPSErrors: options.acceptInsecureCerts ?? false });
       contexts.add(context);
@@ -48,6 +51,7 @@ function chromiumContext(context: BrowserContext, forget: () => void): EngineCon
 const frameRef = (frame: Frame): FrameRef => ({
   url: async () => frame.url(),
   evaluate: (fn, arg) => frame.evaluate(fn, arg as never) as never,
+  evaluateScript: async (source) => void (await frame.evaluate(source)),
   click: (selector) => frame.click(selector),
 });
 
@@ -77,6 +81,7 @@ function chromiumTab(page: Page): Tab {
     },
     url: async () => page.url(),
     evaluate: (fn, arg) => page.evaluate(fn, arg as never) as never,
+    evaluateScript: async (source) => void (await page.evaluate(source)),
     click: (selector) => page.click(selector),
     frames: async () => children().map(frameRef),
     frame: async (match, timeoutMs = 20_000) => frameRef(await poll('a matching frame', () => children().find((frame) => match(frame.url())), timeoutMs)),

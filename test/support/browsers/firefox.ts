@@ -1,6 +1,9 @@
 import puppeteer, { type BrowserContext, type Frame, type HTTPRequest, type Page } from 'puppeteer-core';
 import { cookieMatches } from './cookies.js';
-import { DEFAULT_VIEWPORT, poll, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab, type Viewport } from './types.js';
+import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
+  type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab, type Viewport } from './types.js';
+
+export const FIREFOX_SUPPORT: EngineSupport = { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 };
 
 /**
  * Firefox ESR through puppeteer-core over WebDriver BiDi (puppeteer's standard Firefox path
@@ -32,7 +35,7 @@ export async function launchFirefoxEngine(executablePath: string, options: Launc
   return {
     engine: 'firefox',
     version: await browser.version(),
-    supports: { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 },
+    supports: FIREFOX_SUPPORT,
     async newContext(contextOptions = {}) {
       return firefoxContext(await browser.createBrowserContext(), contextOptions.viewport ?? DEFAULT_VIEWPORT);
     },
@@ -73,6 +76,7 @@ function firefoxContext(context: BrowserContext, viewport: Viewport): EngineCont
 const frameRef = (frame: Frame): FrameRef => ({
   url: async () => frame.url(),
   evaluate: (fn, arg) => frame.evaluate(fn as never, arg as never) as never,
+  evaluateScript: async (source) => void (await frame.evaluate(source)),
   click: (selector) => frame.click(selector),
 });
 
@@ -111,6 +115,7 @@ function firefoxTab(page: Page): Tab {
     },
     url: async () => page.url(),
     evaluate: (fn, arg) => page.evaluate(fn as never, arg as never) as never,
+    evaluateScript: async (source) => void (await page.evaluate(source)),
     click: (selector) => page.click(selector),
     frames: async () => children().map(frameRef),
     frame: async (match, timeoutMs = 20_000) => frameRef(await poll('a matching frame', () => children().find((frame) => match(frame.url())), timeoutMs)),

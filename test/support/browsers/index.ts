@@ -5,10 +5,10 @@
  * `E2E_ENGINES=chromium,firefox` narrows a local run.
  */
 import { chromiumTool, firefoxTool, webkitTools, type Tool } from '../tools.js';
-import { launchChromiumEngine } from './chromium.js';
-import { launchFirefoxEngine } from './firefox.js';
-import type { EngineBrowser, EngineName, LaunchOptions } from './types.js';
-import { launchWebKitEngine } from './webkit.js';
+import { CHROMIUM_SUPPORT, launchChromiumEngine } from './chromium.js';
+import { FIREFOX_SUPPORT, launchFirefoxEngine } from './firefox.js';
+import type { EngineBrowser, EngineName, EngineSupport, LaunchOptions } from './types.js';
+import { launchWebKitEngine, WEBKIT_SUPPORT } from './webkit.js';
 
 export * from './types.js';
 
@@ -16,6 +16,8 @@ export interface Engine {
   name: EngineName;
   /** Whether its binaries are there (always true under CI=true, which fails without them). */
   available: boolean;
+  /** What the engine's driver can do (the same as its browsers' `supports`), known before launch. */
+  supports: EngineSupport;
   launch(options?: LaunchOptions): Promise<EngineBrowser>;
 }
 
@@ -36,16 +38,17 @@ const unavailable = (tool: Tool) => () => Promise.reject(new Error(`${tool.name}
 export function engine(name: EngineName): Engine {
   if (name === 'chromium') {
     const tool = chromiumTool();
-    return { name, available: tool.available, launch: tool.available ? (options) => launchChromiumEngine(tool.path, options) : unavailable(tool) };
+    return { name, available: tool.available, supports: CHROMIUM_SUPPORT, launch: tool.available ? (options) => launchChromiumEngine(tool.path, options) : unavailable(tool) };
   }
   if (name === 'firefox') {
     const tool = firefoxTool();
-    return { name, available: tool.available, launch: tool.available ? (options) => launchFirefoxEngine(tool.path, options) : unavailable(tool) };
+    return { name, available: tool.available, supports: FIREFOX_SUPPORT, launch: tool.available ? (options) => launchFirefoxEngine(tool.path, options) : unavailable(tool) };
   }
   const tools = webkitTools();
   return {
     name,
     available: tools.available,
+    supports: WEBKIT_SUPPORT,
     launch: tools.available ? (options) => launchWebKitEngine({ driver: tools.path, minibrowser: tools.minibrowser, xvfb: tools.xvfb }, options) : unavailable(tools),
   };
 }

@@ -86,6 +86,13 @@ export interface SentRequest {
 export interface Evaluator {
   /** Runs `fn(arg)` in this document and returns its (awaited) result. See the file comment. */
   evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>>;
+  /**
+   * Runs script source text in this document, past the document's Content-Security-Policy as a
+   * driver's scripts are: to inject a library (axe-core) into a page that allows no eval. Its
+   * top-level `var`s may stay local (WebKit runs it as a function body, `this` the window): a
+   * library must put its globals on `window`, as UMD bundles do.
+   */
+  evaluateScript(source: string): Promise<void>;
   /** Clicks the first element matching the CSS `selector` in this document, as a user would. */
   click(selector: string): Promise<void>;
 }

@@ -4,8 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
 import { cookieMatches } from './cookies.js';
-import { DEFAULT_VIEWPORT, poll, type Cookie, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type Tab, type Viewport } from './types.js';
+import { DEFAULT_VIEWPORT, poll, type Cookie, type EngineBrowser,
+  type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type Tab, type Viewport } from './types.js';
 import { ELEMENT_KEY, WebDriverSession, webdriverCommand, type ElementRef } from './webdriver-classic.js';
+
+/** MiniBrowser's toolbar keeps its window at least this wide (CSS px of the page at zoom 1). */
+const MIN_WINDOW_WIDTH = 447;
+
+export const WEBKIT_SUPPORT: EngineSupport = { initScripts: false, console: false, network: false, namedHosts: false, navigationStatus: false, minViewportWidth: MIN_WINDOW_WIDTH };
 
 /** Where Debian's webkit2gtk-driver finds the browser it drives (package libwebkit2gtk-4.1-0). */
 export const MINIBROWSER_PATH = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -36,7 +42,7 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
     get version() {
       return version;
     },
-    supports: { initScripts: false, console: false, network: false, namedHosts: false, navigationStatus: false, minViewportWidth: MIN_WINDOW_WIDTH },
+    supports: WEBKIT_SUPPORT,
     async newContext(contextOptions = {}) {
       const context = await WebKitContext.start(paths, xvfb.display, args, options.acceptInsecureCerts ?? false, contextOptions.viewport ?? DEFAULT_VIEWPORT, () => contexts.delete(context));
       contexts.add(context);
@@ -53,8 +59,6 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
   return browser;
 }
 
-/** MiniBrowser's toolbar keeps its window at least this wide (CSS px of the page at zoom 1). */
-const MIN_WINDOW_WIDTH = 447;
 
 async function stopProcess(child: ChildProcess, graceMs = 3_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -153,6 +157,8 @@ class WebKitContext implements EngineContext {
         await poll(`WebKitWebDriver on port ${port}`, async () => driver.exitCode === null && (await webdriverCommand<{ ready: boolean }>(base, 'GET', '/status', undefined, 2_000)).ready, 10_000, 50);
         const session = await WebDriverSession.create(base, {
           acceptInsecureCerts,
+          // An axe-core run over a page takes seconds in WebKit on two busy cores.
+          timeouts: { script: 60_000 },
           'webkitgtk:browserOptions': { binary: paths.minibrowser, args },
         });
         const context = new WebKitContext(driver, session, `MiniBrowser (WebKitGTK ${String(session.capabilities.browserVersion ?? '?')})`, viewport, forget);
@@ -195,6 +201,11 @@ class WebKitContext implements EngineContext {
     return answer?.ok as R;
   }
 
+  /** WebDriver runs a script as a function body: `var`s stay local, so a UMD library is handed `window` as its `this`. */
+  private async executeScript(source: string): Promise<void> {
+    await this.session.command('POST', '/execute/sync', { script: `(function () {\n${source}\n}).call(window);`, args: [] });
+  }
+
   private async clickIn(selector: string): Promise<void> {
     const element = await this.session.command<ElementRef>('POST', '/element', { using: 'css selector', value: selector });
     await this.session.command('POST', `/element/${element[ELEMENT_KEY]}/click`, {});
@@ -204,6 +215,7 @@ class WebKitContext implements EngineContext {
     return {
       url: () => this.on(handle, frame, () => this.session.command<string>('POST', '/execute/sync', { script: 'return location.href', args: [] })),
       evaluate: (fn, arg) => this.on(handle, frame, () => this.execute(fn, arg)),
+      evaluateScript: (source) => this.on(handle, frame, () => this.executeScript(source)),
       click: (selector) => this.on(handle, frame, () => this.clickIn(selector)),
     };
   }
@@ -234,6 +246,7 @@ class WebKitContext implements EngineContext {
         }),
       url: () => this.on(handle, null, () => this.session.command<string>('GET', '/url')),
       evaluate: (fn, arg) => this.on(handle, null, () => this.execute(fn, arg)),
+      evaluateScript: (source) => this.on(handle, null, () => this.executeScript(source)),
       click: (selector) => this.on(handle, null, () => this.clickIn(selector)),
       frames,
       async frame(match, timeoutMs = 20_000) {

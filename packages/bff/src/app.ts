@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
 import { BffError } from './errors/bff-error.js';
+import { keepsNoMetrics } from './observability/no-metrics.js';
 import type { BffAppOptions } from './options.js';
 import { buildEmbedRoutes } from './routes/embed-routes.js';
 import { bffErrorHandler } from './routes/error-handler.js';
@@ -31,6 +32,9 @@ import { createBffRuntime } from './runtime.js';
  */
 export function createBffApp(options: BffAppOptions): Hono {
   const runtime = createBffRuntime(options);
+  if (options.exposeMetrics === true && keepsNoMetrics(runtime.metrics)) {
+    throw new TypeError('exposeMetrics: this runtime keeps no metrics by default (prom-client needs Node.js); pass `metrics` of your own');
+  }
   const basePath = options.basePath ?? DEFAULT_BFF_BASE_PATH;
   if (!basePath.startsWith('/') || basePath.endsWith('/')) throw new TypeError('basePath must start with "/" and not end with "/"');
   const app = new Hono();

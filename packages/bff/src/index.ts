@@ -1,7 +1,9 @@
+import * as platform from '#bff-platform';
+import type { Platform } from './platform/types.js';
+
 export { createBffApp } from './app.js';
 export { createEmbedRoutes } from './routes/embed-routes.js';
 export { createMetricsApp } from './routes/metrics-routes.js';
-export { createBffNodeListener } from './http/node-listener.js';
 export { BffError } from './errors/bff-error.js';
 export { renderInitialToken, INITIAL_TOKEN_HEADERS } from './page/initial-token.js';
 export { renderDashboardFrame } from './page/dashboard-frame.js';
@@ -10,7 +12,6 @@ export { renderElementScript } from './page/element-script.js';
 export type { ElementScriptOptions } from './page/element-script.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
 export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';
-export { createBffMetrics } from './observability/metrics.js';
 export { DEFAULT_CLAIM_NAMES } from './session/claims.js';
 export { groupFingerprint } from './tokens/fingerprint.js';
 
@@ -26,3 +27,14 @@ export type { SessionOptions } from './session/session-verifier.js';
 export type { ClaimNames } from './session/claims.js';
 export type { EmbedIdentity, IdentifyFunction } from './session/identity.js';
 export type { UserGroupUpstream, UpstreamCallOptions } from './tokens/upstream.js';
+
+/**
+ * A Node `(req, res)` listener for the BFF app (`@hono/node-server`), answering its own refusals
+ * like the BFF does. Node (and Bun, Deno) only: elsewhere hand `app.fetch` to the runtime.
+ */
+export const createBffNodeListener: Platform['createBffNodeListener'] = platform.createBffNodeListener;
+/**
+ * The BFF's Prometheus metrics (prom-client) on a registry of their own. Node (and Bun, Deno)
+ * only: on Workers and the Next.js edge runtime the BFF keeps no metrics by default.
+ */
+export const createBffMetrics: Platform['createBffMetrics'] = platform.createBffMetrics;

@@ -3,7 +3,8 @@ import { createUpstreamBudget } from './budget/upstream-budget.js';
 import { EmbedTokens } from './embed-token/embed-tokens.js';
 import { localMinter } from './embed-token/local-minter.js';
 import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
-import { createBffMetrics, type BffMetrics } from './observability/metrics.js';
+import { defaultMetrics } from '#bff-platform';
+import type { BffMetrics } from './observability/metrics.js';
 import type { BffOptions } from './options.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { resolveSettings, type OriginRule } from './settings.js';
@@ -32,7 +33,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   // The default logger redacts whole lines itself; a logger of the integrator's gets fields redacted first.
   const logger =
     options.logger === undefined ? createJsonLogger({ secrets: settings.secrets, level: options.logLevel }) : withRedaction(options.logger, settings.secrets);
-  const metrics = options.metrics ?? createBffMetrics();
+  const metrics = options.metrics ?? defaultMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, settings.storeTimeoutMs, settings.now);
   const service = new TokenService(
     options.upstream,

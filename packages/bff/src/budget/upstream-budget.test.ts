@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UserGroupRateLimitedError } from '@embedded-dashboard/client';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
-import { createBffMetrics } from '../observability/metrics.js';
+import { createBffMetrics } from '../observability/prometheus.js';
 import { createMemoryStore } from '../store/memory.js';
 import { call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
 

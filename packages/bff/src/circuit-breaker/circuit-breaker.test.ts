@@ -4,7 +4,7 @@ import { socketBffs } from '../testing/socket-bffs.js';
 import { createBffApp } from '../app.js';
 import { BudgetRefusedError } from '../budget/upstream-budget.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { createBffMetrics } from '../observability/metrics.js';
+import { createBffMetrics } from '../observability/prometheus.js';
 import type { BffAppOptions } from '../options.js';
 import { acme, API_TOKEN, captureLogs, findLeaks, record, session } from '../testing/fixtures.js';
 import { answerWithToken, startHostileVendor, type HostileVendor, type VendorBehaviour } from '../testing/hostile-vendor.js';

@@ -6,7 +6,7 @@ import { UserGroupClient } from '@embedded-dashboard/client';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import { createJsonLogger } from '../observability/logger.js';
-import { createBffMetrics } from '../observability/metrics.js';
+import { createBffMetrics } from '../observability/prometheus.js';
 import { createMetricsApp } from '../routes/metrics-routes.js';
 import { createBffNodeListener } from '../http/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';

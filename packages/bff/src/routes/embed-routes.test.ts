@@ -13,7 +13,7 @@ import {
 import { isBffErrorBody } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
-import { createBffMetrics } from '../observability/metrics.js';
+import { createBffMetrics } from '../observability/prometheus.js';
 import { createEmbedRoutes } from './embed-routes.js';
 import { createMetricsApp } from './metrics-routes.js';
 import { API_TOKEN, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '#bff-platform';
 import type { Context } from 'hono';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import { errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
@@ -62,7 +62,7 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
 function sessionId(payload: Record<string, unknown>, token: string): string {
   if (typeof payload.sub === 'string' && payload.sub !== '') return `sub:${payload.sub.slice(0, 256)}`;
   if (typeof payload.jti === 'string' && payload.jti !== '') return `jti:${payload.jti.slice(0, 256)}`;
-  return `jwt:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
+  return `jwt:${sha256(token, 'hex').slice(0, 32)}`;
 }
 
 const unauthenticated = (message: string, cause?: unknown) => new BffError('unauthenticated', message, { cause });

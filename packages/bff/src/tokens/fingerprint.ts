@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '#bff-platform';
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
 
 // Sorted keys at every depth: the same input always gives the same text, whatever the claim order.
@@ -24,5 +24,5 @@ export function stableStringify(value: unknown): string {
  */
 export function groupFingerprint(group: UserGroupInput): string {
   const text = stableStringify({ name: group.name, properties: group.properties, mapping: group.mapping });
-  return createHash('sha256').update(text).digest('base64url');
+  return sha256(text, 'base64url');
 }

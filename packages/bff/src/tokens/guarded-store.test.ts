@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createBffMetrics } from '../observability/metrics.js';
+import { createBffMetrics } from '../observability/prometheus.js';
 import { createBffApp } from '../app.js';
 import { groupEntry } from '../testing/group-entry.js';
 import { call, captureLogs, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';

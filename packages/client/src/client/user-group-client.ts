@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { backoffDelay, VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
 import type {
   ExploGenerateJwtInput,
@@ -18,7 +17,7 @@ import {
 } from '../errors/errors.js';
 import { redact, sanitizeCause } from '../errors/redact.js';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
-import { createNodeTransport, type NodeTransport } from '../transport/node.js';
+import { defaultTransport, sha256Hex } from '#client-platform';
 import type { Transport, TransportResponse } from '../transport/types.js';
 import { generateJwtBody, rotateBody, userGroupBody } from '../validation/input.js';
 import { resolveOptions, type ResolvedOptions } from '../validation/options.js';
@@ -86,7 +85,7 @@ export interface CallOptions {
 export class UserGroupClient {
   readonly #options: ResolvedOptions;
   readonly #transport: Transport;
-  readonly #ownTransport: NodeTransport | undefined;
+  readonly #ownTransport: (Transport & { close(): void }) | undefined;
   readonly #slots: ConcurrencyLimit;
   readonly #random: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -102,13 +101,21 @@ export class UserGroupClient {
   constructor(options: UserGroupClientOptions) {
     this.#options = resolveOptions(options);
     const { transport, maxInFlight, random, sleep, now } = this.#options;
-    this.#ownTransport = transport ? undefined : createNodeTransport({ maxSockets: maxInFlight });
-    this.#transport = transport ?? (this.#ownTransport as NodeTransport);
+    this.#ownTransport = transport ? undefined : defaultTransport(maxInFlight);
+    this.#transport = transport ?? this.#ownTransport!;
+    const getOrCreate = this.#options.api.route('getOrCreate');
+    if (getOrCreate.method === 'GET' && this.#transport.getWithBody === false) {
+      this.#ownTransport?.close();
+      throw new TypeError(
+        `UserGroupClient: the ${this.#options.api.name} API's get-or-create is a GET with a JSON body, which fetch refuses to send; ` +
+          "use api: 'explo-customer' (POSTs only), or a transport that can send it (createNodeTransport, on Node)",
+      );
+    }
     this.#slots = new ConcurrencyLimit(maxInFlight);
     this.#random = random ?? Math.random;
     this.#sleep = sleep ?? defaultSleep;
     this.#now = now ?? Date.now;
-    this.accountId = createHash('sha256').update(`${this.#options.url}\n${this.#options.apiToken}`).digest('hex').slice(0, 16);
+    this.accountId = sha256Hex(`${this.#options.url}\n${this.#options.apiToken}`).slice(0, 16);
   }
 
   /** The upstream API profile this client speaks. */

@@ -1,59 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupApiError, UserGroupClient } from '../index.js';
 import { createNodeTransport, type NodeTransport } from './node.js';
-
-/** What a test server saw of one request. */
-interface SeenRequest {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-  socket: Socket;
-}
-
-/** A raw node:http server on 127.0.0.1:0: only a raw server shows what really went over the wire. */
-async function startRawServer(
-  handle: (req: IncomingMessage, res: ServerResponse, seen: SeenRequest) => void,
-): Promise<{ url: string; seen: SeenRequest[]; connections: () => number; close(): Promise<void> }> {
-  const seen: SeenRequest[] = [];
-  let connections = 0;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), socket: req.socket };
-      seen.push(entry);
-      handle(req, res, entry);
-    });
-  });
-  server.on('connection', () => {
-    connections += 1;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { json, startRawServer } from '../testing/raw-server.js';
 
 const API_TOKEN = 'secret-api-token-123';
 const GROUP = { team_id: 7, token: 'ugt-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } };
 const INPUT = { name: 'Acme Corp', user_group_id: 'acme', mapping: { sales: 'ds-1' }, properties: { region: 'EU', note: 'grüße ✓ "quoted"' } };
-
-const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
-  res.end(body);
-};
 
 type RawServer = Awaited<ReturnType<typeof startRawServer>>;
 const cleanups: Array<() => unknown> = [];

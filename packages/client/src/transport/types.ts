@@ -1,6 +1,7 @@
 /**
- * The one network seam of the client. Tests inject their own; the default speaks node:http(s)
- * because the vendor's GET carries a JSON body, which `fetch` refuses to send.
+ * The one network seam of the client. Tests inject their own; the default on Node speaks
+ * node:http(s) because the vendor's GET carries a JSON body, which `fetch` refuses to send; on
+ * runtimes without Node's modules (Workers, edge) it is `fetch` (transport/fetch.ts).
  */
 
 /** One HTTP exchange as the client asks for it. */
@@ -26,4 +27,10 @@ export interface TransportResponse {
  * Sends one request and resolves with the whole response, whatever its status. Rejects on
  * network failure or abort; it may reject with a `UserGroupApiError` to choose the code itself.
  */
-export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
+export type Transport = ((request: TransportRequest) => Promise<TransportResponse>) & {
+  /**
+   * `false` for a transport that cannot send a GET with a body (`fetch`): `UserGroupClient`
+   * then refuses an API whose get-or-create needs one. Unset means it can.
+   */
+  readonly getWithBody?: boolean;
+};

@@ -47,7 +47,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['packages/{protocol,client,emulator,bff,vite}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/packaging/**', '**/node_modules/**', '**/dist/**'],
+          exclude: ['test/e2e/**', 'test/packaging/**', 'test/topology/**', '**/node_modules/**', '**/dist/**'],
         },
       },
       {

@@ -15,7 +15,7 @@ const UNKNOWN_CUSTOMER_PAGE = `<!doctype html>
  * `GET /login?customer=acme` signs in as a sample customer (an HttpOnly, SameSite=Lax cookie
  * holding a short-lived JWT) and redirects to `/app`; `/logout` clears the cookie.
  */
-export function authRoutes(keys: SessionKeys): Hono {
+export function authRoutes(keys: SessionKeys, secureCookies = false): Hono {
   const app = new Hono();
 
   app.get('/login', async (c) => {
@@ -27,14 +27,15 @@ export function authRoutes(keys: SessionKeys): Hono {
       sameSite: 'Lax',
       path: '/',
       maxAge: keys.ttlSeconds,
-      secure: new URL(c.req.url).protocol === 'https:',
+      // Behind a TLS-terminating proxy the request URL says http: the demo is told instead.
+      secure: secureCookies || new URL(c.req.url).protocol === 'https:',
     });
     c.header('Cache-Control', 'no-store');
     return c.redirect('/app', 302);
   });
 
   const logout = (c: Context) => {
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: secureCookies || new URL(c.req.url).protocol === 'https:' });
     c.header('Cache-Control', 'no-store');
     return c.redirect('/', 302);
   };

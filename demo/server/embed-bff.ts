@@ -9,6 +9,8 @@ export interface EmbedBffOptions {
   sessionSecret: string;
   tokenTtlSeconds: number;
   allowedOrigins: string[];
+  /** Behind a proxy: the host app's public origin (the BFF's `publicOrigin`). */
+  publicOrigin?: string | undefined;
   /** Receives the BFF's JSON log lines; default: none. */
   log?: ((line: string) => void) | undefined;
 }
@@ -30,6 +32,7 @@ export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
     session: { secret: options.sessionSecret, cookie: SESSION_COOKIE, issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE },
     tokenTtlSeconds: options.tokenTtlSeconds,
     allowedOrigins: options.allowedOrigins,
+    publicOrigin: options.publicOrigin,
     secrets: [options.apiToken],
     logger: createJsonLogger({ write: options.log ?? (() => undefined), level: options.log ? 'info' : 'silent', secrets: [options.apiToken] }),
   });

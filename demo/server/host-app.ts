@@ -15,6 +15,8 @@ export interface HostAppOptions extends Omit<DemoApiOptions, 'sessionSecret'> {
   ledger: TokenLedger;
   /** The built pages; without it (under `npm run dev`) Vite serves them. */
   publicDir?: string;
+  /** Mark the session cookie `Secure` whatever the request URL says (served over HTTPS behind a proxy). */
+  secureCookies?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export function createHostApp(options: HostAppOptions): Hono {
   const app = new Hono();
   app.use('*', securityHeaders());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.route('/', authRoutes(options.session));
+  app.route('/', authRoutes(options.session, options.secureCookies ?? false));
   app.route('/', demoApi({ ...options, sessionSecret: options.session.secret }));
   app.use(`${options.embed.basePath}/*`, async function learnTokens(c, next) {
     await next();

@@ -2,7 +2,8 @@
  * `npm start`: runs the demo until Ctrl-C. Environment: `DEMO_PORT` (default 5174, `0` picks a
  * free one), `DEMO_HOST` (default 127.0.0.1), `DEMO_SESSION_SECRET` (default: random per start),
  * `EMBED_TOKEN_TTL` (the BFF's token TTL in seconds, default 300), `DEMO_DASHBOARD_REFRESH` (how
- * often an open dashboard re-reads its data, in seconds, default 3).
+ * often an open dashboard re-reads its data, in seconds, default 3); behind a proxy
+ * `DEMO_PUBLIC_URL`, `DEMO_VENDOR_PUBLIC_URL` and `DEMO_EMULATOR_PORT` (demo/README.md).
  */
 import { startDemo, type StartDemoOptions } from './start-demo.js';
 
@@ -28,6 +29,11 @@ function readOptions(): StartDemoOptions {
   if (ttl !== undefined) options.tokenTtlSeconds = ttl;
   const refresh = integerFromEnv('DEMO_DASHBOARD_REFRESH', 1, 86_400);
   if (refresh !== undefined) options.dashboardRefreshSeconds = refresh;
+  const emulatorPort = integerFromEnv('DEMO_EMULATOR_PORT', 0, 65_535);
+  if (emulatorPort !== undefined) options.emulatorPort = emulatorPort;
+  // Behind a TLS-terminating proxy (demo/README.md, "Behind a proxy").
+  if (process.env.DEMO_PUBLIC_URL) options.publicUrl = process.env.DEMO_PUBLIC_URL;
+  if (process.env.DEMO_VENDOR_PUBLIC_URL) options.vendorPublicUrl = process.env.DEMO_VENDOR_PUBLIC_URL;
   const secret = process.env.DEMO_SESSION_SECRET;
   if (secret !== undefined && secret !== '') {
     if (secret.length < 32) fail('DEMO_SESSION_SECRET must be at least 32 characters');
@@ -39,7 +45,7 @@ function readOptions(): StartDemoOptions {
 async function main(): Promise<void> {
   const options = readOptions();
   const demo = await startDemo(options).catch((error: NodeJS.ErrnoException) =>
-    fail(error.code === 'EADDRINUSE' ? `port ${options.port} is in use; set DEMO_PORT to another port, or 0 for a free one` : error.message),
+    fail(error.code === 'EADDRINUSE' ? `port ${options.port} (or DEMO_EMULATOR_PORT) is in use; set DEMO_PORT to another port, or 0 for a free one` : error.message),
   );
   console.log(`demo ready: ${demo.url}/`);
   console.log(`  the vendor (emulator) listens on ${demo.emulatorUrl}; press Ctrl-C to stop`);

@@ -43,6 +43,14 @@ export interface StartDemoOptions {
   publicDir?: string | false;
   /** More origins the host app is reached under (Vite's dev server), allowed to embed and call the BFF. */
   extraOrigins?: string[];
+  /**
+   * Behind a TLS-terminating proxy: the origin browsers reach the host app at
+   * (`https://app.example.com`). The demo then answers only there: the BFF's `publicOrigin`,
+   * the origin allowed to frame dashboards and call the demo API, `Secure` session cookies.
+   */
+  publicUrl?: string;
+  /** Behind a proxy: the origin browsers reach the vendor (the emulator) at; the dashboards' `src-template` uses it. */
+  vendorPublicUrl?: string;
   /** Where the BFF logs; default: nowhere. */
   log?: (line: string) => void;
 }
@@ -62,6 +70,17 @@ export interface RunningDemo {
 const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL(import.meta.url.includes('/dist/server/') ? '../public' : '../dist/public', import.meta.url));
 const MIN_SECRET_LENGTH = 32;
 const DEFAULT_DASHBOARD_REFRESH_SECONDS = 3;
+
+const checkOrigin = (name: string, value: string): string => {
+  let origin: string | undefined;
+  try {
+    origin = new URL(value).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin !== value || !/^https?:/.test(value)) throw new TypeError(`${name} must be an origin like https://app.example.com`);
+  return value;
+};
 
 const checkSeconds = (name: string, value: number | undefined, fallback: number, min = 0) => {
   const result = value ?? fallback;
@@ -102,7 +121,9 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     });
   });
   const hostPort = (server.address() as AddressInfo).port;
-  const origins = [...originsOf(host, hostPort), ...(options.extraOrigins ?? [])];
+  const publicUrl = options.publicUrl === undefined ? undefined : checkOrigin('publicUrl', options.publicUrl);
+  const vendorPublicUrl = options.vendorPublicUrl === undefined ? undefined : checkOrigin('vendorPublicUrl', options.vendorPublicUrl);
+  const origins = publicUrl !== undefined ? [publicUrl] : [...originsOf(host, hostPort), ...(options.extraOrigins ?? [])];
 
   const closeServer = () =>
     new Promise<void>((resolve) => {
@@ -124,7 +145,8 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       apiToken: DEMO_API_KEY,
       sessionSecret,
       tokenTtlSeconds,
-      allowedOrigins: origins,
+      allowedOrigins: publicUrl === undefined ? origins : [],
+      publicOrigin: publicUrl,
       log: options.log,
     });
     const ledger = new TokenLedger();
@@ -150,7 +172,8 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       controls,
       ledger,
       allowedOrigins: () => origins,
-      srcTemplateFor: (pageUrl) => dashboardSrcTemplate(pageUrl, emulatorPort),
+      srcTemplateFor: (pageUrl) => (vendorPublicUrl === undefined ? dashboardSrcTemplate(pageUrl, emulatorPort) : `${vendorPublicUrl}/iframe/{dashboard}`),
+      secureCookies: publicUrl?.startsWith('https:') ?? false,
       tokenUrl: `${DEFAULT_BFF_BASE_PATH}/token`,
       tokenTtlSeconds,
       refreshMarginSeconds,
@@ -162,7 +185,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     const emulatorRun = running;
     let closing: Promise<void> | undefined;
     return {
-      url: originsOf(host, hostPort)[0] as string,
+      url: publicUrl ?? (originsOf(host, hostPort)[0] as string),
       emulatorUrl: running.url,
       emulator,
       close: () =>

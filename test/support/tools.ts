@@ -23,6 +23,8 @@ const APT_PACKAGE: Record<string, string> = {
   WebKitWebDriver: 'webkit2gtk-driver',
   MiniBrowser: 'webkit2gtk-driver',
   Xvfb: 'xvfb',
+  nginx: 'nginx',
+  openssl: 'openssl',
 };
 
 function findTool(
@@ -78,6 +80,12 @@ export const redisServerTool = (): Tool =>
 /** Debian's redis-cli (package redis-tools, a dependency of redis-server; or `REDIS_CLI_PATH`): creates test clusters. */
 export const redisCliTool = (): Tool =>
   findTool('redis-cli', [process.env.REDIS_CLI_PATH ?? '', '/usr/bin/redis-cli', '/usr/local/bin/redis-cli'].filter(Boolean));
+
+/** Debian's nginx (or `NGINX_PATH`): the TLS-terminating proxy of test/topology. */
+export const nginxTool = (): Tool => findTool('nginx', [process.env.NGINX_PATH ?? '', '/usr/sbin/nginx'].filter(Boolean));
+
+/** Debian's openssl: makes test/topology's throwaway certificate authority. */
+export const opensslTool = (): Tool => findTool('openssl', ['/usr/bin/openssl']);
 
 /** util-linux's `script` (Debian package bsdutils): runs a command on a real pseudo-terminal. */
 export const scriptTool = (): Tool => findTool('script', ['/usr/bin/script', '/bin/script']);

@@ -1,47 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { engines, type FrameRef } from '../support/browsers/index.js';
-import { eventually, expireWithButton, openApp, sleep, useDemo, type AppTab } from './harness.js';
-
-interface HostSample {
-  at: number;
-  /** Ids of the iframes a viewer can see (not hidden, not visibility:hidden). */
-  visible: string[];
-}
-
-declare global {
-  interface Window {
-    __hostSamples?: HostSample[];
-    /** When (epoch ms) each iframe, by id, posted dashboardLoaded: its content was rendered by then. */
-    __loadedAt?: Record<string, number>;
-  }
-}
-
-/** Every animation frame of the host page: which dashboard iframes are visible. */
-async function sampleHost(app: AppTab): Promise<void> {
-  await app.tab.evaluate(() => {
-    const samples: HostSample[] = (window.__hostSamples = []);
-    window.__loadedAt = {};
-    addEventListener(
-      'message',
-      (event) => {
-        if ((event.data as { event?: unknown } | null)?.event !== 'dashboardLoaded') return;
-        const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
-        const id = frames.find((f) => f.contentWindow === event.source)?.id;
-        if (id) window.__loadedAt![id] = performance.timeOrigin + performance.now();
-      },
-      true,
-    );
-    const tick = () => {
-      const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
-      samples.push({
-        at: performance.timeOrigin + performance.now(),
-        visible: frames.filter((f) => !f.hidden && getComputedStyle(f).visibility !== 'hidden' && f.getBoundingClientRect().height > 0).map((f) => f.id),
-      });
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
-}
+import { eventually, expireWithButton, openApp, sampleHost, sleep, useDemo, type AppTab, type HostSample } from './harness.js';
 
 /** The dashboard frames of the tab, with their URLs. */
 async function dashboardFrames(app: AppTab): Promise<{ frame: FrameRef; url: string }[]> {
@@ -76,7 +35,7 @@ describe.each(engines())('demo in $name: protocol="explo" (the vendor embed, tok
 
   it.skipIf(!engine.available)('survives two expiries: each rotation swaps in a new frame with zero animation frames without dashboard content', async () => {
     const app = await openExplo();
-    await sampleHost(app);
+    await sampleHost(app.tab);
     for (let round = 1; round <= 2; round++) {
       const [old] = await dashboardFrames(app);
       await eventually('data in the frame', () => frameReady(old!.frame));

@@ -296,3 +296,48 @@ export function iframeHeight(tab: Tab): Promise<number> {
     return Math.round(frame.getBoundingClientRect().height);
   });
 }
+
+export interface HostSample {
+  at: number;
+  /** Ids of the iframes a viewer can see (not hidden, not visibility:hidden). */
+  visible: string[];
+}
+
+declare global {
+  interface Window {
+    __hostSamples?: HostSample[];
+    /** When (epoch ms) each iframe, by id, posted dashboardLoaded: its content was rendered by then. */
+    __loadedAt?: Record<string, number>;
+  }
+}
+
+/**
+ * Every animation frame of the host page from now on: which dashboard iframes are visible (in
+ * `window.__hostSamples`), and when each said `dashboardLoaded` (`window.__loadedAt`). `page` is a
+ * tab of any engine, or a playwright page (test/topology).
+ */
+export async function sampleHost(page: { evaluate(fn: () => void): Promise<unknown> }): Promise<void> {
+  await page.evaluate(() => {
+    const samples: HostSample[] = (window.__hostSamples = []);
+    window.__loadedAt = {};
+    addEventListener(
+      'message',
+      (event) => {
+        if ((event.data as { event?: unknown } | null)?.event !== 'dashboardLoaded') return;
+        const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
+        const id = frames.find((f) => f.contentWindow === event.source)?.id;
+        if (id) window.__loadedAt![id] = performance.timeOrigin + performance.now();
+      },
+      true,
+    );
+    const tick = () => {
+      const frames = [...(document.querySelector('embedded-dashboard')?.shadowRoot?.querySelectorAll('iframe') ?? [])];
+      samples.push({
+        at: performance.timeOrigin + performance.now(),
+        visible: frames.filter((f) => !f.hidden && getComputedStyle(f).visibility !== 'hidden' && f.getBoundingClientRect().height > 0).map((f) => f.id),
+      });
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}

@@ -280,3 +280,11 @@ describe('on a real socket (Node joins repeated headers)', () => {
     expect(await raw(url, { origin: url }, jwt)).toBe(200);
   });
 });
+
+describe('the README and the tested proxy agree', () => {
+  it('"Behind a proxy" recommends exactly the nginx lines test/topology runs', async () => {
+    const { PROXY_HEADERS } = await import('../../../../test/topology/nginx.js');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`\`\`\`nginx\n${PROXY_HEADERS}\n\`\`\``);
+  });
+});

@@ -8,7 +8,7 @@
  */
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, watchDashboardFrame } from '../e2e/harness.js';
+import { eventually, watchDashboardFrame } from '../e2e/chromium-harness.js';
 import { chromium, collectPageErrors } from '../packaging/browser.js';
 import type { ServerProcess } from '../packaging/consumer.js';
 import { EXAMPLE_USERS, startExample, type ExampleName } from '../packaging/example-apps.js';

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BffErrorCode } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
+import { NO_SESSION_COOKIE } from '../session/session-verifier.js';
 import { requestIdOf } from './request-context.js';
 import { respondError } from './respond.js';
 
@@ -24,10 +25,24 @@ function toBffErrorResponse(error: unknown): BffError {
   return new BffError('internal', 'internal error', { cause: error });
 }
 
+/**
+ * A cookie session that did not arrive from a page of another origin: say why, rather than a bare
+ * "no session cookie". The element passes the first 200 characters on in its `dashboard-error`
+ * event, so all that matters is in them.
+ */
+const crossOriginCookieMissing = (error: BffError): BffError =>
+  new BffError(
+    'unauthenticated',
+    `${error.message} from another origin (third-party cookies blocked, or no with-credentials): use a bearer session, see "Cross-site BFF" in the @embedded-dashboard/bff README`,
+    { cause: error },
+  );
+
 /** The BFF's one `onError`: logs server-side failures (redacted) and answers with JSON. */
 export function bffErrorHandler(logger: BffLogger): ErrorHandler {
   return function bffErrorHandler(error: unknown, c: Context) {
-    const bffError = toBffErrorResponse(error);
+    let bffError = toBffErrorResponse(error);
+    const corsOrigin = c.get('embedCorsOrigin');
+    if (bffError.cause === NO_SESSION_COOKIE && corsOrigin !== undefined) bffError = crossOriginCookieMissing(bffError);
     c.set('embedErrorCode', bffError.code);
     if (bffError.status >= 500) {
       logger.error('request failed', {

@@ -288,3 +288,24 @@ describe('the README and the tested proxy agree', () => {
     expect(readme).toContain(`\`\`\`nginx\n${PROXY_HEADERS}\n\`\`\``);
   });
 });
+
+describe('a cookie session that does not arrive from a page of another origin', () => {
+  it('is told why (third-party cookies, with-credentials) and what works instead; same-origin keeps the plain message', async () => {
+    const { app } = setup({ session: { secret: SESSION_SECRET, cookie: 'session' }, allowedOrigins: ['https://shop.example'] });
+    const post = (headers: Record<string, string>) => call(app, `${INTERNAL}/embed/token`, tokenRequest(undefined, {}, headers));
+    const crossSite = await post({ origin: 'https://shop.example', 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(401);
+    expect(crossSite.body).toMatchObject({ error: { code: 'unauthenticated', retryable: false } });
+    // All of it within the 200 characters the element passes on.
+    expect(messageOf(crossSite.body).slice(0, 200)).toBe(
+      'no session cookie "session" from another origin (third-party cookies blocked, or no with-credentials): use a bearer session, see "Cross-site BFF" in the @embedded-dashboard/bff README',
+    );
+    expect(crossSite.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    const sameOrigin = await post({ origin: PUBLIC, 'sec-fetch-site': 'same-origin' });
+    expect(messageOf(sameOrigin.body)).toBe('no session cookie "session"');
+    // A cookie that arrived but does not verify is another story: the plain message.
+    const forged = await post({ origin: 'https://shop.example', 'sec-fetch-site': 'cross-site', cookie: 'session=not-a-jwt' });
+    expect(forged.status).toBe(401);
+    expect(messageOf(forged.body)).not.toContain('Cross-site BFF');
+  });
+});

@@ -67,6 +67,9 @@ function sessionId(payload: Record<string, unknown>, token: string): string {
 
 const unauthenticated = (message: string, cause?: unknown) => new BffError('unauthenticated', message, { cause });
 
+/** The `cause` of the 401 for a request without the session cookie: the routes tell a cross-site caller why (routes/error-handler.ts). */
+export const NO_SESSION_COOKIE = 'no-session-cookie';
+
 function mapJoseError(error: unknown): BffError {
   if (error instanceof BffError) return error;
   if (error instanceof errors.JWTExpired) return unauthenticated('session expired', error);
@@ -147,7 +150,9 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     if (header === undefined) token = undefined;
     else if (cookie !== undefined) token = parseCookies(header, cookie)[cookie];
     else token = BEARER.exec(header)?.[1];
-    if (token === undefined || token === '') throw unauthenticated(cookie !== undefined ? `no session cookie "${cookie}"` : 'no Bearer session token');
+    if (token === undefined || token === '') {
+      throw cookie !== undefined ? unauthenticated(`no session cookie "${cookie}"`, NO_SESSION_COOKIE) : unauthenticated('no Bearer session token');
+    }
     if (token.length > maxLength) throw unauthenticated('session token is too long');
     return token;
   };

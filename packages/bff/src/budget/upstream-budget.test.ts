@@ -10,7 +10,7 @@ import { call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, to
 function setup(overrides: Partial<BffAppOptions> = {}) {
   const upstream = new FakeUpstream();
   const metrics = createBffMetrics();
-  let t = 1_700_000_000_000;
+  let t = Date.now();
   const clock = { now: () => t, advance: (ms: number) => (t += ms) };
   const app = createBffApp({
     upstream,

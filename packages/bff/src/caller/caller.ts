@@ -5,6 +5,7 @@ import type { TokenRoute } from '../rate-limit/rate-limiter.js';
 import { assertGroupInput } from '../session/claims.js';
 import type { EmbedIdentity, IdentifyFunction } from '../session/identity.js';
 import { createSessionVerifier, type SessionOptions } from '../session/session-verifier.js';
+import { MAX_ISSUED_AT_SKEW_MS } from '../tokens/drift-policy.js';
 import { groupFingerprint } from '../tokens/fingerprint.js';
 import type { ResolvedGroup } from '../tokens/resolved-group.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
@@ -33,6 +34,21 @@ export interface CallerSettings {
 }
 
 /**
+ * An `identify()` answer's issue time in epoch ms: now when it has none (the hook reads live
+ * data). One from the future (milliseconds instead of seconds, most likely) is the integrator's
+ * bug (500): it would outrank every later answer.
+ */
+function hookIssuedAtMs(issuedAt: unknown, nowMs: number): number {
+  if (issuedAt === undefined) return nowMs;
+  const problem =
+    typeof issuedAt !== 'number' || !Number.isFinite(issuedAt) || issuedAt < 0 ? 'that is not epoch seconds'
+    : issuedAt * 1000 > nowMs + MAX_ISSUED_AT_SKEW_MS ? `${Math.round(issuedAt - nowMs / 1000)} s in the future (epoch seconds expected)`
+    : undefined;
+  if (problem !== undefined) throw new BffError('internal', 'internal error', { cause: new TypeError(`identify() returned an issuedAt ${problem}`) });
+  return (issuedAt as number) * 1000;
+}
+
+/**
  * Turns a request's session (or the `identify` hook's answer) into a `Caller`: its group with
  * store key, fingerprint and session issue time, and its rate-limit counter keys. A verified
  * session's identity is immutable and cached by the verifier, so its caller is built once and
@@ -44,13 +60,12 @@ export function createCallerOf({ identify: hook, session, keyPrefix, now, logger
     const { group } = identity;
     if (hook !== undefined) assertGroupInput(group);
     const sessionKey = identity.sessionKey ?? group.user_group_id;
-    const issuedAt = identity.issuedAt;
     return {
       group: {
         group,
         key: keyPrefix + group.user_group_id,
         fingerprint: groupFingerprint(group),
-        issuedAtMs: typeof issuedAt === 'number' && Number.isFinite(issuedAt) ? issuedAt * 1000 : 0,
+        issuedAtMs: hook === undefined ? (identity.issuedAt as number) * 1000 : hookIssuedAtMs(identity.issuedAt, now()),
       },
       sessionKey,
       limitKeys: { token: `rl:token:${keyPrefix}${sessionKey}`, rotate: `rl:rotate:${keyPrefix}${sessionKey}` },

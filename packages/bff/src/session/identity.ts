@@ -8,9 +8,11 @@ export interface EmbedIdentity {
   /** Groups callers for per-session rate limits; defaults to the group id. Must not be a secret. */
   sessionKey?: string;
   /**
-   * When the session was issued (its `iat`, epoch seconds). The newest session's claims are the
-   * ones the vendor's group follows; an older session is served the token without rewriting the
-   * group. Unset counts as 0 (older than any session that has it).
+   * When the session was issued (its `iat`, epoch **seconds**). The newest session's claims are
+   * the ones the vendor's group follows; an older session is served the token without rewriting
+   * the group, and of two issued at the same time the one with the greater claims fingerprint
+   * wins. Unset: issued now (the hook's answer is read afresh on every request, so its latest
+   * answer wins). More than 60 s ahead of the server's clock (milliseconds, say) is a 500.
    */
   issuedAt?: number;
 }

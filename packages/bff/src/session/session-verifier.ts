@@ -11,6 +11,7 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 import { claimsToGroupInput, DEFAULT_CLAIM_NAMES, type ClaimNames } from './claims.js';
 import type { EmbedIdentity } from './identity.js';
 import { requestHeader } from '../http/request-header.js';
+import { MAX_ISSUED_AT_SKEW_MS, WITHOUT_IAT_BEFORE_EXP_MS } from '../tokens/drift-policy.js';
 
 /** How sessions are read and verified. Exactly one of `secret`, `jwksUrl`, `getKey`. */
 export interface SessionOptions {
@@ -69,6 +70,21 @@ const unauthenticated = (message: string, cause?: unknown) => new BffError('unau
 
 /** The `cause` of the 401 for a request without the session cookie: the routes tell a cross-site caller why (routes/error-handler.ts). */
 export const NO_SESSION_COOKIE = 'no-session-cookie';
+
+/**
+ * When the session was issued, in epoch seconds, as the drift policy orders sessions: its `iat`;
+ * without one, as if issued long before its `exp` (`WITHOUT_IAT_BEFORE_EXP_MS`). A session issued
+ * more than `MAX_ISSUED_AT_SKEW_MS` after `nowMs` is refused: a skewed identity provider or an
+ * `iat` in milliseconds, whose claims would otherwise outrank every correct session.
+ */
+function issuedAtOf(payload: Record<string, unknown>, nowMs: number): number {
+  if (typeof payload.iat !== 'number') return (payload.exp as number) - WITHOUT_IAT_BEFORE_EXP_MS / 1000;
+  const aheadMs = payload.iat * 1000 - nowMs;
+  if (aheadMs > MAX_ISSUED_AT_SKEW_MS) {
+    throw unauthenticated(`session "iat" is ${Math.round(aheadMs / 1000)} s in the future (beyond ${MAX_ISSUED_AT_SKEW_MS / 1000} s of clock skew; an iat in milliseconds?)`);
+  }
+  return payload.iat;
+}
 
 function mapJoseError(error: unknown): BffError {
   if (error instanceof BffError) return error;
@@ -173,12 +189,13 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     } catch (error) {
       throw mapJoseError(error);
     }
+    const issuedAt = issuedAtOf(payload, now());
     const group = claimsToGroupInput(payload, names, staticMapping);
     return {
       identity: {
         group,
         sessionKey: `${group.user_group_id}\u0000${sessionId(payload, token)}`,
-        ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}),
+        issuedAt,
       },
       expiresAtMs: (payload.exp as number) * 1000,
     };

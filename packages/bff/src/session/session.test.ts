@@ -205,6 +205,34 @@ describe('identify hook', () => {
   });
 });
 
+describe('identify hook issuedAt', () => {
+  const group = { user_group_id: 'hooked', name: 'Hooked', properties: { a: 1 }, mapping: {} };
+
+  it.each([
+    ['in milliseconds', () => Date.now(), /issuedAt \d+ s in the future \(epoch seconds expected\)/],
+    ['an hour ahead', () => Date.now() / 1000 + 3600, /issuedAt 3600 s in the future/],
+    ['not a number', () => '1790000000' as unknown as number, /issuedAt that is not epoch seconds/],
+    ['NaN', () => Number.NaN, /issuedAt that is not epoch seconds/],
+  ])('answers 500 and calls no vendor when it is %s', async (_, issuedAt, logged) => {
+    const { app, upstream, logs } = setup({ session: undefined, identify: () => ({ group, issuedAt: issuedAt() }) });
+    expect((await ask(app, undefined)).status).toBe(500);
+    expect(upstream.calls.getOrCreate).toBe(0);
+    expect(logs.lines.some((l) => logged.test(l))).toBe(true);
+  });
+
+  it('accepts one a few seconds ahead, and orders answers by it', async () => {
+    let answer = { group, issuedAt: Date.now() / 1000 + 30 };
+    const { app, upstream } = setup({ session: undefined, identify: () => answer });
+    expect((await ask(app, undefined)).status).toBe(200);
+    answer = { group: { ...group, properties: { a: 0 } }, issuedAt: Date.now() / 1000 };
+    expect((await ask(app, undefined)).status).toBe(200);
+    expect(upstream.groups.get('hooked')!.group.properties).toEqual({ a: 1 });
+    answer = { group: { ...group, properties: { a: 2 } }, issuedAt: Date.now() / 1000 + 31 };
+    expect((await ask(app, undefined)).status).toBe(200);
+    expect(upstream.groups.get('hooked')!.group.properties).toEqual({ a: 2 });
+  });
+});
+
 describe('options', () => {
   it('refuses unsafe session settings with a TypeError naming them', () => {
     const upstream = new FakeUpstream();

@@ -56,12 +56,21 @@ export async function record(res: Response): Promise<{ status: number; headers: 
 
 export const acme = { org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EU', plan: 'pro' } };
 
-/** An HS256 session JWT signed with the test secret, valid for an hour unless overridden. */
+/** `iat` of the last session signed here: each one is issued a second after it, as a login would be. */
+let lastIssuedAt = 0;
+
+/**
+ * An HS256 session JWT signed with the test secret, valid for an hour unless overridden. Each
+ * session signed is issued a second after the one before (counting from an hour ago, so never
+ * in the future), as an identity provider's later logins are: the newest session decides what
+ * the vendor's group holds (`DriftPolicy`).
+ */
 export async function session(claims: JWTPayload = acme, options: { expSeconds?: number; key?: Uint8Array } = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
+  lastIssuedAt = Math.max(lastIssuedAt + 1, now - 3600);
   return new SignJWT({ exp: now + (options.expSeconds ?? 3600), ...claims })
     .setProtectedHeader({ alg: 'HS256' })
-    .setIssuedAt(now)
+    .setIssuedAt(Math.min(lastIssuedAt, now))
     .sign(options.key ?? SESSION_KEY);
 }
 

@@ -58,6 +58,77 @@ describe('drift sync against the emulator', () => {
     expect(propertiesAtVendor(token)).toEqual({ region: 'APAC', plan: 'pro' });
   });
 
+  it('refuses a session issued beyond the clock skew (an hour ahead, or iat in milliseconds): correct sessions after it decide', async () => {
+    for (const [org, ahead] of [['acme-future', now() + 3600], ['acme-millis', Date.now()]] as const) {
+      const bff = await startBff();
+      const wide = await issuedAt(ahead, { org_id: org, sub: 'skewed', embed_properties: { region: 'ALL', plan: 'pro' } });
+      const refused = await bff.ask(wide);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ error: { code: 'unauthenticated', message: expect.stringMatching(/iat.*future/) } });
+      let token = '';
+      for (let i = 0; i < 3; i++) {
+        const res = await bff.ask(await issuedAt(now() - 2 + i, { org_id: org, sub: `tab-${i}`, embed_properties: { region: 'EU', plan: 'pro' } }));
+        expect(res.status).toBe(200);
+        token = tokenOf(res);
+      }
+      expect(propertiesAtVendor(token)).toEqual({ region: 'EU', plan: 'pro' });
+    }
+  });
+
+  it('accepts a session a few seconds ahead (within the skew) with its own iat', async () => {
+    const bff = await startBff();
+    const res = await bff.ask(await issuedAt(now() + 20, { org_id: 'acme-ahead', embed_properties: { region: 'US', plan: 'pro' } }));
+    expect(res.status).toBe(200);
+    expect(propertiesAtVendor(tokenOf(res))).toEqual({ region: 'US', plan: 'pro' });
+  });
+
+  it('gives sessions of equal iat one winner whatever their order (the greater claims fingerprint), with no flip-flop', async () => {
+    const iat = now() - 30;
+    const claimsOf = (org: string) => [
+      { org_id: org, sub: 'eu-tab', embed_properties: { region: 'EU', plan: 'pro' } },
+      { org_id: org, sub: 'us-tab', embed_properties: { region: 'US', plan: 'pro' } },
+    ];
+    const winners = [];
+    for (const [org, order] of [['acme-equal-1', [0, 1]], ['acme-equal-2', [1, 0]]] as const) {
+      const bff = await startBff();
+      const sessions = await Promise.all(claimsOf(org).map((claims) => issuedAt(iat, claims)));
+      const token = tokenOf(await bff.ask(sessions[order[0]]!));
+      const updatesBefore = emu.emulator.stats().requests.update;
+      for (let i = 0; i < 4; i++) {
+        expect(tokenOf(await bff.ask(sessions[order[1]]!))).toBe(token);
+        expect(tokenOf(await bff.ask(sessions[order[0]]!))).toBe(token);
+      }
+      // At most the one update that made the winner's claims the vendor's.
+      expect(emu.emulator.stats().requests.update - updatesBefore).toBeLessThanOrEqual(1);
+      winners.push(propertiesAtVendor(token));
+    }
+    expect(winners[0]).toEqual(winners[1]);
+  });
+
+  it('orders sessions without iat by their exp: the later-expiring session wins, an older tab rewrites nothing', async () => {
+    const bff = await startBff();
+    const withoutIat = (exp: number, claims: Record<string, unknown>) =>
+      new SignJWT({ ...acme, org_id: 'acme-no-iat', ...claims, exp }).setProtectedHeader({ alg: 'HS256' }).sign(SESSION_KEY);
+    const older = await withoutIat(now() + 1800, { sub: 'old-tab', embed_properties: { region: 'EU', plan: 'pro' } });
+    const newer = await withoutIat(now() + 3600, { sub: 'new-tab', embed_properties: { region: 'US', plan: 'pro' } });
+    const token = tokenOf(await bff.ask(older));
+    expect(propertiesAtVendor(token)).toEqual({ region: 'EU', plan: 'pro' });
+    expect(tokenOf(await bff.ask(newer))).toBe(token);
+    expect(propertiesAtVendor(token)).toEqual({ region: 'US', plan: 'pro' });
+    const updatesBefore = emu.emulator.stats().requests.update;
+    for (let i = 0; i < 3; i++) {
+      expect(tokenOf(await bff.ask(older))).toBe(token);
+      expect(tokenOf(await bff.ask(newer))).toBe(token);
+    }
+    expect(propertiesAtVendor(token)).toEqual({ region: 'US', plan: 'pro' });
+    expect(emu.emulator.stats().requests.update).toBe(updatesBefore);
+    // A session that has an iat outranks every session without one.
+    const withIat = await issuedAt(now() - 3000, { org_id: 'acme-no-iat', sub: 'with-iat', embed_properties: { region: 'APAC', plan: 'pro' } });
+    expect(tokenOf(await bff.ask(withIat))).toBe(token);
+    expect(tokenOf(await bff.ask(newer))).toBe(token);
+    expect(propertiesAtVendor(token)).toEqual({ region: 'APAC', plan: 'pro' });
+  });
+
   it('syncs drift when a custom identify() returns the same object, mutated', async () => {
     const group: UserGroupInput = { user_group_id: 'acme', name: 'Acme Corp', mapping: {}, properties: { region: 'EU' } };
     const bff = await startBff({ session: undefined, identify: () => ({ group }) });

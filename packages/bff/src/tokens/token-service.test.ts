@@ -10,7 +10,7 @@ import { acme, API_TOKEN, call, captureLogs, deferred, FakeUpstream, findLeaks, 
 function setup(overrides: Partial<BffAppOptions> = {}) {
   const upstream = new FakeUpstream();
   const logs = captureLogs();
-  let t = 1_700_000_000_000;
+  let t = Date.now();
   const clock = { now: () => t, advance: (ms: number) => (t += ms) };
   const app = createBffApp({
     upstream,
@@ -384,6 +384,21 @@ describe('rotation answered for another group', () => {
     const before = upstream.calls.getOrCreate;
     expect((await getToken(app, jwt)).body).toMatchObject({ token: rotated });
     expect(upstream.calls.getOrCreate).toBe(before + 1);
+  });
+});
+
+describe('an entry pinned by a session from the future', () => {
+  it('is rewritten by the next correct session: a recorded iat beyond the clock skew orders nothing', async () => {
+    const store = createMemoryStore();
+    const { app, upstream, clock } = setup({ store, keyPrefix: 'pinned:' });
+    const first = ((await getToken(app, await session())).body as { token: string }).token;
+    // What a session an hour ahead left behind before such sessions were refused: region ALL, pinned.
+    const entry = (await store.get('pinned:acme'))!;
+    upstream.groups.get('acme')!.group.properties = { region: 'ALL' };
+    await store.set('pinned:acme', { ...entry, fingerprint: 'fingerprint-of-region-all', claimsIssuedAt: clock.now() + 3_600_000 }, 86_400_000);
+    expect((await getToken(app, await session())).body).toMatchObject({ token: first });
+    expect(upstream.groups.get('acme')!.group.properties).toEqual(acme.embed_properties);
+    expect((await store.get('pinned:acme'))!.claimsIssuedAt).toBeLessThanOrEqual(clock.now());
   });
 });
 

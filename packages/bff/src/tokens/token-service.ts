@@ -131,7 +131,7 @@ export class TokenService {
 
   /** A session older than the one whose (different) claims were last synced: served, never rewriting. */
   #superseded(entry: GroupEntry, group: ResolvedGroup): boolean {
-    return entry.fingerprint !== group.fingerprint && !DriftPolicy.mayRewrite(entry, group.issuedAtMs);
+    return entry.fingerprint !== group.fingerprint && !DriftPolicy.mayRewrite(entry, group, this.#s.now());
   }
 
   #sharedSync(group: ResolvedGroup): Promise<GroupEntry> {
@@ -186,6 +186,7 @@ export class TokenService {
     this.#environment.check(environment);
     const now = this.#s.now();
     const sameToken = previous?.token === token;
+    const syncedIssuedAt = DriftPolicy.syncedIssuedAt(previous, now);
     const entry: GroupEntry = {
       token,
       firstSeenAt: sameToken ? previous.firstSeenAt : now,
@@ -194,7 +195,7 @@ export class TokenService {
       environment,
       syncedAt: now,
       lastRotatedAt: previous?.lastRotatedAt ?? null,
-      claimsIssuedAt: Math.max(previous?.claimsIssuedAt ?? 0, group.issuedAtMs),
+      claimsIssuedAt: Math.max(syncedIssuedAt ?? 0, group.issuedAtMs),
     };
     await this.#entries.write(group.key, entry);
     return entry;

@@ -116,6 +116,62 @@ describe('circuit breaker around the vendor account', () => {
   });
 });
 
+describe('one failing tenant', () => {
+  /** The vendor answers the group `bad` with a token it cannot be (malformed_response, 502), everyone else well. */
+  const badTenant: VendorBehaviour = (res, body, req) =>
+    body.user_group_id === 'bad'
+      ? void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: 1, new_user_group: false, user_group: { team_id: 1, token: 'not a token!', name: 'bad', provided_id: 'bad' } }))
+      : healthy(res, body, req);
+
+  it('retrying every second for a minute, leaves every healthy new customer served; its own calls fail fast while its circuit is open, and it probes again later', async () => {
+    let clock = Date.now();
+    const { vendor, ask, logs } = await bffBehind({ now: () => clock });
+    let badCalls = 0;
+    vendor.behave((res, body, req) => {
+      if (body.user_group_id === 'bad') badCalls++;
+      badTenant(res, body, req);
+    });
+    const bad: number[] = [];
+    const healthyStatuses: number[] = [];
+    // A quiet minute: the bad customer every second, a new healthy customer every six.
+    for (let second = 0; second < 60; second++) {
+      bad.push((await ask('bad')).status);
+      if (second % 6 === 5) healthyStatuses.push((await ask(`healthy-${second}`)).status);
+      clock += 1_000;
+    }
+    expect(healthyStatuses).toEqual(Array.from({ length: 10 }, () => 200));
+    // Three refused answers (threshold 3), then its own circuit: 503 with Retry-After and no vendor call,
+    // a probe after 5 s, 10 s, 20 s (doubling): 6 of its 60 requests reached the vendor.
+    expect(bad.slice(0, 4)).toEqual([502, 502, 502, 503]);
+    expect(new Set(bad)).toEqual(new Set([502, 503]));
+    expect(badCalls).toBe(6);
+    expect(logs.lines.filter((l) => l.includes('vendor circuit opened for one customer'))).toHaveLength(1);
+    expect(logs.lines.some((l) => l.includes('vendor circuit opened: failing fast'))).toBe(false);
+    const fast = await ask('bad');
+    expect(fast.status).toBe(503);
+    expect(fast.body).toMatchObject({ error: { code: 'upstream_unavailable', retryable: true } });
+    expect(Number(fast.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(badCalls).toBe(6);
+    // Its answers are fixed at the vendor: once its open time is over, the probe closes its circuit.
+    vendor.behave(healthy);
+    clock += 60_000;
+    expect((await ask('bad')).status).toBe(200);
+    expect((await ask('bad')).status).toBe(200);
+  });
+
+  it('a real outage still opens the breaker for everyone once failures come from as many customers as the threshold', async () => {
+    const { vendor, ask, logs } = await bffBehind();
+    vendor.behave(outage);
+    for (let i = 0; i < 6; i++) expect((await ask('same-customer')).status).toBe(503);
+    expect(logs.lines.some((l) => l.includes('vendor circuit opened: failing fast'))).toBe(false);
+    for (let i = 0; i < 2; i++) expect((await ask(`other-${i}`)).status).toBe(503);
+    expect(logs.lines.filter((l) => l.includes('vendor circuit opened: failing fast'))).toHaveLength(1);
+    const before = vendorCalls(vendor);
+    expect((await ask('yet-another')).status).toBe(503);
+    expect(vendorCalls(vendor)).toBe(before);
+  });
+});
+
 describe('circuit breaker and the vendor budget', () => {
   /** A breaker on a hand-moved clock; `down` is an outage failure as the client throws it. */
   function breakerOnClock() {
@@ -130,28 +186,55 @@ describe('circuit breaker and the vendor budget', () => {
 
   it('a budget refusal of the half-open probe proves nothing: the breaker stays open and the next call probes', async () => {
     const { clock, breaker, down, refused, ok, logs } = breakerOnClock();
-    for (let i = 0; i < 2; i++) await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    for (let i = 0; i < 2; i++) await expect(breaker.run(`customer-${i}`, down)).rejects.toMatchObject({ code: 'network' });
     expect(breaker.state).toBe('open');
     clock.now += 5_000;
-    await expect(breaker.run(refused)).rejects.toBeInstanceOf(BudgetRefusedError);
+    await expect(breaker.run('customer-2', refused)).rejects.toBeInstanceOf(BudgetRefusedError);
     expect(breaker.state).toBe('open');
     expect(logs.lines.some((l) => l.includes('vendor circuit closed'))).toBe(false);
     // The vendor is still down: the next call is the probe, and its failure doubles the open time.
-    await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    await expect(breaker.run('customer-2', down)).rejects.toMatchObject({ code: 'network' });
     expect(breaker.state).toBe('open');
     clock.now += 5_000;
-    await expect(breaker.run(ok)).rejects.toMatchObject({ code: 'upstream_unavailable' });
+    await expect(breaker.run('customer-3', ok)).rejects.toMatchObject({ code: 'upstream_unavailable' });
     clock.now += 5_000;
-    await expect(breaker.run(ok)).resolves.toBe('ok');
+    await expect(breaker.run('customer-3', ok)).resolves.toBe('ok');
     expect(breaker.state).toBe('closed');
+  });
+
+  it("a customer's probe that the open account circuit stops never reached the vendor: that customer probes again once the account's circuit lets calls through", async () => {
+    const { clock, breaker, down, ok } = breakerOnClock();
+    for (let i = 0; i < 2; i++) await expect(breaker.run('bad', down)).rejects.toMatchObject({ code: 'network' });
+    await expect(breaker.run('bad', ok)).rejects.toMatchObject({ code: 'upstream_unavailable', message: expect.stringMatching(/for this customer/) });
+    expect(breaker.state).toBe('closed');
+    clock.now += 3_000;
+    await expect(breaker.run('other', down)).rejects.toMatchObject({ code: 'network' });
+    expect(breaker.state).toBe('open');
+    clock.now += 3_000;
+    // The customer's own open time is over, the account's is not.
+    await expect(breaker.run('bad', ok)).rejects.toMatchObject({ code: 'upstream_unavailable', message: expect.not.stringMatching(/for this customer/) });
+    clock.now += 2_000;
+    await expect(breaker.run('bad', ok)).resolves.toBe('ok');
+    expect(breaker.state).toBe('closed');
+    await expect(breaker.run('bad', ok)).resolves.toBe('ok');
+  });
+
+  it('a success between the failures of two customers starts the count of customers failing in a row again', async () => {
+    const { breaker, down, ok } = breakerOnClock();
+    await expect(breaker.run('a', down)).rejects.toMatchObject({ code: 'network' });
+    await expect(breaker.run('c', ok)).resolves.toBe('ok');
+    await expect(breaker.run('b', down)).rejects.toMatchObject({ code: 'network' });
+    expect(breaker.state).toBe('closed');
+    await expect(breaker.run('a', down)).rejects.toMatchObject({ code: 'network' });
+    expect(breaker.state).toBe('open');
   });
 
   it('a budget refusal between outage failures neither resets nor adds to the count of failures in a row', async () => {
     const { breaker, down, refused } = breakerOnClock();
-    await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
-    for (let i = 0; i < 3; i++) await expect(breaker.run(refused)).rejects.toBeInstanceOf(BudgetRefusedError);
+    await expect(breaker.run('customer-0', down)).rejects.toMatchObject({ code: 'network' });
+    for (let i = 0; i < 3; i++) await expect(breaker.run('customer-2', refused)).rejects.toBeInstanceOf(BudgetRefusedError);
     expect(breaker.state).toBe('closed');
-    await expect(breaker.run(down)).rejects.toMatchObject({ code: 'network' });
+    await expect(breaker.run('customer-1', down)).rejects.toMatchObject({ code: 'network' });
     expect(breaker.state).toBe('open');
   });
 });

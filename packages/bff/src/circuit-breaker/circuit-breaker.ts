@@ -1,10 +1,15 @@
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
+import { LruMap } from '../util/lru-map.js';
+import { Circuit } from './circuit.js';
 
 /** When the breaker around the vendor opens and for how long. `false` turns it off. */
 export interface CircuitBreakerOptions {
-  /** Consecutive failed vendor calls (each with its own retries) that open it. Default 5. */
+  /**
+   * Consecutive failed vendor calls (each with its own retries) that open it: of one customer
+   * for that customer's circuit, of this many different customers for everyone's. Default 5.
+   */
   failureThreshold?: number;
   /** How long it stays open the first time, in seconds. Default 5. */
   openSeconds?: number;
@@ -12,8 +17,10 @@ export interface CircuitBreakerOptions {
   maxOpenSeconds?: number;
 }
 
-/** `closed`: calls go through. `open`: calls fail at once. `half-open`: one probe is out. */
-export type CircuitState = 'closed' | 'open' | 'half-open';
+export type { CircuitState } from './circuit.js';
+
+/** Customers whose failures are remembered at once; the least recently failing are forgotten first. */
+const MAX_FAILING_GROUPS = 10_000;
 
 /**
  * Failures that say the vendor (or the way to it) is down: no answer, a timeout, a 5xx, an
@@ -42,25 +49,35 @@ function isVendorAnswer(error: unknown): boolean {
 }
 
 /**
- * A circuit breaker for the calls of one vendor account. After `failureThreshold` consecutive
- * outage failures it opens: every call fails at once with 503 `upstream_unavailable` and
- * `Retry-After`, without reaching the vendor. When the open time is over, one call goes through
- * as a probe (half-open) while the others still fail fast; its success closes the breaker, its
- * failure opens it again for twice as long. Opening and closing are logged and measured.
+ * A circuit breaker for the calls of one vendor account, in two levels, so that one customer
+ * whose calls fail (answers the client refuses as malformed, a vendor 5xx for that group only)
+ * cannot stop the others:
  *
- * The breaker is per process: processes sharing a store each have their own.
+ * - **Each customer (group) has a circuit.** After `failureThreshold` consecutive outage
+ *   failures of its own calls, that customer's calls fail at once with 503
+ *   `upstream_unavailable` and `Retry-After`, without reaching the vendor (nor spending the vendor
+ *   budget), until one probe of its own goes through.
+ * - **The account's circuit counts customers, not calls.** It opens when the outage failures in
+ *   a row (no success in between) come from `failureThreshold` different customers: a vendor that
+ *   is down fails everyone's calls, a bad tenant retrying is one customer however often it asks.
+ *   Open, it fails every call at once.
+ *
+ * Each circuit, once its open time is over, lets one call through as a probe (half-open) while
+ * the others still fail fast; the probe's success closes it, its failure opens it again for twice
+ * as long. Opening and closing are logged and measured. The breaker is per process: processes
+ * sharing a store each have their own.
  */
 export class CircuitBreaker {
   readonly #threshold: number;
-  readonly #openMs: number;
-  readonly #maxOpenMs: number;
   readonly #now: () => number;
   readonly #logger: BffLogger;
   readonly #metrics: BffMetrics;
-  #state: CircuitState = 'closed';
-  #failures = 0;
-  #openUntil = 0;
-  #currentOpenMs: number;
+  readonly #account: Circuit;
+  /** The customers whose outage failures make the current run of failures in a row. */
+  readonly #failingInARow = new Set<string>();
+  /** Circuits of customers whose last calls failed; a success forgets the customer. */
+  readonly #groups = new LruMap<string, Circuit>(MAX_FAILING_GROUPS);
+  readonly #newCircuit: () => Circuit;
 
   constructor(options: CircuitBreakerOptions, now: () => number, logger: BffLogger, metrics: BffMetrics) {
     const positive = (name: string, value: number | undefined, fallback: number) => {
@@ -69,74 +86,99 @@ export class CircuitBreaker {
       return v;
     };
     this.#threshold = Math.ceil(positive('failureThreshold', options.failureThreshold, 5));
-    this.#openMs = positive('openSeconds', options.openSeconds, 5) * 1000;
-    this.#maxOpenMs = Math.max(this.#openMs, positive('maxOpenSeconds', options.maxOpenSeconds, 60) * 1000);
-    this.#currentOpenMs = this.#openMs;
+    const openMs = positive('openSeconds', options.openSeconds, 5) * 1000;
+    const maxOpenMs = Math.max(openMs, positive('maxOpenSeconds', options.maxOpenSeconds, 60) * 1000);
+    this.#newCircuit = () => new Circuit(openMs, maxOpenMs);
+    this.#account = this.#newCircuit();
     this.#now = now;
     this.#logger = logger;
     this.#metrics = metrics;
     metrics.circuitOpen.set(0);
   }
 
-  get state(): CircuitState {
-    return this.#state;
+  get state(): Circuit['state'] {
+    return this.#account.state;
   }
 
-  /** Runs `call` unless the breaker is open; records how it went. */
-  async run<T>(call: () => Promise<T>): Promise<T> {
-    const probe = this.#admit();
+  /** Runs `call`, made for the customer `group`, unless its circuit or the account's is open; records how it went. */
+  async run<T>(group: string, call: () => Promise<T>): Promise<T> {
+    const now = this.#now();
+    const own = this.#groups.get(group);
+    const ownProbe = own === undefined ? false : this.#admit(own, now, 'the dashboard vendor is failing for this customer; not calling it for a moment');
+    let probe: boolean;
+    try {
+      probe = this.#admit(this.#account, now, 'the dashboard vendor is failing; not calling it for a moment');
+    } catch (error) {
+      if (ownProbe) own!.probeUnanswered();
+      throw error;
+    }
     try {
       const result = await call();
-      this.#succeeded();
+      this.#succeeded(group, own);
       return result;
     } catch (error) {
-      if (isOutage(error)) this.#failed(probe);
-      else if (probe && isVendorAnswer(error)) this.#succeeded();
-      // A probe refused before it reached the vendor (the vendor budget) proves nothing: the next call probes.
-      else if (probe) this.#state = 'open';
+      if (isOutage(error)) this.#failed(group, own, probe, ownProbe);
+      else if (isVendorAnswer(error)) {
+        if (probe) this.#closeAccount();
+        if (ownProbe) this.#groups.delete(group);
+      } else {
+        // A probe refused before it reached the vendor (the vendor budget) proves nothing: the next call probes.
+        if (probe) this.#account.probeUnanswered();
+        if (ownProbe) own!.probeUnanswered();
+      }
       throw error;
     }
   }
 
-  /** Throws the fail-fast error while open; returns whether this call is the half-open probe. */
-  #admit(): boolean {
-    if (this.#state === 'closed') return false;
-    const now = this.#now();
-    if (this.#state === 'open' && now >= this.#openUntil) {
-      this.#state = 'half-open';
-      return true;
-    }
-    const leftMs = this.#state === 'open' ? this.#openUntil - now : 1000;
-    throw new BffError('upstream_unavailable', 'the dashboard vendor is failing; not calling it for a moment', {
-      retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
-    });
+  /** Throws the fail-fast error while `circuit` is open; returns whether this call is its half-open probe. */
+  #admit(circuit: Circuit, now: number, message: string): boolean {
+    const admitted = circuit.admit(now);
+    if (typeof admitted === 'boolean') return admitted;
+    throw new BffError('upstream_unavailable', message, { retryAfterSeconds: Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)) });
   }
 
-  #succeeded(): void {
-    this.#failures = 0;
-    if (this.#state === 'closed') return;
-    this.#state = 'closed';
-    this.#currentOpenMs = this.#openMs;
+  #succeeded(group: string, own: Circuit | undefined): void {
+    this.#failingInARow.clear();
+    this.#closeAccount();
+    if (own === undefined) return;
+    this.#groups.delete(group);
+    if (own.state === 'closed') return;
+    this.#metrics.groupCircuitTransitions.labels('closed').inc();
+    this.#logger.info('vendor circuit closed for one customer: its probe call succeeded', { group: group.slice(0, 256) });
+  }
+
+  #closeAccount(): void {
+    if (!this.#account.close()) return;
     this.#metrics.circuitOpen.set(0);
     this.#metrics.circuitTransitions.labels('closed').inc();
     this.#logger.info('vendor circuit closed: the probe call succeeded');
   }
 
-  #failed(probe: boolean): void {
+  #failed(group: string, own: Circuit | undefined, probe: boolean, ownProbe: boolean): void {
+    const now = this.#now();
+    const circuit = own ?? this.#newCircuit();
+    if (own === undefined) this.#groups.set(group, circuit);
+    if (ownProbe) circuit.reopen(now);
+    else if (circuit.failed(now, this.#threshold)) {
+      this.#metrics.groupCircuitTransitions.labels('open').inc();
+      this.#logger.warn('vendor circuit opened for one customer: failing fast for it', { group: group.slice(0, 256), openSeconds: circuit.openMs / 1000 });
+    }
     if (probe) {
-      this.#currentOpenMs = Math.min(this.#maxOpenMs, this.#currentOpenMs * 2);
-      this.#open('the probe call failed');
+      this.#account.reopen(now);
+      this.#openedAccount('the probe call failed');
       return;
     }
-    this.#failures += 1;
-    if (this.#state === 'closed' && this.#failures >= this.#threshold) this.#open(`${this.#failures} vendor calls failed in a row`);
+    if (this.#account.state !== 'closed') return;
+    this.#failingInARow.add(group);
+    if (this.#failingInARow.size < this.#threshold) return;
+    this.#failingInARow.clear();
+    this.#account.open(now);
+    this.#openedAccount(`vendor calls of ${this.#threshold} customers failed in a row`);
   }
 
-  #open(reason: string): void {
-    this.#state = 'open';
-    this.#openUntil = this.#now() + this.#currentOpenMs;
+  #openedAccount(reason: string): void {
     this.#metrics.circuitOpen.set(1);
     this.#metrics.circuitTransitions.labels('open').inc();
-    this.#logger.warn('vendor circuit opened: failing fast', { reason, openSeconds: this.#currentOpenMs / 1000 });
+    this.#logger.warn('vendor circuit opened: failing fast', { reason, openSeconds: this.#account.openMs / 1000 });
   }
 }

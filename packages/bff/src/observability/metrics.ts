@@ -21,6 +21,8 @@ export interface BffMetrics {
   circuitOpen: Gauge;
   /** Vendor circuit breaker transitions by `to` (`open` | `closed`). */
   circuitTransitions: Counter<'to'>;
+  /** Transitions of one customer's vendor circuit by `to` (`open` | `closed`). */
+  groupCircuitTransitions: Counter<'to'>;
   /** Vendor calls the budget admitted, by `priority` (`first-token` | `rotation` | `drift` | `revalidation`). */
   budgetUsed: Counter<'priority'>;
   /** Admitted calls that first waited for their slot, by `priority`. */

@@ -23,6 +23,7 @@ export function createNoMetrics(): BffMetrics {
     storeDegraded: metric,
     circuitOpen: metric,
     circuitTransitions: metric,
+    groupCircuitTransitions: metric,
     budgetUsed: metric,
     budgetQueued: metric,
     budgetWaiting: metric,

@@ -46,6 +46,12 @@ export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
     storeDegraded: new Gauge({ name: `${p}store_degraded`, help: '1 while the store is failing', registers }),
     circuitOpen: new Gauge({ name: `${p}upstream_circuit_open`, help: '1 while the vendor circuit breaker is open or probing', registers }),
     circuitTransitions: new Counter({ name: `${p}upstream_circuit_transitions_total`, help: 'Vendor circuit breaker transitions by target state', labelNames: ['to'], registers }),
+    groupCircuitTransitions: new Counter({
+      name: `${p}upstream_group_circuit_transitions_total`,
+      help: "Transitions of one customer's vendor circuit by target state",
+      labelNames: ['to'],
+      registers,
+    }),
     budgetUsed: new Counter({ name: `${p}budget_used_total`, help: 'Vendor calls the vendor budget admitted, by priority', labelNames: ['priority'], registers }),
     budgetQueued: new Counter({ name: `${p}budget_queued_total`, help: 'Admitted vendor calls that waited for their slot, by priority', labelNames: ['priority'], registers }),
     budgetWaiting: new Gauge({ name: `${p}budget_waiting`, help: 'Vendor calls waiting for their slot now', registers }),

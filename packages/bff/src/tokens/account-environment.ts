@@ -87,8 +87,8 @@ export class AccountEnvironment {
     this.#learning ??= (async () => {
       const stored = (await this.#entries.read(this.#key()))?.environment ?? null;
       if (stored !== null) return (this.#known = stored);
-      await this.#calls.call('getOrCreate', 'first-token', () => this.#upstream.getOrCreateUserGroup(ENVIRONMENT_PROBE_GROUP));
-      const probed = await this.#calls.call('update', 'first-token', () => this.#upstream.updateUserGroup(ENVIRONMENT_PROBE_GROUP));
+      await this.#calls.call(this.#key(), 'getOrCreate', 'first-token', () => this.#upstream.getOrCreateUserGroup(ENVIRONMENT_PROBE_GROUP));
+      const probed = await this.#calls.call(this.#key(), 'update', 'first-token', () => this.#upstream.updateUserGroup(ENVIRONMENT_PROBE_GROUP));
       return this.note(probed.user_group.api_environment_tag);
     })().finally(() => {
       this.#learning = undefined;

@@ -138,13 +138,13 @@ export class TokenRotation {
    */
   async #vendorRotation(group: ResolvedGroup, presented: string): Promise<VendorRotation | 'other group'> {
     try {
-      const { user_group } = await this.#calls.call('rotate', 'rotation', () => this.#upstream.rotateUserGroupToken(presented));
+      const { user_group } = await this.#calls.call(group.key, 'rotate', 'rotation', () => this.#upstream.rotateUserGroupToken(presented));
       if (user_group.provided_id !== group.group.user_group_id) return 'other group';
       return { result: 'rotated', token: user_group.token, environment: this.#environment.note(user_group.api_environment_tag) };
     } catch (error) {
       if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
       this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
-      const got = await this.#calls.call('getOrCreate', 'rotation', () => this.#upstream.getOrCreateUserGroup(group.group));
+      const got = await this.#calls.call(group.key, 'getOrCreate', 'rotation', () => this.#upstream.getOrCreateUserGroup(group.group));
       if (got.user_group.token === presented) throw error;
       return { result: 'recovered', token: got.user_group.token, environment: null };
     }

@@ -164,7 +164,7 @@ export class TokenService {
   async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined): Promise<GroupEntry> {
     let environment = previous?.environment ?? (await this.#environment.beforeSync());
     const priority: CallPriority = previous === undefined ? 'first-token' : previous.fingerprint === group.fingerprint ? 'revalidation' : 'drift';
-    const got = await this.#calls.deferrable('getOrCreate', priority, previous !== undefined, () => this.#upstream.getOrCreateUserGroup(group.group));
+    const got = await this.#calls.deferrable(group.key, 'getOrCreate', priority, previous !== undefined, () => this.#upstream.getOrCreateUserGroup(group.group));
     if (got === undefined) return previous!;
     let token = got.user_group.token;
     // get-or-create never changes an existing group, so anything not just created with this very
@@ -178,7 +178,7 @@ export class TokenService {
     const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
     if (!inSync) {
       const updatePriority = previous === undefined ? 'first-token' : 'drift';
-      const updated = await this.#calls.deferrable('update', updatePriority, previous !== undefined, () => this.#upstream.updateUserGroup(group.group));
+      const updated = await this.#calls.deferrable(group.key, 'update', updatePriority, previous !== undefined, () => this.#upstream.updateUserGroup(group.group));
       if (updated === undefined) return previous!;
       token = updated.user_group.token;
       environment = this.#environment.note(updated.user_group.api_environment_tag) ?? environment;

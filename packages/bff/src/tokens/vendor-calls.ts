@@ -34,7 +34,8 @@ export class VendorCalls {
     this.#breaker = breaker === false ? undefined : new CircuitBreaker(breaker, now, logger, metrics);
   }
 
-  async call<T>(op: VendorOp, priority: CallPriority, call: () => Promise<T>): Promise<T> {
+  /** Calls the vendor for the customer whose store key is `group` (its circuit is that customer's). */
+  async call<T>(group: string, op: VendorOp, priority: CallPriority, call: () => Promise<T>): Promise<T> {
     const timed = async () => {
       const stop = this.#metrics.upstreamDuration.startTimer({ op });
       try {
@@ -45,7 +46,7 @@ export class VendorCalls {
     };
     const budgeted = () => this.#budget.run(priority, timed);
     try {
-      const result = await (this.#breaker === undefined ? budgeted() : this.#breaker.run(budgeted));
+      const result = await (this.#breaker === undefined ? budgeted() : this.#breaker.run(group, budgeted));
       this.#metrics.upstreamCalls.labels(op, 'ok').inc();
       return result;
     } catch (error) {
@@ -67,9 +68,9 @@ export class VendorCalls {
    * `call`, or `undefined` when the budget refused it while a cached entry can be served
    * meanwhile (`servable`: a drift sync or revalidation; a visitor without a token is never deferred).
    */
-  async deferrable<T>(op: VendorOp, priority: CallPriority, servable: boolean, call: () => Promise<T>): Promise<T | undefined> {
+  async deferrable<T>(group: string, op: VendorOp, priority: CallPriority, servable: boolean, call: () => Promise<T>): Promise<T | undefined> {
     try {
-      return await this.call(op, priority, call);
+      return await this.call(group, op, priority, call);
     } catch (error) {
       if (!(error instanceof BudgetRefusedError) || !servable) throw error;
       this.#metrics.budgetDeferred.labels(priority).inc();

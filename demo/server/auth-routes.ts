@@ -11,9 +11,13 @@ const UNKNOWN_CUSTOMER_PAGE = `<!doctype html>
 </html>
 `;
 
+/** The frame protocols `/app?protocol=` shows besides the default; `/login` passes one on. */
+const APP_PROTOCOLS = new Set(['explo', 'explo-jwt']);
+
 /**
  * `GET /login?customer=acme` signs in as a sample customer (an HttpOnly, SameSite=Lax cookie
- * holding a short-lived JWT) and redirects to `/app`; `/logout` clears the cookie.
+ * holding a short-lived JWT) and redirects to `/app` (`/app?protocol=explo-jwt` with
+ * `&protocol=explo-jwt`, or `explo`); `/logout` clears the cookie.
  */
 export function authRoutes(keys: SessionKeys, secureCookies = false): Hono {
   const app = new Hono();
@@ -31,7 +35,8 @@ export function authRoutes(keys: SessionKeys, secureCookies = false): Hono {
       secure: secureCookies || new URL(c.req.url).protocol === 'https:',
     });
     c.header('Cache-Control', 'no-store');
-    return c.redirect('/app', 302);
+    const protocol = c.req.query('protocol');
+    return c.redirect(protocol !== undefined && APP_PROTOCOLS.has(protocol) ? `/app?protocol=${protocol}` : '/app', 302);
   });
 
   const logout = (c: Context) => {

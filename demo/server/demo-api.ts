@@ -12,6 +12,8 @@ export interface DemoApiOptions {
   /** The dashboard URL template for a page served at `pageUrl`. */
   srcTemplateFor(pageUrl: URL): string;
   tokenUrl: string;
+  /** The embed-token BFF's token route, when the demo has one (`?protocol=explo-jwt`). */
+  embedTokenUrl?: string;
   tokenTtlSeconds: number;
   refreshMarginSeconds: number | null;
 }
@@ -45,6 +47,7 @@ export function demoApi(options: DemoApiOptions): Hono {
       customer: c.var.customer,
       srcTemplate: options.srcTemplateFor(new URL(c.req.url)),
       tokenUrl: options.tokenUrl,
+      embedTokenUrl: options.embedTokenUrl ?? null,
       tokenTtlSeconds: options.tokenTtlSeconds,
       refreshMarginSeconds: options.refreshMarginSeconds,
     };

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { createEmbedRoutes, createJsonLogger } from '@embedded-dashboard/bff';
+import { createEmbedRoutes, createJsonLogger, type EmbedTokenOptions } from '@embedded-dashboard/bff';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { SESSION_AUDIENCE, SESSION_COOKIE, SESSION_ISSUER } from './session.js';
 
@@ -13,6 +13,8 @@ export interface EmbedBffOptions {
   publicOrigin?: string | undefined;
   /** Receives the BFF's JSON log lines; default: none. */
   log?: ((line: string) => void) | undefined;
+  /** Embed tokens instead of customer tokens (the `explo-jwt` page's BFF). */
+  embedToken?: EmbedTokenOptions;
 }
 
 export interface EmbedBff {
@@ -34,6 +36,7 @@ export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
     allowedOrigins: options.allowedOrigins,
     publicOrigin: options.publicOrigin,
     secrets: [options.apiToken],
+    ...(options.embedToken && { embedToken: options.embedToken }),
     logger: createJsonLogger({ write: options.log ?? (() => undefined), level: options.log ? 'info' : 'silent', secrets: [options.apiToken] }),
   });
   return {

@@ -80,6 +80,14 @@ describe('the demo host app', () => {
     },
   );
 
+  it('passes a known frame protocol on to /app, and nothing else', async () => {
+    const { app } = setUp();
+    const location = async (query: string) => (await app.request(`/login?customer=acme&${query}`)).headers.get('Location');
+    expect(await location('protocol=explo-jwt')).toBe('/app?protocol=explo-jwt');
+    expect(await location('protocol=explo')).toBe('/app?protocol=explo');
+    for (const query of ['protocol=message', 'protocol=//evil.example', 'protocol=explo-jwt%26x%3D1', `protocol=${'x'.repeat(500)}`]) expect(await location(query)).toBe('/app');
+  });
+
   it('signs out by clearing the cookie', async () => {
     const { app } = setUp();
     for (const method of ['GET', 'POST']) {

@@ -11,6 +11,8 @@ export interface HostAppOptions extends Omit<DemoApiOptions, 'sessionSecret'> {
   session: SessionKeys;
   /** The BFF's token routes, mounted at `basePath`. */
   embed: { basePath: string; routes: Hono };
+  /** A second BFF's token routes answering embed tokens (`?protocol=explo-jwt`), mounted at `basePath`. */
+  embedTokens?: { basePath: string; routes: Hono };
   /** Learns each customer's current token from the BFF's answers (for the expire button). */
   ledger: TokenLedger;
   /** The built pages; without it (under `npm run dev`) Vite serves them. */
@@ -29,12 +31,14 @@ export function createHostApp(options: HostAppOptions): Hono {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/', authRoutes(options.session, options.secureCookies ?? false));
   app.route('/', demoApi({ ...options, sessionSecret: options.session.secret }));
-  app.use(`${options.embed.basePath}/*`, async function learnTokens(c, next) {
-    await next();
-    const customer = await customerOf(c, options.session.secret);
-    await options.ledger.observe(customer?.id, c.res);
-  });
-  app.route(options.embed.basePath, options.embed.routes);
+  for (const { basePath, routes } of [options.embed, ...(options.embedTokens ? [options.embedTokens] : [])]) {
+    app.use(`${basePath}/*`, async function learnTokens(c, next) {
+      await next();
+      const customer = await customerOf(c, options.session.secret);
+      await options.ledger.observe(customer?.id, c.res);
+    });
+    app.route(basePath, routes);
+  }
   if (options.publicDir !== undefined) app.route('/', pageRoutes(options.publicDir, options.session.secret));
   app.notFound((c) => c.text('Not found', 404));
   return app;

@@ -5,6 +5,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { startEmulator, type Emulator } from '@embedded-dashboard/emulator';
 import { DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
 import type { DemoControls } from './controls.js';
+import { DEMO_DASHBOARDS } from '../shared/dashboards.js';
 import { createEmbedBff } from './embed-bff.js';
 import { createHostApp } from './host-app.js';
 import { dashboardSrcTemplate, isLoopback, originsOf } from './origins.js';
@@ -12,6 +13,10 @@ import { TokenLedger } from './token-ledger.js';
 
 /** The API key the demo's BFF uses with the emulator (one of its default dev keys). */
 const DEMO_API_KEY = 'dev-customer-key';
+/** Where the demo's second BFF, answering embed tokens for `?protocol=explo-jwt`, is mounted. */
+const EMBED_TOKENS_BASE_PATH = '/embed-jwt';
+/** The embed secret's id the emulator and that BFF share (its value is random per start). */
+const DEMO_EMBED_KEY_ID = 'demo-embed-secret';
 /** The faults "simulate a vendor outage" switches on: the vendor API answers 503. */
 const OUTAGE = { serverErrorRate: 1 } as const;
 
@@ -133,11 +138,14 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
 
   let running: Awaited<ReturnType<typeof startEmulator>> | undefined;
   try {
+    // 24 random bytes as base64url: 32 ASCII characters, the 32 UTF-8 bytes of an A256GCM key.
+    const embedKey = randomBytes(24).toString('base64url');
     running = await startEmulator({
       port: options.emulatorPort ?? 0,
       host: isLoopback(host) ? '127.0.0.1' : host,
       embedOrigins: origins,
       dashboardRefreshSeconds,
+      embedSecrets: [{ id: DEMO_EMBED_KEY_ID, value: embedKey }],
     });
     const emulator = running.emulator;
     const bff = createEmbedBff({
@@ -148,6 +156,16 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       allowedOrigins: publicUrl === undefined ? origins : [],
       publicOrigin: publicUrl,
       log: options.log,
+    });
+    const embedTokenBff = createEmbedBff({
+      upstreamUrl: running.url,
+      apiToken: DEMO_API_KEY,
+      sessionSecret,
+      tokenTtlSeconds: tokenTtlSeconds || 300,
+      allowedOrigins: origins,
+      log: options.log,
+      // Only the demo's own dashboards: an embed token for any other is refused (403).
+      embedToken: { keyId: DEMO_EMBED_KEY_ID, key: embedKey, dashboards: DEMO_DASHBOARDS.map((dashboard) => dashboard.id) },
     });
     const ledger = new TokenLedger();
     let outage = false;
@@ -175,9 +193,11 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       srcTemplateFor: (pageUrl) => (vendorPublicUrl === undefined ? dashboardSrcTemplate(pageUrl, emulatorPort) : `${vendorPublicUrl}/iframe/{dashboard}`),
       secureCookies: publicUrl?.startsWith('https:') ?? false,
       tokenUrl: `${DEFAULT_BFF_BASE_PATH}/token`,
+      embedTokenUrl: `${EMBED_TOKENS_BASE_PATH}/token`,
       tokenTtlSeconds,
       refreshMarginSeconds,
       embed: { basePath: DEFAULT_BFF_BASE_PATH, routes: bff.routes },
+      embedTokens: { basePath: EMBED_TOKENS_BASE_PATH, routes: embedTokenBff.routes },
       publicDir,
     });
     handle = (request) => app.fetch(request);
@@ -192,6 +212,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
         (closing ??= (async () => {
           await closeServer();
           await bff.close();
+          await embedTokenBff.close();
           await emulatorRun.close();
         })()),
     };

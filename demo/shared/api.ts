@@ -18,6 +18,8 @@ export interface DemoSessionInfo {
   /** The element's `src-template`: the emulator, on another origin than the host app. */
   srcTemplate: string;
   tokenUrl: string;
+  /** The token route of the BFF that answers embed tokens (`?protocol=explo-jwt`); `null` when there is none. */
+  embedTokenUrl: string | null;
   /** The element's `refresh-margin` in seconds, when the demo overrides the default. */
   refreshMarginSeconds: number | null;
   /** The BFF's token TTL in seconds; `0` when disabled. */

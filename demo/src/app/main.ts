@@ -1,6 +1,7 @@
 import '@embedded-dashboard/element';
 import '@embedded-dashboard/element/explo';
 import type { EmbeddedDashboard, EmbeddedDashboardEventMap } from '@embedded-dashboard/element';
+import { EXPLO_JWT_IFRAME_PATH } from '@embedded-dashboard/protocol';
 import { DEMO_DASHBOARDS } from '../../shared/dashboards.js';
 import { demoApi, SignedOutError } from './api.js';
 import { createEventLog } from './event-log.js';
@@ -15,6 +16,15 @@ const ELEMENT_EVENTS: (keyof EmbeddedDashboardEventMap)[] = [
   'dashboard-variable-change',
 ];
 const VENDOR_STATUS_POLL_MS = 3000;
+
+type DemoProtocol = 'message' | 'explo' | 'explo-jwt';
+const PROTOCOL_LABELS: Record<DemoProtocol, string> = {
+  message: 'message (token by postMessage)',
+  explo: 'explo (the vendor’s embed: customer token in the URL)',
+  'explo-jwt': 'explo-jwt (the vendor’s embed tokens: renewed in the running frame)',
+};
+/** The switch link cycles through the three. */
+const NEXT_PROTOCOL: Record<DemoProtocol, DemoProtocol> = { message: 'explo', explo: 'explo-jwt', 'explo-jwt': 'message' };
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -62,18 +72,26 @@ async function main(): Promise<void> {
   const dashboard = DEMO_DASHBOARDS.find((d) => d.id === asked)?.id ?? DEMO_DASHBOARDS[0].id;
 
   // ?protocol=explo: the vendor's documented embed (token in the URL, swapped in a hidden frame on
-  // rotation) on the emulator's /iframe/{dashboard}/{token}/{environment}; otherwise our own protocol.
-  const explo = new URLSearchParams(location.search).get('protocol') === 'explo';
-  byId('frame-protocol').textContent = explo ? 'explo (the vendor’s embed: token in the URL)' : 'message (token by postMessage)';
-  byId<HTMLAnchorElement>('other-protocol').href = explo ? '?protocol=message' : '?protocol=explo';
+  // rotation) on the emulator's /iframe/{dashboard}/{token}/{environment}; ?protocol=explo-jwt: the
+  // vendor's embed tokens (minted by the BFF at /embed-jwt, the first in the URL
+  // /iframe/{token}/{environment}, later ones posted to the running frame); otherwise our own protocol.
+  const askedProtocol = new URLSearchParams(location.search).get('protocol');
+  const protocol: DemoProtocol =
+    askedProtocol === 'explo' || (askedProtocol === 'explo-jwt' && session.embedTokenUrl !== null) ? askedProtocol : 'message';
+  byId('frame-protocol').textContent = PROTOCOL_LABELS[protocol];
+  byId<HTMLAnchorElement>('other-protocol').href = `?protocol=${NEXT_PROTOCOL[protocol]}`;
   const element = document.createElement('embedded-dashboard');
   element.setAttribute('dashboard', dashboard);
-  if (explo) {
-    element.setAttribute('protocol', 'explo');
+  if (protocol !== 'message') {
+    element.setAttribute('protocol', protocol);
     element.setAttribute('environment', 'production');
   }
-  element.setAttribute('src-template', explo ? session.srcTemplate.replace('/iframe/{dashboard}', '/iframe/{dashboard}/{token}/{environment}') : session.srcTemplate);
-  element.setAttribute('token-url', session.tokenUrl);
+  const vendorBase = session.srcTemplate.slice(0, session.srcTemplate.indexOf('/iframe/{dashboard}'));
+  element.setAttribute(
+    'src-template',
+    protocol === 'explo' ? `${vendorBase}/iframe/{dashboard}/{token}/{environment}` : protocol === 'explo-jwt' ? vendorBase + EXPLO_JWT_IFRAME_PATH : session.srcTemplate,
+  );
+  element.setAttribute('token-url', protocol === 'explo-jwt' ? session.embedTokenUrl! : session.tokenUrl);
   element.setAttribute('label', `${customer.name} analytics`);
   if (session.refreshMarginSeconds !== null) element.setAttribute('refresh-margin', String(session.refreshMarginSeconds));
   const refreshVendorStatus = () =>

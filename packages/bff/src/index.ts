@@ -16,6 +16,7 @@ export { DEFAULT_CLAIM_NAMES } from './session/claims.js';
 export { groupFingerprint } from './tokens/fingerprint.js';
 
 export type { BffOptions, BffAppOptions, RateLimitRule } from './options.js';
+export type { EmbedTokenOptions } from './embed-token/options.js';
 export type { BffNodeListenerOptions, NodeRequestListener } from './http/node-listener.js';
 export type { BffErrorOptions } from './errors/bff-error.js';
 export type { InitialToken, InitialTokenOptions, PageRequest, FetchHandler } from './page/initial-token.js';

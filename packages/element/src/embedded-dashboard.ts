@@ -9,6 +9,7 @@ import {
 import { styles } from './embedded-dashboard.styles.js';
 import type { EmbeddedDashboardEventMap } from './events.js';
 import { parseVariables } from './frame/parse-variables.js';
+import { exploJwtProtocol } from './protocol/explo-jwt-protocol.js';
 import { exploProtocol } from './protocol/explo-protocol.js';
 import type { FrameProtocol } from './protocol/frame-protocol.js';
 import { messageProtocol } from './protocol/message-protocol.js';
@@ -18,10 +19,11 @@ import { TokenRequestError, type TokenReason } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 
 /**
- * The frame protocols the element knows, by `protocol` attribute value: `message` and `explo`,
- * in every entry point (the module and the standalone script). A third vendor is one more entry.
+ * The frame protocols the element knows, by `protocol` attribute value: `message`, `explo` and
+ * `explo-jwt`, in every entry point (the module and the standalone script). A third vendor is
+ * one more entry.
  */
-export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol, explo: exploProtocol };
+export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol };
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;
@@ -95,8 +97,10 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
   /** The BFF's token route; rotation goes to `${tokenUrl}/rotate`. Attribute `token-url`. */
   declare tokenUrl: string;
   /**
-   * How the element talks to the frame: `message` (default; our own protocol, token by message)
-   * or `explo` (the vendor's documented embed: token in the URL, rotated by swapping in a new frame).
+   * How the element talks to the frame: `message` (default; our own protocol, token by message),
+   * `explo` (the vendor's documented embed: token in the URL, rotated by swapping in a new frame)
+   * or `explo-jwt` (the vendor's embed tokens: the first in the URL, later ones posted to the
+   * running frame; token requests name the dashboard).
    */
   declare protocol: string;
   /** Substituted for `{environment}`. */
@@ -123,6 +127,8 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
 
   /** @internal Why the attributes are unusable, when they are. */
   problem?: string;
+  /** @internal The dashboard token requests name (`explo-jwt`), else `undefined`. */
+  tokenScope?: string | undefined;
   readonly #tokens = new TokenController(this);
   /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
   #srcs: (string | undefined)[] = [];
@@ -195,6 +201,10 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
       const adapter = (this.#adapter = FRAME_PROTOCOLS[this.protocol]!);
+      // A token for one dashboard is no token for another: a new scope starts the tokens over.
+      const scope = adapter.perDashboard ? this.dashboard : undefined;
+      if (scope !== this.tokenScope && this.hasUpdated) this.#tokens.reset();
+      this.tokenScope = scope;
       const cur = this.#cur;
       const token = this.#tokens.token;
       const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}\n${this.protocol}`;

@@ -5,4 +5,5 @@
  * `import '@embedded-dashboard/element/explo'`, which now adds nothing.
  */
 export { exploProtocol } from './protocol/explo-protocol.js';
+export { exploJwtProtocol } from './protocol/explo-jwt-protocol.js';
 export type { FrameProtocol } from './protocol/frame-protocol.js';

@@ -12,6 +12,11 @@ export interface FrameProtocol {
    * posted to the running frame.
    */
   readonly swap: boolean;
+  /**
+   * Tokens are for one dashboard (the vendor's embed tokens): token requests name the element's
+   * dashboard, and are shared (in the page and across tabs) only with elements of that dashboard.
+   */
+  readonly perDashboard?: boolean;
   /** The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad template. */
   src(template: string | undefined, values: SrcValues, variables: DashboardVariables): URL | undefined;
   /** Untrusted `MessageEvent.data` as an event of our own protocol (ARCHITECTURE §6), or `undefined`. */

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { FRAME_PROTOCOLS, FRAME_SWAP_TIMEOUT_MS } from '../embedded-dashboard.js';
 import * as exploEntry from '../explo.js';
 import { json, mount, ORIGIN, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../test-support/fixtures.js';
+import { exploJwtProtocol } from './explo-jwt-protocol.js';
 import { exploProtocol } from './explo-protocol.js';
 import { messageProtocol } from './message-protocol.js';
 
@@ -10,11 +11,27 @@ useElementTestEnvironment();
 const EXPLO_TEMPLATE = `${ORIGIN}/iframe/{dashboard}/{token}/{environment}`;
 
 describe('frame protocol adapters', () => {
-  it('are both built into the element; the explo entry only exports the same adapter', () => {
-    expect(Object.keys(FRAME_PROTOCOLS)).toEqual(['message', 'explo']);
+  it('are all built into the element; the explo entry only exports the same adapters', () => {
+    expect(Object.keys(FRAME_PROTOCOLS)).toEqual(['message', 'explo', 'explo-jwt']);
     expect(FRAME_PROTOCOLS.message).toBe(messageProtocol);
     expect(FRAME_PROTOCOLS.explo).toBe(exploProtocol);
+    expect(FRAME_PROTOCOLS['explo-jwt']).toBe(exploJwtProtocol);
     expect(exploEntry.exploProtocol).toBe(exploProtocol);
+    expect(exploEntry.exploJwtProtocol).toBe(exploJwtProtocol);
+  });
+
+  it("explo-jwt: the embed token in the path, the vendor's events, later tokens posted as updateCustomerJwt, tokens per dashboard", () => {
+    const url = exploJwtProtocol.src(`${ORIGIN}/iframe/{token}/{environment}`, { dashboard: 'sales', environment: 'production', token: 'eyJ.x..y.z' }, { region: 'EU' });
+    expect(url!.href).toBe(`${ORIGIN}/iframe/eyJ.x..y.z/production?region=%22EU%22`);
+    expect(exploJwtProtocol.src(`${ORIGIN}/iframe/{token}/{environment}`, { dashboard: 'sales' }, {})).toBeUndefined();
+    expect(exploJwtProtocol.swap).toBe(false);
+    expect(exploJwtProtocol.perDashboard).toBe(true);
+    expect(exploJwtProtocol.token!('jwt-2')).toEqual({ event: 'updateCustomerJwt', detail: { jwt: 'jwt-2' } });
+    expect(exploJwtProtocol.parse({ event: 'customerJwtExpired' })).toEqual({ event: 'tokenExpired', detail: { dashboardId: '' } });
+    expect(exploJwtProtocol.parse({ event: 'tokenExpired', detail: { dashboardId: 'x' } })).toBeUndefined();
+    expect(exploJwtProtocol.variables({ seats: 3 })).toEqual(exploProtocol.variables({ seats: 3 }));
+    expect(exploProtocol.perDashboard).toBeUndefined();
+    expect(messageProtocol.perDashboard).toBeUndefined();
   });
 
   it('message: every message both ways in our own shapes (ARCHITECTURE §6)', () => {

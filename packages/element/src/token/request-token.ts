@@ -27,6 +27,8 @@ export const timeoutError = (): TokenRequestError => new TokenRequestError('time
 export interface RequestTokenOptions {
   timeout: number;
   credentials: RequestCredentials;
+  /** The dashboard the token is for, when tokens are per dashboard (sent as `dashboard`). */
+  dashboard?: string | undefined;
 }
 
 async function post(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
@@ -37,7 +39,8 @@ async function post(url: string, held: string | undefined, options: RequestToken
       const r = await fetch(held ? `${url}/rotate` : url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(held ? { token: held } : {}),
+        // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
+        body: JSON.stringify({ token: held, dashboard: options.dashboard }),
         credentials: options.credentials,
         signal,
       });
@@ -63,20 +66,22 @@ async function post(url: string, held: string | undefined, options: RequestToken
   );
 }
 
-/** One request in flight per resolved token URL, shared by every element of the page. */
+/** One request in flight per resolved token URL (and dashboard, for per-dashboard tokens), shared by every element of the page. */
 const inFlight = new Map<string, Promise<TokenResponse>>();
 
 /**
  * POSTs `url` for a token, or `${url}/rotate` with `held` for a fresh one. While another caller's
- * request to the same URL is in flight, waits for it instead of sending a second one, and only asks
- * again when that answer is the very token `held` (a token this caller already knows is stale).
+ * request for the same URL and dashboard is in flight, waits for it instead of sending a second
+ * one, and only asks again when that answer is the very token `held` (a token this caller already
+ * knows is stale).
  */
 export async function requestToken(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
-  for (let pending = inFlight.get(url); pending; pending = inFlight.get(url)) {
+  const key = `${url} ${options.dashboard}`;
+  for (let pending = inFlight.get(key); pending; pending = inFlight.get(key)) {
     const shared = await pending;
     if (shared.token !== held) return shared;
   }
-  const request = post(url, held, options).finally(() => inFlight.delete(url));
-  inFlight.set(url, request);
+  const request = post(url, held, options).finally(() => inFlight.delete(key));
+  inFlight.set(key, request);
   return request;
 }

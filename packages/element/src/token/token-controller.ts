@@ -12,6 +12,8 @@ export interface TokenHost extends ReactiveControllerHost {
   readonly tokenUrl: string;
   readonly refreshMargin: number;
   readonly withCredentials: boolean;
+  /** The dashboard token requests name, when tokens are per dashboard. */
+  readonly tokenScope?: string | undefined;
   readonly fetchToken?: FetchToken | undefined;
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
@@ -122,7 +124,9 @@ export class TokenController implements ReactiveController {
     addEventListener('online', this.#wake);
     document.addEventListener('visibilitychange', this.#wake);
     if (typeof BroadcastChannel === 'function') {
-      this.#channel = new BroadcastChannel(`embedded-dashboard:${this.#url}`);
+      // Per-dashboard tokens go only to the tabs' elements of that dashboard.
+      const scope = this.#host.tokenScope;
+      this.#channel = new BroadcastChannel(`embedded-dashboard:${this.#url}${scope ? ` ${scope}` : ''}`);
       this.#channel.onmessage = this.#adopt;
     }
     if (!this.token) this.#fetch('initial');
@@ -159,7 +163,7 @@ export class TokenController implements ReactiveController {
     const run = (this.#run = new AbortController());
     this.#reason = reason;
     this.#set(this.token ? DashboardState.refreshing : DashboardState.loading);
-    const { fetchToken, withCredentials } = this.#host;
+    const { fetchToken, withCredentials, tokenScope } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
     try {
@@ -168,6 +172,7 @@ export class TokenController implements ReactiveController {
         : await requestToken(this.#url, held, {
             timeout: TOKEN_TIMEOUT_MS,
             credentials: withCredentials ? 'include' : 'same-origin',
+            dashboard: tokenScope,
           });
       if (run.signal.aborted) return;
       this.#run = undefined;

@@ -30,6 +30,7 @@ interface Manifest {
   bin?: Record<string, string>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  imports?: Record<string, unknown>;
 }
 
 const installedDir = (name: string) => join(consumerDir, 'node_modules', '@embedded-dashboard', name);
@@ -103,6 +104,11 @@ describe.each(PUBLISHED_PACKAGES)('the installed @embedded-dashboard/%s', (name)
     const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
     const undeclared = new Set<string>();
     for (const [, specifier] of code.matchAll(/(?:from |import |import\()['"]([^'"./][^'"]*)['"]/g)) {
+      // A `#name` specifier is the package's own subpath import: it must be in its `imports` map.
+      if (specifier!.startsWith('#')) {
+        if (!Object.hasOwn(manifest.imports ?? {}, specifier!)) undeclared.add(specifier!);
+        continue;
+      }
       const packageName = specifier!.startsWith('@') ? specifier!.split('/').slice(0, 2).join('/') : specifier!.split('/')[0]!;
       if (!specifier!.startsWith('node:') && packageName !== manifest.name && !declared.has(packageName)) undeclared.add(packageName);
     }

@@ -39,7 +39,7 @@ export function createBffApp(options: BffAppOptions): Hono {
   if (!basePath.startsWith('/') || basePath.endsWith('/')) throw new TypeError('basePath must start with "/" and not end with "/"');
   const app = new Hono();
   app.use('*', requestContext(runtime.logger));
-  app.onError(bffErrorHandler(runtime.logger));
+  app.onError(bffErrorHandler(runtime.logger, runtime.refusals));
   app.notFound((c) => respondError(c, new BffError('bad_request', 'no such route', { status: 404 })));
   app.route(basePath, buildEmbedRoutes(runtime, false));
   app.route('/', buildHealthRoutes(runtime, options.exposeMetrics ?? false));

@@ -5,6 +5,7 @@ import { localMinter } from './embed-token/local-minter.js';
 import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
 import { defaultMetrics } from '#bff-platform';
 import type { BffMetrics } from './observability/metrics.js';
+import { RefusalLog } from './observability/refusal-log.js';
 import type { BffOptions } from './options.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { resolveSettings, type OriginRule } from './settings.js';
@@ -22,6 +23,8 @@ export interface BffRuntime {
   store: GuardedStore;
   logger: BffLogger;
   metrics: BffMetrics;
+  /** Counts and summarises the requests refused on purpose. */
+  refusals: RefusalLog;
   bodyLimitBytes: number;
   /** The origin rule the token routes apply. */
   origin: OriginRule;
@@ -51,6 +54,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     store,
     logger,
     metrics,
+    refusals: new RefusalLog(logger, metrics, settings.now),
     bodyLimitBytes: settings.bodyLimitBytes,
     origin: settings.origin,
   };

@@ -21,6 +21,7 @@ export class BudgetRefusedError extends BffError {
     super('upstream_unavailable', 'the dashboard vendor is busy; retry shortly', {
       retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
       cause: new Error(`vendor budget: ${priority} call refused`),
+      refusal: 'vendor_budget',
     });
   }
 }

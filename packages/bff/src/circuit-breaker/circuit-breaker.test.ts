@@ -145,6 +145,8 @@ describe('one failing tenant', () => {
     expect(bad.slice(0, 4)).toEqual([502, 502, 502, 503]);
     expect(new Set(bad)).toEqual(new Set([502, 503]));
     expect(badCalls).toBe(6);
+    // Its refused answers are errors; the 54 fail-fast refusals are expected ones (summarised, not one error line each).
+    expect(logs.lines.filter((l) => l.includes('"level":"error"') && l.includes('request failed'))).toHaveLength(6);
     expect(logs.lines.filter((l) => l.includes('vendor circuit opened for one customer'))).toHaveLength(1);
     expect(logs.lines.some((l) => l.includes('vendor circuit opened: failing fast'))).toBe(false);
     const fast = await ask('bad');

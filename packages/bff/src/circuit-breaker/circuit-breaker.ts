@@ -1,6 +1,7 @@
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
+import type { RefusalReason } from '../observability/refusal-log.js';
 import { LruMap } from '../util/lru-map.js';
 import { Circuit } from './circuit.js';
 
@@ -104,10 +105,10 @@ export class CircuitBreaker {
   async run<T>(group: string, call: () => Promise<T>): Promise<T> {
     const now = this.#now();
     const own = this.#groups.get(group);
-    const ownProbe = own === undefined ? false : this.#admit(own, now, 'the dashboard vendor is failing for this customer; not calling it for a moment');
+    const ownProbe = own === undefined ? false : this.#admit(own, now, 'customer_circuit', 'the dashboard vendor is failing for this customer; not calling it for a moment');
     let probe: boolean;
     try {
-      probe = this.#admit(this.#account, now, 'the dashboard vendor is failing; not calling it for a moment');
+      probe = this.#admit(this.#account, now, 'vendor_circuit', 'the dashboard vendor is failing; not calling it for a moment');
     } catch (error) {
       if (ownProbe) own!.probeUnanswered();
       throw error;
@@ -131,10 +132,10 @@ export class CircuitBreaker {
   }
 
   /** Throws the fail-fast error while `circuit` is open; returns whether this call is its half-open probe. */
-  #admit(circuit: Circuit, now: number, message: string): boolean {
+  #admit(circuit: Circuit, now: number, refusal: RefusalReason, message: string): boolean {
     const admitted = circuit.admit(now);
     if (typeof admitted === 'boolean') return admitted;
-    throw new BffError('upstream_unavailable', message, { retryAfterSeconds: Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)) });
+    throw new BffError('upstream_unavailable', message, { retryAfterSeconds: Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)), refusal });
   }
 
   #succeeded(group: string, own: Circuit | undefined): void {

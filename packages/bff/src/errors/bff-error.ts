@@ -1,6 +1,7 @@
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BFF_ERROR_STATUS, type BffErrorBody, type BffErrorCode } from '@embedded-dashboard/protocol';
+import type { RefusalReason } from '../observability/refusal-log.js';
 
 export interface BffErrorOptions {
   /** Overrides the code's default status (e.g. 413 or 415 for `bad_request`). */
@@ -10,6 +11,8 @@ export interface BffErrorOptions {
   /** Seconds for `Retry-After` (429 and 503). */
   retryAfterSeconds?: number;
   cause?: unknown;
+  /** Set when the BFF refuses on purpose (no dependency failed): logged as an expected refusal, not an error. */
+  refusal?: RefusalReason;
 }
 
 const RETRYABLE_BY_DEFAULT: ReadonlySet<BffErrorCode> = new Set<BffErrorCode>([
@@ -34,12 +37,14 @@ export class BffError extends HTTPException {
   readonly code: BffErrorCode;
   readonly retryable: boolean;
   readonly retryAfterSeconds: number | undefined;
+  readonly refusal: RefusalReason | undefined;
 
   constructor(code: BffErrorCode, message: string, options: BffErrorOptions = {}) {
     super(options.status ?? (BFF_ERROR_STATUS[code] as ContentfulStatusCode), { message, cause: options.cause });
     this.code = code;
     this.retryable = options.retryable ?? RETRYABLE_BY_DEFAULT.has(code);
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.refusal = options.refusal;
   }
 
   /** The JSON error body of ARCHITECTURE §4, with `Cache-Control: no-store` and `nosniff`. */

@@ -23,6 +23,8 @@ export interface BffMetrics {
   circuitTransitions: Counter<'to'>;
   /** Transitions of one customer's vendor circuit by `to` (`open` | `closed`). */
   groupCircuitTransitions: Counter<'to'>;
+  /** Requests refused on purpose, by `reason` (`RefusalReason`): the budget, a circuit, a rate limit. */
+  refusals: Counter<'reason'>;
   /** Vendor calls the budget admitted, by `priority` (`first-token` | `rotation` | `drift` | `revalidation`). */
   budgetUsed: Counter<'priority'>;
   /** Admitted calls that first waited for their slot, by `priority`. */

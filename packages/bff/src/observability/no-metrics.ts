@@ -24,6 +24,7 @@ export function createNoMetrics(): BffMetrics {
     circuitOpen: metric,
     circuitTransitions: metric,
     groupCircuitTransitions: metric,
+    refusals: metric,
     budgetUsed: metric,
     budgetQueued: metric,
     budgetWaiting: metric,

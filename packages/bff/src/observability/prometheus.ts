@@ -52,6 +52,7 @@ export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
       labelNames: ['to'],
       registers,
     }),
+    refusals: new Counter({ name: `${p}refusals_total`, help: 'Requests refused on purpose (vendor budget, circuit, rate limit), by reason', labelNames: ['reason'], registers }),
     budgetUsed: new Counter({ name: `${p}budget_used_total`, help: 'Vendor calls the vendor budget admitted, by priority', labelNames: ['priority'], registers }),
     budgetQueued: new Counter({ name: `${p}budget_queued_total`, help: 'Admitted vendor calls that waited for their slot, by priority', labelNames: ['priority'], registers }),
     budgetWaiting: new Gauge({ name: `${p}budget_waiting`, help: 'Vendor calls waiting for their slot now', registers }),

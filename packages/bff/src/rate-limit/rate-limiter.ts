@@ -35,6 +35,7 @@ export function createRateLimiter(configured: BffOptions['rateLimit'], store: Gu
     if (count > rule.limit) {
       throw new BffError('rate_limited', 'too many token requests for this session; retry later', {
         retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
+        refusal: 'session_rate_limit',
       });
     }
   };

@@ -50,7 +50,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   const routes = new Hono();
   // Mounted by createBffApp, the routes share its error handler (no second one to compose per request).
   if (standalone) {
-    routes.onError(bffErrorHandler(runtime.logger));
+    routes.onError(bffErrorHandler(runtime.logger, runtime.refusals));
     routes.use('*', requestContext(runtime.logger));
   }
   routes.use('*', originGuard(runtime.origin));

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BffErrorCode } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
+import type { RefusalLog } from '../observability/refusal-log.js';
 import { NO_SESSION_COOKIE } from '../session/session-verifier.js';
 import { requestIdOf } from './request-context.js';
 import { respondError } from './respond.js';
@@ -37,14 +38,21 @@ const crossOriginCookieMissing = (error: BffError): BffError =>
     { cause: error },
   );
 
-/** The BFF's one `onError`: logs server-side failures (redacted) and answers with JSON. */
-export function bffErrorHandler(logger: BffLogger): ErrorHandler {
+/**
+ * The BFF's one `onError`: logs server-side failures (redacted) and answers with JSON. A refusal
+ * on purpose (the vendor budget, an open circuit, a rate limit) is no failure: `refusals` counts
+ * it and writes its summary, and its request line goes to `debug`.
+ */
+export function bffErrorHandler(logger: BffLogger, refusals: RefusalLog): ErrorHandler {
   return function bffErrorHandler(error: unknown, c: Context) {
     let bffError = toBffErrorResponse(error);
     const corsOrigin = c.get('embedCorsOrigin');
     if (bffError.cause === NO_SESSION_COOKIE && corsOrigin !== undefined) bffError = crossOriginCookieMissing(bffError);
     c.set('embedErrorCode', bffError.code);
-    if (bffError.status >= 500) {
+    if (bffError.refusal !== undefined) {
+      c.set('embedRefusal', bffError.refusal);
+      refusals.note(bffError.refusal);
+    } else if (bffError.status >= 500) {
       logger.error('request failed', {
         requestId: requestIdOf(c),
         code: bffError.code,

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { BffLogger, LogFields } from '../observability/logger.js';
+import type { RefusalReason } from '../observability/refusal-log.js';
 import { requestHeader } from '../http/request-header.js';
 
 declare module 'hono' {
@@ -8,6 +9,8 @@ declare module 'hono' {
     embedRequestId: string;
     /** The BFF error code a failed request was answered with. */
     embedErrorCode: string;
+    /** Set when the request was refused on purpose (counted and summarised, not logged as a failure). */
+    embedRefusal: RefusalReason;
     /** Set for an allowed cross-origin caller: its origin, echoed in the CORS headers. */
     embedCorsOrigin: string;
     /**
@@ -37,7 +40,8 @@ export function requestIdOf(c: Context): string {
 
 /**
  * Per request: the request id and one log line, at `info` for errors (status 400 and up) and at
- * `debug` for the rest, which at thousands of cached token requests a second are noise. Every
+ * `debug` for the rest, which at thousands of cached token requests a second are noise, and for
+ * refusals on purpose (`RefusalLog` summarises those at `info`). Every
  * line carries the request id. Responses get `no-store` (and errors the id) from `respond()`,
  * which builds them all: touching `c.res.headers` here would take the Node adapter off its fast path.
  */
@@ -48,7 +52,8 @@ export function requestContext(logger: BffLogger): MiddlewareHandler {
     if (given !== undefined && SANE_REQUEST_ID.test(given)) c.set('embedRequestId', given);
     await next();
     const status = c.res.status;
-    if (status < 400 && logger.debug === undefined) return;
+    const quiet = status < 400 || c.get('embedRefusal') !== undefined;
+    if (quiet && logger.debug === undefined) return;
     const fields: LogFields = {
       requestId: requestIdOf(c),
       method: c.req.method,
@@ -58,7 +63,7 @@ export function requestContext(logger: BffLogger): MiddlewareHandler {
     };
     const code = c.get('embedErrorCode');
     if (code !== undefined) fields.code = code;
-    if (status < 400) logger.debug!('request', fields);
+    if (quiet) logger.debug!('request', fields);
     else logger.info('request', fields);
   };
 }

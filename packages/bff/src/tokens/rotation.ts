@@ -90,6 +90,7 @@ export class TokenRotation {
     if (leftMs <= 0) return undefined;
     const error = new BffError('rate_limited', 'this token was rotated moments ago; retry after the minimum rotation interval', {
       retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+      refusal: 'rotation_throttle',
     });
     return { result: 'throttled', error };
   }

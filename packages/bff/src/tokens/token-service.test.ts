@@ -283,6 +283,8 @@ describe('POST /embed/token/rotate', () => {
     const text = await metrics.registry.metrics();
     expect(text).toContain('embed_bff_rotations_total{result="throttled"} 5');
     expect(text).toContain('embed_bff_token_requests_total{route="rotate",outcome="rate_limited"} 5');
+    // Expected refusals: counted by reason, summarised instead of an info line each.
+    expect(text).toContain('embed_bff_refusals_total{reason="rotation_throttle"} 5');
   });
 
   it('recovers from an ambiguous rotate failure with get-or-create when the rotation happened', async () => {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -102,3 +103,19 @@ export const runtimeTool = (name: 'bun' | 'deno'): Tool =>
     'npm install: it is a devDependency, and package.json allowScripts lets its postinstall run',
     (path) => spawnSync(path, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0,
   );
+
+/**
+ * workerd, Cloudflare's Workers runtime, from the `workerd` npm package (a devDependency through
+ * miniflare and wrangler; its binary comes in the registry's platform package, no download).
+ */
+export const workerdTool = (): Tool => {
+  let path = '';
+  try {
+    path = (createRequire(import.meta.url)('workerd') as { default: string }).default;
+  } catch {
+    // not installed: reported below
+  }
+  return findTool('workerd', [path].filter(Boolean), 'npm install: miniflare and wrangler are devDependencies', (binary) =>
+    spawnSync(binary, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0,
+  );
+};

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { jwtDecrypt } from 'jose';
+import { assertFreshBuild } from '../../../../test/support/fresh-build.js';
 import { startNodeProcess } from '../../../../test/support/processes.js';
 import { scriptTool } from '../../../../test/support/tools.js';
 import { API_TOKEN, session, SESSION_SECRET } from '../testing/fixtures.js';
@@ -17,27 +18,9 @@ const packageDir = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(packageDir, 'bin/embedded-dashboard-bff.js');
 const cleanEnv = { PATH: process.env.PATH, NODE_OPTIONS: '' };
 
-/** The CLI runs from dist/: refuse to test a build older than the sources. */
-function assertFreshBuild(): void {
-  const built = join(packageDir, 'dist/cli/bin.js');
-  let builtAt: number;
-  try {
-    builtAt = statSync(built).mtimeMs;
-  } catch {
-    throw new Error('packages/bff/dist is missing: run `npm run build` first (npm test does)');
-  }
-  const newest = (dir: string): number =>
-    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) return newest(path);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? statSync(path).mtimeMs : 0;
-    }));
-  if (newest(join(packageDir, 'src')) > builtAt) throw new Error('packages/bff/dist is older than src: run `npm run build` first');
-}
-
 let emu: RunningEmulator;
 beforeAll(async () => {
-  assertFreshBuild();
+  assertFreshBuild('bff');
   emu = await startEmulator({ port: 0, admin: true, apiKeys: [{ token: API_TOKEN, environment: 'Customer' }] });
 });
 afterAll(() => emu?.close());

@@ -4,7 +4,7 @@ import { startRedisServer, type RedisServer } from '../../../../../test/support/
 import { redisServerTool } from '../../../../../test/support/tools.js';
 import { groupEntry as entry } from '../../testing/group-entry.js';
 import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
-import { encodeEntry } from './entry-codec.js';
+import { encodeEntry } from '../entry-codec.js';
 import { redisKeys } from './keys.js';
 import { describeStoreContract } from '../contract.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { withTimeout } from '@embedded-dashboard/protocol';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.js';
-import { decodeEntry, encodeEntry } from './entry-codec.js';
+import { decodeEntry, encodeEntry } from '../entry-codec.js';
 import { RedisStoreError } from './errors.js';
 import { redisKeys } from './keys.js';
 import { BUDGET_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT } from './scripts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GroupEntry } from '../types.js';
+import type { GroupEntry } from './types.js';
 import { decodeEntry, encodeEntry, MAX_ENTRY_BYTES } from './entry-codec.js';
 
 const entry: GroupEntry = {

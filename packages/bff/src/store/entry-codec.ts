@@ -1,5 +1,5 @@
 import { ENVIRONMENTS, type Environment } from '@embedded-dashboard/protocol';
-import type { GroupEntry } from '../types.js';
+import type { GroupEntry } from './types.js';
 
 /**
  * The envelope's version: a process running a newer format writes another number, and this one
@@ -20,7 +20,7 @@ const MAX_ACCOUNT_LENGTH = 128;
 const isAccount = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_ACCOUNT_LENGTH;
 const isEnvironment = (value: unknown): value is Environment => (ENVIRONMENTS as readonly unknown[]).includes(value);
 
-/** Serialises an entry for Redis, in a versioned envelope. */
+/** Serialises an entry for a shared store (Redis, the Durable Objects), in a versioned envelope. */
 export function encodeEntry(entry: GroupEntry): string {
   const e: GroupEntry = {
     token: entry.token,

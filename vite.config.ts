@@ -13,6 +13,7 @@ const alias = [
   { find: /^#(bff|client)-platform$/, replacement: packageSource('$1', 'platform/node.ts') },
   { find: /^@embedded-dashboard\/bff\/redis$/, replacement: packageSource('bff', 'store/redis/index.ts') },
   { find: /^@embedded-dashboard\/bff\/workers$/, replacement: packageSource('bff', 'workers/index.ts') },
+  { find: /^@embedded-dashboard\/bff\/lambda$/, replacement: packageSource('bff', 'lambda/index.ts') },
   { find: /^@embedded-dashboard\/element\/explo$/, replacement: packageSource('element', 'explo.ts') },
   { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element|react|vite)$/, replacement: packageSource('$1') },
 ];

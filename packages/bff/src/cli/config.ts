@@ -1,13 +1,11 @@
 import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../config/bff-config.js';
+import { parseRedisConfig, REDIS_CONFIG_KEYS, type RedisConfig } from '../config/redis-config.js';
 import { configReader, show } from '../config/values.js';
 
 /** The CLI's configuration once validated: the keys every runtime shares, and where it listens and stores. */
-export interface CliConfig extends BffConfig {
+export interface CliConfig extends BffConfig, RedisConfig {
   port: number;
   host: string;
-  redisUrl: string | undefined;
-  /** With `redisUrl`: a Redis Cluster's seed nodes, or the sentinels and master name of a Sentinel group. */
-  redisTopology: { clusterNodes?: string[]; sentinels?: string[]; sentinelMasterName?: string };
   /** Where `/metrics` is served, on a listener of its own; unset = not served. */
   metrics: { port: number; host: string } | undefined;
 }
@@ -17,10 +15,7 @@ export const CONFIG_KEYS = [
   ...BFF_CONFIG_KEYS,
   'EMBED_PORT',
   'EMBED_HOST',
-  'EMBED_REDIS_URL',
-  'EMBED_REDIS_CLUSTER_NODES',
-  'EMBED_REDIS_SENTINELS',
-  'EMBED_REDIS_SENTINEL_MASTER',
+  ...REDIS_CONFIG_KEYS,
   'EMBED_METRICS_PORT',
   'EMBED_METRICS_HOST',
 ] as const;
@@ -48,35 +43,6 @@ function fileValues(file: unknown, problems: string[]): Partial<Record<ConfigKey
   return values;
 }
 
-const REDIS_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
-
-/** `EMBED_REDIS_CLUSTER_NODES` or `EMBED_REDIS_SENTINELS` (+ `EMBED_REDIS_SENTINEL_MASTER`), next to `EMBED_REDIS_URL`. */
-function parseRedisTopology(get: (key: ConfigKey) => string | undefined, redisUrl: string | undefined, problems: string[]): CliConfig['redisTopology'] {
-  const addresses = (key: ConfigKey): string[] | undefined => {
-    const text = get(key);
-    if (text === undefined) return undefined;
-    const list = text.split(',').map((v) => v.trim()).filter(Boolean);
-    const bad = list.filter((address) => {
-      const match = REDIS_ADDRESS.exec(address);
-      return !match || Number(match[2]) < 1 || Number(match[2]) > 65_535;
-    });
-    if (list.length === 0 || bad.length > 0) problems.push(`${key} must be a comma list of host:port (got ${JSON.stringify(text.slice(0, 200))})`);
-    if (redisUrl === undefined) problems.push(`${key} needs EMBED_REDIS_URL (it carries the password and TLS; redis://host:port of one node is enough)`);
-    return list;
-  };
-  const clusterNodes = addresses('EMBED_REDIS_CLUSTER_NODES');
-  const sentinels = addresses('EMBED_REDIS_SENTINELS');
-  const sentinelMasterName = get('EMBED_REDIS_SENTINEL_MASTER');
-  if (clusterNodes && sentinels) problems.push('EMBED_REDIS_CLUSTER_NODES and EMBED_REDIS_SENTINELS exclude each other: a store is a cluster or a sentinel group');
-  if (sentinelMasterName !== undefined && !sentinels) problems.push('EMBED_REDIS_SENTINEL_MASTER needs EMBED_REDIS_SENTINELS');
-  if (sentinelMasterName !== undefined && !/^[\x21-\x7e]{1,128}$/.test(sentinelMasterName)) problems.push('EMBED_REDIS_SENTINEL_MASTER must be a master name without spaces');
-  if (clusterNodes && redisUrl !== undefined && /^rediss?:\/\/[^/]*\/[1-9]/.test(redisUrl)) problems.push('EMBED_REDIS_URL must not name a database with EMBED_REDIS_CLUSTER_NODES: a Redis Cluster has only database 0');
-  return {
-    ...(clusterNodes ? { clusterNodes } : {}),
-    ...(sentinels ? { sentinels, sentinelMasterName: sentinelMasterName ?? 'mymaster' } : {}),
-  };
-}
-
 /**
  * Validates the configuration (environment over `--config` file) and lists every problem, one
  * line each, naming the key. Secret values (API token, session secret, Redis URL) are never
@@ -92,9 +58,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
   if (!/^\d+$/.test(portText) || port > 65_535) problems.push(`EMBED_PORT must be an integer from 0 to 65535 (got ${show(portText)})`);
   const host = get('EMBED_HOST') ?? '127.0.0.1';
 
-  const redisUrl = get('EMBED_REDIS_URL');
-  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) problems.push('EMBED_REDIS_URL must be a redis:// or rediss:// URL (value not shown)');
-  const redisTopology = parseRedisTopology(get, redisUrl, problems);
+  const redis = parseRedisConfig(get, problems);
 
   const metricsPortText = get('EMBED_METRICS_PORT');
   const metricsHost = get('EMBED_METRICS_HOST') ?? '127.0.0.1';
@@ -113,8 +77,7 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
       ...shared,
       port,
       host,
-      redisUrl,
-      redisTopology,
+      ...redis,
       metrics: metricsPortText === undefined ? undefined : { port: Number(metricsPortText), host: metricsHost },
     },
   };

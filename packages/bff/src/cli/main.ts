@@ -12,6 +12,7 @@ import { createBffNodeListener } from '../http/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
 import { appOptions, clientOptions } from '../config/app-options.js';
+import { redisSecrets } from '../config/redis-config.js';
 import { CONFIG_KEYS, parseConfig, type CliConfig } from './config.js';
 
 const USAGE = `usage: embedded-dashboard-bff [--config FILE]
@@ -78,8 +79,7 @@ const formatUrl = (host: string, port: number) => `http://${host.includes(':') ?
 export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env, io: CliIo = defaultIo): Promise<void> {
   const config = await loadConfig(argv, env, io);
   if (config === undefined) return;
-  const redisPassword = config.redisUrl === undefined ? '' : decodeURIComponent(new URL(config.redisUrl).password);
-  const options = appOptions(config, redisPassword === '' ? [] : [redisPassword]);
+  const options = appOptions(config, redisSecrets(config.redisUrl));
   // Only for the process's own lines; the app builds its logger (same secrets, same stdout).
   const logger = createJsonLogger({ secrets: options.secrets, level: config.logLevel });
   const client = new UserGroupClient(clientOptions(config));

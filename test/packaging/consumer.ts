@@ -44,6 +44,8 @@ export const CONSUMER_DEPENDENCIES = [
   'express',
   '@types/express',
   'fastify',
+  // examples/cloudflare-workers type-checks against the Workers types (wrangler builds it from the repository's install).
+  '@cloudflare/workers-types',
 ] as const;
 
 /** The version of `name` this repository installs (what package-lock.json says). */

@@ -14,11 +14,11 @@ import { EXAMPLE_USERS as CUSTOMERS, startExample } from './example-apps.js';
 
 const consumerDir = inject('consumerDir');
 
-/** The code between `// #region mount-bff` and `// #endregion mount-bff` of an example file. */
-function region(file: string): string {
+/** The code between `// #region <name>` and `// #endregion <name>` of an example file. */
+function region(file: string, name = 'mount-bff'): string {
   const text = readFileSync(join(REPOSITORY_ROOT, file), 'utf8');
-  const match = /\/\/ #region mount-bff\n([\s\S]*?)\/\/ #endregion mount-bff/.exec(text);
-  if (!match) throw new Error(`${file} has no mount-bff region`);
+  const match = new RegExp(`// #region ${name}\\n([\\s\\S]*?)// #endregion ${name}`).exec(text);
+  if (!match) throw new Error(`${file} has no ${name} region`);
   return match[1]!;
 }
 
@@ -27,11 +27,13 @@ const codeBlocks = (file: string) => [...readFileSync(join(REPOSITORY_ROOT, file
 
 describe('the BFF README mounting snippets', () => {
   it.each([
-    ['examples/express/server.js'],
-    ['examples/fastify/server.js'],
-    ['examples/nextjs/app/embed/[...path]/route.ts'],
-  ])('are the code of %s, in packages/bff/README.md and the example README', (file) => {
-    const code = region(file);
+    ['examples/express/server.js', 'mount-bff'],
+    ['examples/fastify/server.js', 'mount-bff'],
+    ['examples/nextjs/app/embed/[...path]/route.ts', 'mount-bff'],
+    ['examples/nextjs/app/edge/embed/[...path]/route.ts', 'mount-bff-edge'],
+    ['examples/cloudflare-workers/src/worker.ts', 'worker'],
+  ])('are the code of %s, in packages/bff/README.md and the example README', (file, name) => {
+    const code = region(file, name);
     expect(codeBlocks('packages/bff/README.md').some((block) => block.includes(code)), 'packages/bff/README.md').toBe(true);
     expect(codeBlocks(join(file.split('/').slice(0, 2).join('/'), 'README.md')).some((block) => block.includes(code)), 'the example README').toBe(true);
   });
@@ -99,6 +101,34 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
       const { page } = await signIn(base, CUSTOMERS[0]!);
       const html = await (await page.context().request.get(`${base}/dashboard`)).text();
       expect(html).toMatch(/<embedded-dashboard dashboard="sales-overview" src-template="http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}" variables="\{&quot;region&quot;:&quot;EMEA&quot;\}" label="Sales overview">/);
+      await page.context().close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("nextjs: the route handler with runtime = 'edge' is built for the edge runtime and serves the element's tokens and rotation", async () => {
+    const { server, url: base } = await startExample(consumerDir, 'nextjs', { upstreamUrl: emulator!.url });
+    try {
+      // Next.js lists the routes it built for its edge sandbox (not Node) in the middleware manifest.
+      const manifest = JSON.parse(readFileSync(join(consumerDir, 'examples/nextjs/.next/server/middleware-manifest.json'), 'utf8')) as { functions: Record<string, unknown> };
+      expect(Object.keys(manifest.functions)).toContain('/edge/embed/[...path]/route');
+      const { page, errors } = await signIn(base, CUSTOMERS[0]!);
+      const edgeToken = page.waitForResponse((r) => new URL(r.url()).pathname === '/edge/embed/token');
+      await page.goto(`${base}/dashboard?bff=edge`);
+      expect((await edgeToken).status()).toBe(200);
+      await waitForDashboardReady(page, errors);
+      expect(await dashboardGroupName(page)).toBe(CUSTOMERS[0]!.name);
+      const request = page.context().request;
+      const post = (path: string, data: unknown, headers: Record<string, string> = {}) =>
+        request.post(`${base}${path}`, { data, headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', ...headers } });
+      const { token } = (await (await post('/edge/embed/token', {})).json()) as { token: string };
+      const rotated = await post('/edge/embed/token/rotate', { token });
+      expect(rotated.status()).toBe(200);
+      expect(((await rotated.json()) as { token: string }).token).not.toBe(token);
+      expect((await post('/edge/embed/token', {}, { cookie: '' })).status()).toBe(401);
+      expect((await post('/edge/embed/token', {}, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status()).toBe(403);
+      expect(errors).toEqual([]);
       await page.context().close();
     } finally {
       await server.stop();

@@ -183,6 +183,7 @@ describe('the README library code, run in the consumer', () => {
       '@embedded-dashboard/emulator': ['createEmulator', 'startEmulator'],
       '@embedded-dashboard/bff': ['createBffApp', 'createEmbedRoutes', 'createBffNodeListener', 'createMemoryStore'],
       '@embedded-dashboard/bff/redis': ['createRedisStore'],
+      '@embedded-dashboard/bff/lambda': ['createLambdaHandler', 'parseLambdaEnvironment'],
       '@embedded-dashboard/element': ['EmbeddedDashboard', 'TokenRequestError', 'TAG_NAME'],
       '@embedded-dashboard/react': ['EmbeddedDashboard'],
     };

@@ -3,7 +3,7 @@ import { useRef, useState } from 'react';
 import { EmbeddedDashboard, type EmbeddedDashboardElement } from '@embedded-dashboard/react';
 
 /** A client component of the app's own: event handlers cannot come from a Server Component. */
-export function SalesDashboard({ srcTemplate, region }: { srcTemplate: string; region: string }) {
+export function SalesDashboard({ srcTemplate, tokenUrl, region }: { srcTemplate: string; tokenUrl?: string; region: string }) {
   const ref = useRef<EmbeddedDashboardElement>(null);
   const [status, setStatus] = useState('Loading…');
   return (
@@ -12,6 +12,7 @@ export function SalesDashboard({ srcTemplate, region }: { srcTemplate: string; r
         ref={ref}
         dashboard="sales-overview"
         srcTemplate={srcTemplate}
+        tokenUrl={tokenUrl}
         label="Sales overview"
         variables={{ region }}
         onLoad={(e) => setStatus(`Loaded in ${Math.round(e.detail.loadTime)} ms`)}

@@ -54,8 +54,10 @@ describe.skipIf(!workerd.available)('examples/cloudflare-workers, installed from
       timeoutMs: 120_000,
     });
     expect(stdout).toMatch(/--dry-run: exiting now/);
-    const code = await readFile(join(outDir, 'worker.js'), 'utf8');
-    expect(code).not.toMatch(/prom-client|@hono\/node-server|ioredis/);
+    // wrangler's bundle names each bundled file in a comment (`// ../node_modules/<package>/…`).
+    const bundled = [...(await readFile(join(outDir, 'worker.js'), 'utf8')).matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1]!);
+    expect(bundled).toContainEqual(expect.stringMatching(/@embedded-dashboard\/bff\/dist\/platform\/web\.js$/));
+    expect(bundled.filter((file) => /node_modules\/(prom-client|@hono\/node-server|ioredis)\/|platform\/node\.js$/.test(file))).toEqual([]);
   });
 
   it('serves tokens and rotation in workerd with the Durable Object store its wrangler.jsonc declares', async () => {

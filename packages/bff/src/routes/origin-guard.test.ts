@@ -116,6 +116,23 @@ describe('Sec-Fetch-Site: same-site and cross-site, the browser saying the page 
     });
     expect(preflight.status).toBe(204);
   });
+
+  it("lets an allowed page of another origin read an error's Retry-After and request id (the element's backoff honours Retry-After)", async () => {
+    const { app } = setup({ allowedOrigins: ['https://shop.example'], rateLimit: { token: { limit: 1, windowSeconds: 60 } } });
+    const jwt = await session();
+    const headers = { origin: 'https://shop.example', 'sec-fetch-site': 'cross-site' };
+    const ok = await call(app, `${INTERNAL}/embed/token`, tokenRequest(jwt, {}, headers));
+    expect(ok.status).toBe(200);
+    // Nothing to expose on a token answer: its body is all the page reads.
+    expect(ok.headers.get('access-control-expose-headers')).toBeNull();
+    const limited = await call(app, `${INTERNAL}/embed/token`, tokenRequest(jwt, {}, headers));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(limited.headers.get('access-control-expose-headers')).toBe('retry-after, x-request-id');
+    // A same-origin page reads every header anyway: no CORS headers at all.
+    const own = await ask(app, { origin: PUBLIC, 'sec-fetch-site': 'same-origin' });
+    expect(own.headers.get('access-control-expose-headers')).toBeNull();
+  });
 });
 
 describe('no Fetch Metadata (plain HTTP at a host other than localhost, older browsers, Sec-Fetch-Site: none)', () => {

@@ -20,6 +20,8 @@ export function respond(c: Context, status: number, body: string | null, content
   if (corsOrigin !== undefined) {
     headers['access-control-allow-origin'] = corsOrigin;
     headers['access-control-allow-credentials'] = 'true';
+    // A page of another origin reads only CORS-safelisted headers unless told: the element's backoff needs Retry-After.
+    if (status >= 400) headers['access-control-expose-headers'] = 'retry-after, x-request-id';
   }
   if (extra !== undefined) Object.assign(headers, extra);
   return new Response(body, { status, headers });

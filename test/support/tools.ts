@@ -26,6 +26,7 @@ const APT_PACKAGE: Record<string, string> = {
   Xvfb: 'xvfb',
   nginx: 'nginx',
   openssl: 'openssl',
+  certutil: 'libnss3-tools',
 };
 
 function findTool(
@@ -87,6 +88,9 @@ export const nginxTool = (): Tool => findTool('nginx', [process.env.NGINX_PATH ?
 
 /** Debian's openssl: makes test/topology's throwaway certificate authority. */
 export const opensslTool = (): Tool => findTool('openssl', ['/usr/bin/openssl']);
+
+/** NSS's `certutil` (package libnss3-tools): puts a test CA in a Firefox profile's certificate database. */
+export const certutilTool = (): Tool => findTool('certutil', [process.env.CERTUTIL_PATH ?? '', '/usr/bin/certutil'].filter(Boolean));
 
 /** util-linux's `script` (Debian package bsdutils): runs a command on a real pseudo-terminal. */
 export const scriptTool = (): Tool => findTool('script', ['/usr/bin/script', '/bin/script']);

@@ -1,7 +1,15 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../chromium.js';
 import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
   type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab } from './types.js';
+
+/** base64 SHA-256 of a certificate's SubjectPublicKeyInfo (DER), the form Chromium's SPKI list takes. */
+export const spkiSha256 = (certificatePem: string): string =>
+  createHash('sha256')
+    .update(new X509Certificate(certificatePem).publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64');
 
 export const CHROMIUM_SUPPORT: EngineSupport = { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 };
 
@@ -10,6 +18,9 @@ export async function launchChromiumEngine(executablePath: string, options: Laun
   const args = [...(options.chromiumArgs ?? [])];
   if (options.namedHosts?.length) args.push(`--host-resolver-rules=${options.namedHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`);
   if (options.thirdPartyCookies === 'block') args.push('--test-third-party-cookie-phaseout');
+  // Chromium accepts a chain holding a certificate with this key (the server sends the CA after
+  // its own certificate), for this launch only (a fresh profile); any other CA still fails.
+  if (options.trustedCa) args.push(`--ignore-certificate-errors-spki-list=${spkiSha256(readFileSync(options.trustedCa, 'utf8'))}`);
   const browser = await launchChromium(executablePath, args);
   const contexts = new Set<BrowserContext>();
   return {
@@ -35,8 +46,8 @@ function chromiumContext(context: BrowserContext, forget: () => void): EngineCon
     async cookies(url) {
       return (await context.cookies(url)).map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({ name, value, domain, path, httpOnly, secure, sameSite }));
     },
-    async setCookie(url, name, value) {
-      await context.addCookies([{ name, value, url }]);
+    async setCookie(url, name, value, attributes = {}) {
+      await context.addCookies([{ name, value, url, ...attributes }]);
     },
     async addInitScript(fn, arg) {
       await context.addInitScript(fn as (arg: unknown) => unknown, arg);

@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import puppeteer, { type BrowserContext, type Frame, type HTTPRequest, type Page } from 'puppeteer-core';
+import { certutilTool } from '../tools.js';
 import { cookieMatches } from './cookies.js';
 import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
   type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab, type Viewport } from './types.js';
@@ -24,14 +30,22 @@ export async function launchFirefoxEngine(executablePath: string, options: Launc
   if (options.namedHosts?.length) prefs['network.dns.localDomains'] = options.namedHosts.join(',');
   // 1: refuse third-party cookies; 0: accept all; Firefox ESR's own default is 5 (partitioned).
   if (options.thirdPartyCookies) prefs['network.cookie.cookieBehavior'] = options.thirdPartyCookies === 'block' ? 1 : 0;
-  const browser = await puppeteer.launch({
-    browser: 'firefox',
-    executablePath,
-    headless: true,
-    acceptInsecureCerts: options.acceptInsecureCerts ?? false,
-    extraPrefsFirefox: prefs,
-    timeout: 60_000,
-  });
+  // A CA to trust goes in the NSS database of a profile of our own (puppeteer makes one otherwise).
+  const profile = options.trustedCa ? await profileTrusting(options.trustedCa) : undefined;
+  const browser = await puppeteer
+    .launch({
+      browser: 'firefox',
+      executablePath,
+      headless: true,
+      acceptInsecureCerts: options.acceptInsecureCerts ?? false,
+      extraPrefsFirefox: prefs,
+      userDataDir: profile,
+      timeout: 60_000,
+    })
+    .catch(async (error: unknown) => {
+      if (profile) await rm(profile, { recursive: true, force: true });
+      throw error;
+    });
   return {
     engine: 'firefox',
     version: await browser.version(),
@@ -41,8 +55,25 @@ export async function launchFirefoxEngine(executablePath: string, options: Launc
     },
     async close() {
       await browser.close();
+      if (profile) await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh profile directory whose certificate database trusts the CA in `caPem` to identify servers. */
+async function profileTrusting(caPem: string): Promise<string> {
+  const certutil = certutilTool();
+  if (!certutil.available) throw new Error('trusting a CA in Firefox needs certutil (apt-get install -y libnss3-tools)');
+  const profile = await mkdtemp(join(tmpdir(), 'e2e-firefox-'));
+  const run = (...args: string[]) => promisify(execFile)(certutil.path, ['-d', `sql:${profile}`, ...args], { timeout: 30_000 });
+  try {
+    await run('-N', '--empty-password');
+    await run('-A', '-n', 'embedded-dashboard test CA', '-t', 'C,,', '-i', caPem);
+  } catch (error) {
+    await rm(profile, { recursive: true, force: true });
+    throw error;
+  }
+  return profile;
 }
 
 function firefoxContext(context: BrowserContext, viewport: Viewport): EngineContext {
@@ -61,8 +92,8 @@ function firefoxContext(context: BrowserContext, viewport: Viewport): EngineCont
         .filter((cookie) => cookieMatches(cookie, url))
         .map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({ name, value, domain, path, httpOnly: httpOnly ?? false, secure, sameSite }));
     },
-    async setCookie(url, name, value) {
-      await context.setCookie({ name, value, domain: new URL(url).hostname, path: '/' });
+    async setCookie(url, name, value, attributes = {}) {
+      await context.setCookie({ name, value, domain: new URL(url).hostname, path: '/', ...attributes });
     },
     async addInitScript(fn, arg) {
       const source = `(${fn.toString()})(${JSON.stringify(arg)})`;

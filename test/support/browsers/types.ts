@@ -41,13 +41,24 @@ export interface LaunchOptions {
   namedHosts?: readonly string[];
   /**
    * Third-party cookies: `block` as Chromium (from 2025 on by default in its incognito, and
-   * in Safari's WebKit) ships; `allow` lets them through. Default: each engine's own default
-   * (Chromium: allowed; Firefox ESR: partitioned per top-level site, "Total Cookie Protection";
-   * MiniBrowser: `no-third-party`).
+   * in Safari's WebKit) ships: a cookie is never sent to, nor set by, another site than the
+   * page's (WebKit: Intelligent Tracking Prevention on, as in Safari); `allow` lets them
+   * through. Default: each engine's own default (Chromium: allowed; Firefox ESR: partitioned
+   * per top-level site, "Total Cookie Protection": a site's own cookies are not sent from
+   * another site's page; MiniBrowser: `no-third-party`, which refuses cookies a third party
+   * sets but still sends those its site set as a first party).
    */
   thirdPartyCookies?: 'block' | 'allow';
-  /** Accept certificates no trusted CA signed (a throwaway test CA). Default false. */
+  /** Accept every certificate, whoever signed it (WebDriver's `acceptInsecureCerts`). Default false. */
   acceptInsecureCerts?: boolean;
+  /**
+   * A CA certificate (PEM file) the browser trusts for this launch only, besides its own roots:
+   * Chromium by the CA's key (`--ignore-certificate-errors-spki-list`), Firefox in the NSS
+   * database of the launch's fresh profile (`certutil`, package libnss3-tools). WebKitGTK
+   * cannot (GnuTLS reads one system-wide file): launching it with this throws; use
+   * `acceptInsecureCerts` there.
+   */
+  trustedCa?: string;
   /** Engine-specific extras, for what the options above do not cover. */
   chromiumArgs?: readonly string[];
   firefoxPrefs?: Readonly<Record<string, string | number | boolean>>;
@@ -67,6 +78,13 @@ export interface Cookie {
   httpOnly: boolean;
   secure: boolean;
   sameSite?: string;
+}
+
+/** What `setCookie` may say besides name and value. */
+export interface CookieAttributes {
+  secure?: boolean;
+  httpOnly?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
 }
 
 /** One request a tab sent (only where `supports.network`). */
@@ -127,8 +145,8 @@ export interface EngineContext {
   newTab(): Promise<Tab>;
   /** The cookies the context would send to `url`. */
   cookies(url: string): Promise<Cookie[]>;
-  /** Sets a cookie for `url`'s host (path `/`), as if that site had set it. */
-  setCookie(url: string, name: string, value: string): Promise<void>;
+  /** Sets a cookie for `url`'s host (path `/`), as if that site had set it (with `attributes`, else a plain cookie). */
+  setCookie(url: string, name: string, value: string, attributes?: CookieAttributes): Promise<void>;
   /** Runs `fn(arg)` in every document of this context's tabs opened from now on, before the page's own scripts (`supports.initScripts`). */
   addInitScript<A>(fn: (arg: A) => unknown, arg?: A): Promise<void>;
   close(): Promise<void>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
 import { cookieMatches } from './cookies.js';
-import { DEFAULT_VIEWPORT, poll, type Cookie, type EngineBrowser,
+import { DEFAULT_VIEWPORT, poll, type Cookie, type CookieAttributes, type EngineBrowser,
   type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type Tab, type Viewport } from './types.js';
 import { ELEMENT_KEY, WebDriverSession, webdriverCommand, type ElementRef } from './webdriver-classic.js';
 
@@ -32,10 +32,14 @@ export interface WebKitPaths {
  * has one current window and frame).
  */
 export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOptions = {}): Promise<EngineBrowser> {
-  if (options.namedHosts?.length) throw new Error('named hosts are not supported in WebKit yet (MiniBrowser has no host-resolver setting; loopback never goes through its proxy)');
+  if (options.namedHosts?.length) throw new Error('named hosts are not supported in WebKit (MiniBrowser has no host-resolver setting): give it an HTTP proxy that tunnels them (webkitArgs --proxy, as test/topology does)');
   const xvfb = await startXvfb(paths.xvfb);
   const contexts = new Set<WebKitContext>();
-  const args = ['--automation', `--cookies-policy=${options.thirdPartyCookies === 'allow' ? 'always' : 'no-third-party'}`, ...(options.webkitArgs ?? [])];
+  if (options.trustedCa) throw new Error('WebKitGTK cannot trust a CA for one launch (GnuTLS reads only the system-wide /etc/ssl/certs/ca-certificates.crt): use acceptInsecureCerts');
+  // `no-third-party` (MiniBrowser's default) refuses cookies a third party sets, yet sends those a
+  // site set as a first party; blocking them as Safari does takes its Intelligent Tracking Prevention.
+  const cookies = options.thirdPartyCookies === 'allow' ? ['--cookies-policy=always'] : options.thirdPartyCookies === 'block' ? ['--cookies-policy=no-third-party', '--enable-itp'] : ['--cookies-policy=no-third-party'];
+  const args = ['--automation', ...cookies, ...(options.webkitArgs ?? [])];
   let version = '';
   const browser: EngineBrowser = {
     engine: 'webkit',
@@ -299,6 +303,8 @@ class WebKitContext implements EngineContext {
       rect = await this.session.command('POST', '/window/rect', { width: rect.width + viewport.width - width, height: rect.height + viewport.height - height });
     }
     const [width, height] = await inner();
+    // The last resize may have been the one that fit.
+    if (width === viewport.width && height === viewport.height) return;
     throw new Error(`MiniBrowser's viewport is ${width}x${height}, not the ${viewport.width}x${viewport.height} asked`);
   }
 
@@ -334,8 +340,8 @@ class WebKitContext implements EngineContext {
     });
   }
 
-  setCookie(url: string, name: string, value: string): Promise<void> {
-    return this.atOrigin(url, () => this.session.command('POST', '/cookie', { cookie: { name, value, path: '/' } }));
+  setCookie(url: string, name: string, value: string, attributes: CookieAttributes = {}): Promise<void> {
+    return this.atOrigin(url, () => this.session.command('POST', '/cookie', { cookie: { name, value, path: '/', ...attributes } }));
   }
 
   addInitScript(): Promise<void> {

@@ -37,8 +37,22 @@ const sourceStamp = (dir: string): string => {
   return hash.digest('hex').slice(0, 16);
 };
 
-/** The example's directory in the consumer project, copied (and built, for Next.js) if its sources changed since. */
-export async function preparedExample(consumerDir: string, name: ExampleName): Promise<string> {
+/** Preparations in flight or done in this test file: the scenarios of several engines start the same example at once. */
+const preparing = new Map<string, Promise<string>>();
+
+/** The example's directory in the consumer project, copied (and built, for Next.js) if its sources changed since; once per file, however many ask at once. */
+export function preparedExample(consumerDir: string, name: ExampleName): Promise<string> {
+  const key = join(consumerDir, name);
+  let prepared = preparing.get(key);
+  if (!prepared) {
+    prepared = prepare(consumerDir, name);
+    preparing.set(key, prepared);
+    prepared.catch(() => preparing.delete(key));
+  }
+  return prepared;
+}
+
+async function prepare(consumerDir: string, name: ExampleName): Promise<string> {
   const stamp = sourceStamp(join(REPOSITORY_ROOT, 'examples', name));
   const target = join(consumerDir, 'examples', name);
   const stampFile = join(target, '.prepared');

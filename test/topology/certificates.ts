@@ -1,10 +1,9 @@
 /**
  * A throwaway certificate authority made by the test itself (Debian's `openssl`), and one server
  * certificate it signs for every named host of the topology. Nothing is installed anywhere: the
- * browsers are told to trust this CA for their own run only (see browsers.ts), and the files live
+ * browsers are told to trust this CA for their own launch only (topology.ts), and the files live
  * in the run's temporary directory.
  */
-import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runOk } from '../packaging/consumer.js';
@@ -15,17 +14,9 @@ export interface Certificates {
   /** The server's certificate followed by the CA's (what nginx sends), and its key. */
   chainPath: string;
   keyPath: string;
-  /** base64 SHA-256 of the CA's SubjectPublicKeyInfo (Chromium's `--ignore-certificate-errors-spki-list`). */
-  caSpkiSha256: string;
   /** The server certificate's subjectAltName DNS names. */
   hosts: readonly string[];
 }
-
-/** base64 SHA-256 of a certificate's SubjectPublicKeyInfo (DER), the form Chromium's SPKI list takes. */
-export const spkiSha256 = (certificatePem: string): string =>
-  createHash('sha256')
-    .update(new X509Certificate(certificatePem).publicKey.export({ type: 'spki', format: 'der' }))
-    .digest('base64');
 
 /** Makes a CA named `name` in `dir` and a server certificate for `hosts` signed by it (P-256, valid two days). */
 export async function makeCertificates(dir: string, hosts: readonly string[], name = 'embedded-dashboard topology test CA'): Promise<Certificates> {
@@ -42,5 +33,5 @@ export async function makeCertificates(dir: string, hosts: readonly string[], na
   await openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
   const ca = readFileSync(path('ca.pem'), 'utf8');
   writeFileSync(path('chain.pem'), readFileSync(path('server.pem'), 'utf8') + ca);
-  return { caPath: path('ca.pem'), chainPath: path('chain.pem'), keyPath: path('server.key'), caSpkiSha256: spkiSha256(ca), hosts };
+  return { caPath: path('ca.pem'), chainPath: path('chain.pem'), keyPath: path('server.key'), hosts };
 }

@@ -1,27 +1,45 @@
 /**
  * The BFF on a site of its own: the page at https://app.test, the BFF CLI (from the tarball) at
- * https://embed.test, both behind the run's nginx, in Chromium with third-party cookies blocked
- * (as Safari's WebKit ships, and Chrome with the setting on). A cookie session cannot reach that
- * BFF; the element's error says why. The path that works: a bearer session through the element's
- * `fetchToken` (an `Authorization` header, CORS without credentials), rotation included. And the
- * CLI behind the proxy for a client without Fetch Metadata: 403 pointing to the README unless
+ * https://embed.test, both behind the run's nginx, with third-party cookies kept from the BFF as
+ * each engine does it: Chromium blocking them (as Chrome does with the setting on, and in
+ * incognito), Firefox ESR as it ships (Total Cookie Protection: the BFF's own cookies are not sent
+ * from another site's page), WebKitGTK with Intelligent Tracking Prevention on (as Safari ships).
+ * A cookie session cannot reach that BFF; the element's error says why. The path that works: a
+ * bearer session through the element's `fetchToken` (an `Authorization` header, CORS without
+ * credentials), rotation included, and `Retry-After` readable across origins. And the CLI behind
+ * the proxy for a client without Fetch Metadata: 403 pointing to the README unless
  * `EMBED_TRUST_PROXY=true`.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '../e2e/chromium-harness.js';
-import { chromium } from '../packaging/browser.js';
+import { afterAll, afterEach, beforeAll, expect, inject, it } from 'vitest';
+import type { EngineName } from '../support/browsers/index.js';
+import { eventually, useDemo } from '../e2e/harness.js';
 import { REPOSITORY_ROOT, startServer, type ServerProcess } from '../packaging/consumer.js';
-import { HOSTS, httpsThroughProxy, launchTopologyChromium, publicOrigin, startPageServer, startVendor } from './topology.js';
+import {
+  describeTopology,
+  expireAtVendor,
+  HOSTS,
+  httpsThroughProxy,
+  installTokenRecorder,
+  publicOrigin,
+  recordedTokenRequests,
+  startPageServer,
+  startVendor,
+  topologyLaunch,
+  useSharedContext,
+} from './topology.js';
 
 const consumerDir = inject('consumerDir');
 const topology = inject('topology');
 const SECRET = 'cross-site-test-session-secret-0123456789abcdef';
+const APP = publicOrigin(HOSTS.app);
 const BFF = publicOrigin(HOSTS.embed);
+
+/** How each engine keeps third-party cookies from the BFF (see the file comment). */
+const THIRD_PARTY_COOKIES: Record<EngineName, 'block' | undefined> = { chromium: 'block', firefox: undefined, webkit: 'block' };
 
 const session = () =>
   new SignJWT({ org_id: 'acme', org_name: 'Acme Corp', embed_properties: { region: 'EMEA' } })
@@ -33,6 +51,13 @@ const session = () =>
 const element = (attributes: string) =>
   `<embedded-dashboard dashboard="sales-overview" src-template="${publicOrigin(HOSTS.vendor)}/iframe/{dashboard}" token-url="${BFF}/embed/token" ${attributes}></embedded-dashboard>`;
 
+/** Inline, before the page's own scripts: the element's `dashboard-error`s, and the token requests (topology.ts). */
+const RECORDERS = `<script>
+  window.__errors = [];
+  document.addEventListener('dashboard-error', (event) => window.__errors.push(event.detail));
+  (${installTokenRecorder.toString()})();
+</script>`;
+
 /** The BFF README's `fetchToken` for a cross-site BFF, word for word but for the BFF's name. */
 const readmeFetchToken = (): string => {
   const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/bff/README.md'), 'utf8');
@@ -43,7 +68,7 @@ const readmeFetchToken = (): string => {
 };
 
 /** The path that works: the page's own code sends the session as a bearer token, without cookies. */
-const bearerPage = (jwt: string) => `<!doctype html><title>bearer</title>
+const bearerPage = (jwt: string) => `<!doctype html><title>bearer</title>${RECORDERS}
 ${element('')}
 <script type="module">
   import { TokenRequestError } from '/element.js';
@@ -52,11 +77,14 @@ ${element('')}
 ${readmeFetchToken()}
 </script>`;
 
-describe.skipIf(!chromium.available || !topology.available)('a cross-site BFF at https://embed.test for a page at https://app.test', () => {
+const cookiePage = `<!doctype html><title>cookie</title>${RECORDERS}<script type="module" src="/element.js"></script>${element('with-credentials')}`;
+
+describeTopology(topology, 'a cross-site BFF at https://embed.test for a page at https://app.test, in $name', (engine) => {
+  const run = useDemo(engine, { launch: topologyLaunch(engine.name, topology, { thirdPartyCookies: THIRD_PARTY_COOKIES[engine.name] }) });
+  const sharedContext = useSharedContext(run, engine);
   let vendor: ServerProcess | undefined;
   let bff: ServerProcess | undefined;
   let pages: Awaited<ReturnType<typeof startPageServer>> | undefined;
-  let browser: Browser;
   let jwt: string;
 
   const startBff = async (env: Record<string, string>) => {
@@ -66,8 +94,8 @@ describe.skipIf(!chromium.available || !topology.available)('a cross-site BFF at
         EMBED_UPSTREAM_URL: vendor!.url,
         EMBED_API_TOKEN: 'dev-customer-key',
         EMBED_SESSION_SECRET: SECRET,
-        EMBED_PORT: String(topology.upstreams[HOSTS.embed]),
-        EMBED_ALLOWED_ORIGINS: publicOrigin(HOSTS.app),
+        EMBED_PORT: String(engine.lane.upstreams[HOSTS.embed]),
+        EMBED_ALLOWED_ORIGINS: APP,
         EMBED_LOG_LEVEL: 'silent',
         ...env,
       },
@@ -76,83 +104,75 @@ describe.skipIf(!chromium.available || !topology.available)('a cross-site BFF at
   };
 
   beforeAll(async () => {
+    if (!engine.available) return;
     jwt = await session();
-    vendor = await startVendor(consumerDir, topology, [publicOrigin(HOSTS.app)]);
+    vendor = await startVendor(consumerDir, engine.lane, [APP]);
     const standalone = readFileSync(createRequire(join(consumerDir, 'package.json')).resolve('@embedded-dashboard/element/standalone'));
-    pages = await startPageServer(topology.upstreams[HOSTS.app]!, (req, res) => {
+    pages = await startPageServer(engine.lane.upstreams[HOSTS.app], (req, res) => {
       if (req.url === '/element.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(standalone);
-      const html = req.url === '/cookie' ? `<!doctype html><title>cookie</title><script type="module" src="/element.js"></script>${element('with-credentials')}` : bearerPage(jwt);
-      res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/cookie' ? cookiePage : bearerPage(jwt));
     });
-    browser = await launchTopologyChromium(chromium.path, topology, { thirdPartyCookies: 'block' });
   });
   afterEach(async () => {
     await bff?.stop();
     bff = undefined;
   });
   afterAll(async () => {
-    await browser?.close();
     await pages?.close();
     await vendor?.stop();
   });
 
-  /** Records the element's `dashboard-error` events from the page's start. */
-  const recordErrors = (page: Page) =>
-    page.addInitScript(() => {
-      const errors: unknown[] = ((window as unknown as { __errors: unknown[] }).__errors = []);
-      document.addEventListener('dashboard-error', (event) => errors.push((event as CustomEvent).detail));
-    });
+  const errors = (tab: { evaluate<R>(fn: () => R): Promise<Awaited<R>> }) =>
+    tab.evaluate(() => (window as unknown as { __errors: Array<{ code: string; message: string }> }).__errors);
 
-  it("a cookie session: blocked as a third-party cookie, and the element's error says so and what works instead", async () => {
+  it.skipIf(!engine.available)("a cookie session: kept from the BFF as a third-party cookie, and the element's error says so and what works instead", async () => {
     await startBff({ EMBED_SESSION_COOKIE: 'session' });
-    const cookie = { name: 'session', value: jwt, domain: HOSTS.embed, path: '/', secure: true, httpOnly: true, sameSite: 'None' as const };
-
-    const blocked = await browser.newContext();
-    await blocked.addCookies([cookie]);
-    const page = await blocked.newPage();
-    await recordErrors(page);
-    await page.goto(`${publicOrigin(HOSTS.app)}/cookie`);
-    await eventually('the unauthenticated state', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'unauthenticated');
-    const [error] = (await page.evaluate(() => (window as unknown as { __errors: unknown[] }).__errors)) as Array<{ code: string; message: string }>;
+    const context = sharedContext();
+    // The BFF's site's own session cookie, as its login would set it: sent to it from any site, were third-party cookies let through.
+    await context.setCookie(BFF, 'session', jwt, { secure: true, httpOnly: true, sameSite: 'None' });
+    expect((await context.cookies(BFF)).find((c) => c.name === 'session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'None' });
+    const tab = await context.newTab();
+    await tab.goto(`${APP}/cookie`);
+    await eventually('the unauthenticated state', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'unauthenticated'));
+    const [error] = await errors(tab);
     expect(error!.code).toBe('unauthenticated');
     expect(error!.message).toBe(
       'no session cookie "session" from another origin (third-party cookies blocked, or no with-credentials): use a bearer session, see "Cross-site BFF" in the @embedded-dashboard/bff README',
     );
-    await blocked.close();
   });
 
-  it('a bearer session through fetchToken (no cookies): ready, and rotated when the vendor refuses the token', async () => {
+  it.skipIf(!engine.available)('a bearer session through fetchToken (no cookies): ready, rotated when the vendor refuses the token, Retry-After readable', async () => {
     await startBff({});
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await recordErrors(page);
-    const answers: Array<{ url: string; status: number; cors: string | undefined }> = [];
-    const tokens: string[] = [];
-    page.on('response', (response) => {
-      if (response.url().startsWith(`${BFF}/embed/token`) && response.request().method() === 'POST') {
-        answers.push({ url: response.url(), status: response.status(), cors: response.headers()['access-control-allow-origin'] });
-        void response.json().then((body: { token?: string }) => body.token && tokens.push(body.token), () => undefined);
-      }
-    });
-    await page.goto(`${publicOrigin(HOSTS.app)}/bearer`);
-    await page.waitForSelector('embedded-dashboard[state="ready"]', { timeout: 30_000, state: 'attached' });
-    expect(answers[0]).toEqual({ url: `${BFF}/embed/token`, status: 200, cors: 'https://app.test' });
+    const tab = await sharedContext().newTab();
+    await tab.goto(`${APP}/bearer`);
+    await eventually('the element to be ready', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'ready'), 30_000);
+    // The page read the answers' bodies: CORS let it (a refused CORS answer is a network error to the page).
+    const [first] = await recordedTokenRequests(tab);
+    expect(first).toMatchObject({ url: `${BFF}/embed/token`, status: 200, token: expect.any(String) });
 
-    const frame = page.frames().find((f) => f.url().startsWith(`${publicOrigin(HOSTS.vendor)}/iframe/`))!;
+    const frame = await tab.frame((url) => url.startsWith(`${publicOrigin(HOSTS.vendor)}/iframe/`));
     await eventually('the dashboard to show data', () => frame.evaluate(() => document.body.dataset.state === 'ready'));
-    const held = await eventually('the first token', () => tokens[0]);
-    const expired = await fetch(`${vendor!.url}/__emulator/expire`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: held }) });
-    expect(expired.status).toBe(200);
+    await expireAtVendor(vendor!, first!.token!);
     // The dashboard notices, the element rotates through fetchToken (/rotate with the held token), in the same frame.
     await eventually('the dashboard on the new token', () => frame.evaluate(() => document.body.dataset.tokenGeneration === '2' && document.body.dataset.state === 'ready'), 15_000);
-    expect(answers.at(-1)).toEqual({ url: `${BFF}/embed/token/rotate`, status: 200, cors: 'https://app.test' });
-    expect(await page.evaluate(() => (window as unknown as { __errors: unknown[] }).__errors)).toEqual([]);
-    await context.close();
+    const rotated = (await recordedTokenRequests(tab)).at(-1)!;
+    expect(rotated).toMatchObject({ url: `${BFF}/embed/token/rotate`, status: 200, token: expect.any(String) });
+    expect(await errors(tab)).toEqual([]);
+
+    // Presenting the new token again inside the minimum rotation interval: 429, and the page can read how long to wait.
+    const again = await tab.evaluate(
+      async ([url, bearer, token]) => {
+        const res = await fetch(url, { method: 'POST', credentials: 'omit', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify({ token }) });
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('x-request-id') };
+      },
+      [`${BFF}/embed/token/rotate`, jwt, rotated.token!] as const,
+    );
+    expect(again).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/), requestId: expect.any(String) });
   });
 
-  it('the CLI behind the proxy, to a client without Fetch Metadata: 403 with the README pointer, served with EMBED_TRUST_PROXY=true', async () => {
+  it.skipIf(!engine.available)('the CLI behind the proxy, to a client without Fetch Metadata: 403 with the README pointer, served with EMBED_TRUST_PROXY=true', async () => {
     const ask = () =>
-      httpsThroughProxy(topology, HOSTS.embed, '/embed/token', { method: 'POST', headers: { origin: BFF, 'content-type': 'application/json' }, body: '{}' });
+      httpsThroughProxy(topology, engine.lane, HOSTS.embed, '/embed/token', { method: 'POST', headers: { origin: BFF, 'content-type': 'application/json' }, body: '{}' });
     await startBff({});
     const refused = await ask();
     expect(refused.status).toBe(403);

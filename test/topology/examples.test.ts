@@ -1,22 +1,31 @@
 /**
  * examples/express and examples/fastify at https://app.test and examples/nextjs at
  * https://app.example.test, installed from the packed tarballs, behind the run's nginx
- * terminating TLS, their vendor (the emulator CLI) at https://vendor.test: each signs a customer
- * in with a `Secure` session cookie, shows its dashboard, rotates the token inside the running
- * dashboard when the vendor refuses it (no blank frame), and after sign-out stops at one 401.
- * The BFF code in them is the README's, unchanged (examples.test.ts checks).
+ * terminating TLS, their vendor (the emulator CLI) at https://vendor.test, in Chromium, Firefox
+ * ESR and WebKitGTK: each signs a customer in with a `Secure` session cookie, shows its
+ * dashboard, rotates the token inside the running dashboard when the vendor refuses it (no blank
+ * frame), and after sign-out stops at one 401. The BFF code in them is the README's, unchanged
+ * (test/packaging/examples.test.ts checks).
  */
-import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, watchDashboardFrame } from '../e2e/chromium-harness.js';
-import { chromium, collectPageErrors } from '../packaging/browser.js';
-import type { ServerProcess } from '../packaging/consumer.js';
+import { expect, inject, it } from 'vitest';
+import { eventually, sleep, useDemo, watchDashboardFrame } from '../e2e/harness.js';
 import { EXAMPLE_USERS, startExample, type ExampleName } from '../packaging/example-apps.js';
-import { HOSTS, launchTopologyChromium, publicOrigin, startVendor, type HostName } from './topology.js';
+import {
+  describeTopology,
+  expireAtVendor,
+  HOSTS,
+  publicOrigin,
+  recordTokenRequests,
+  signInToExample,
+  startVendor,
+  topologyLaunch,
+  useSharedContext,
+  vendorToken,
+  type HostName,
+} from './topology.js';
 
 const consumerDir = inject('consumerDir');
 const topology = inject('topology');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Each example, the host it is served at, and its own sign-out route. */
 const EXAMPLES: ReadonlyArray<[ExampleName, HostName, string]> = [
@@ -25,75 +34,54 @@ const EXAMPLES: ReadonlyArray<[ExampleName, HostName, string]> = [
   ['nextjs', HOSTS.next, '/api/logout'],
 ];
 
-describe.skipIf(!chromium.available || !topology.available)('the examples behind nginx with TLS at public names', () => {
-  // A vendor of each test's own: the examples share customers, and a test leaves its token dead.
-  let vendor: ServerProcess | undefined;
-  let browser: Browser;
+describeTopology(topology, 'the examples in $name behind nginx with TLS at public names', (engine) => {
+  const run = useDemo(engine, { launch: topologyLaunch(engine.name, topology) });
+  const sharedContext = useSharedContext(run, engine);
 
-  beforeAll(async () => {
-    browser = await launchTopologyChromium(chromium.path, topology);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  /** The vendor refuses `token` from now on (the emulator's admin route). */
-  const expireAtVendor = async (token: string) => {
-    const res = await fetch(`${vendor!.url}/__emulator/expire`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
-    expect(res.status).toBe(200);
-  };
-
-  it.each(EXAMPLES)('%s at https://%s: Secure cookie, dashboard, rotation in place, sign-out with one 401', async (name, host, logout) => {
+  it.skipIf(!engine.available).each(EXAMPLES)('%s at https://%s: Secure cookie, dashboard, rotation in place, sign-out with one 401', async (name, host, logout) => {
     const base = publicOrigin(host);
-    vendor = await startVendor(consumerDir, topology, [publicOrigin(HOSTS.app), publicOrigin(HOSTS.next)]);
-    const example = await startExample(consumerDir, name, {
-      upstreamUrl: vendor!.url,
-      port: topology.upstreams[host],
-      env: { DASHBOARD_SRC_TEMPLATE: `${publicOrigin(HOSTS.vendor)}/iframe/{dashboard}` },
-    });
-    const context = await browser.newContext();
+    // A vendor of each test's own: the examples share customers, and a test leaves its token dead.
+    const vendor = await startVendor(consumerDir, engine.lane, [publicOrigin(HOSTS.app), publicOrigin(HOSTS.next)]);
     try {
-      const page: Page = await context.newPage();
-      const errors = collectPageErrors(page);
-      const tokenRequests: Request[] = [];
-      page.on('request', (request) => {
-        if (new URL(request.url()).pathname.startsWith('/embed/token')) tokenRequests.push(request);
+      const example = await startExample(consumerDir, name, {
+        upstreamUrl: vendor.url,
+        port: engine.lane.upstreams[host],
+        env: { DASHBOARD_SRC_TEMPLATE: `${publicOrigin(HOSTS.vendor)}/iframe/{dashboard}` },
       });
-      await page.goto(`${base}/login`);
-      await page.fill('input[name=email]', EXAMPLE_USERS[0].email);
-      await page.fill('input[name=password]', EXAMPLE_USERS[0].password);
-      await Promise.all([page.waitForURL(`${base}/dashboard`), page.click('button')]);
-      const [cookie] = (await context.cookies(base)).filter((c) => c.name === 'session');
-      expect(cookie, 'the session cookie').toMatchObject({ secure: true, httpOnly: true });
+      try {
+        const context = sharedContext();
+        const tab = await context.newTab();
+        await signInToExample(tab, base, EXAMPLE_USERS[0]);
+        const [cookie] = (await context.cookies(base)).filter((c) => c.name === 'session');
+        expect(cookie, 'the session cookie').toMatchObject({ secure: true, httpOnly: true });
 
-      await page.waitForSelector('embedded-dashboard[state="ready"]', { timeout: 30_000, state: 'attached' });
-      const frame = page.frames().find((f) => f.url().startsWith(`${publicOrigin(HOSTS.vendor)}/iframe/`));
-      expect(frame, 'the dashboard frame at https://vendor.test').toBeDefined();
-      await eventually('the dashboard to show data', () => frame!.evaluate(() => document.body.dataset.state === 'ready'));
-      expect(await frame!.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
+        await eventually('the element to be ready', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'ready'), 30_000);
+        const frame = await tab.frame((url) => url.startsWith(`${publicOrigin(HOSTS.vendor)}/iframe/`));
+        await eventually('the dashboard to show data', () => frame.evaluate(() => document.body.dataset.state === 'ready'));
+        expect(await frame.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)).toBe('Acme Corp');
 
-      const tokenOf = async (request: Request) => ((await (await request.response())!.json()) as { token: string }).token;
-      const first = await tokenOf(tokenRequests[0]!);
-      const watch = await watchDashboardFrame(frame!);
-      await expireAtVendor(first);
-      await eventually('a rotation answered', async () => tokenRequests.length >= 2 && (await tokenRequests[1]!.response())?.status() === 200, 15_000);
-      await eventually('the dashboard on the new token', () => frame!.evaluate(() => Number(document.body.dataset.tokenGeneration) === 2 && document.body.dataset.state === 'ready'), 15_000);
-      expect((await watch.report()).blank).toBe(0);
-      expect(frame!.isDetached()).toBe(false);
+        const requests = await recordTokenRequests(tab);
+        const watch = await watchDashboardFrame(frame);
+        await expireAtVendor(vendor, await vendorToken(vendor, 'acme', 'Acme Corp'));
+        await eventually('a rotation answered', async () => (await requests()).some((r) => r.url === `${base}/embed/token/rotate` && r.status === 200), 15_000);
+        await eventually('the dashboard on the new token', () => frame.evaluate(() => Number(document.body.dataset.tokenGeneration) === 2 && document.body.dataset.state === 'ready'), 15_000);
+        expect((await watch.report()).blank).toBe(0);
 
-      // Sign out (the app's own route clears the cookie), then the vendor refuses the token in use.
-      await page.evaluate((path) => fetch(path, { method: 'POST', redirect: 'manual' }), logout);
-      expect((await context.cookies(base)).some((c) => c.name === 'session' && c.value !== '')).toBe(false);
-      const afterSignOut = tokenRequests.length;
-      await expireAtVendor(await tokenOf(tokenRequests.at(-1)!));
-      await eventually('the unauthenticated state', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'unauthenticated', 15_000);
-      await sleep(3_000);
-      expect(await Promise.all(tokenRequests.slice(afterSignOut).map(async (r) => (await r.response())?.status()))).toEqual([401]);
-      // The element's own 401 report is the only console line allowed.
-      expect(errors.filter((e) => !/401/.test(e))).toEqual([]);
+        // Sign out (the app's own route clears the cookie), then the vendor refuses the token in use.
+        await tab.evaluate((path) => fetch(path, { method: 'POST', redirect: 'manual' }).then(() => undefined), logout);
+        expect((await context.cookies(base)).some((c) => c.name === 'session' && c.value !== '')).toBe(false);
+        const afterSignOut = (await requests()).length;
+        const held = await eventually('the rotated token', async () => (await requests()).findLast((r) => r.token)?.token);
+        await expireAtVendor(vendor, held);
+        await eventually('the unauthenticated state', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'unauthenticated'), 15_000);
+        await sleep(3_000);
+        expect((await requests()).slice(afterSignOut).map((r) => r.status)).toEqual([401]);
+        // The browser's report of that 401 is the only console error allowed (where the driver sees the console).
+        if (engine.supports.console) expect(tab.consoleMessages.filter((m) => !m.startsWith('warning:') && !/401/.test(m))).toEqual([]);
+      } finally {
+        await example.server.stop();
+      }
     } finally {
-      await context.close();
-      await example.server.stop();
       await vendor.stop();
     }
   });

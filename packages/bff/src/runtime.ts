@@ -1,7 +1,9 @@
 import { createCallerOf, type CallerOf } from './caller/caller.js';
 import { createUpstreamBudget } from './budget/upstream-budget.js';
 import { EmbedTokens } from './embed-token/embed-tokens.js';
-import { localMinter } from './embed-token/local-minter.js';
+import { localMinter, type EmbedTokenMinter } from './embed-token/local-minter.js';
+import type { EmbedTokenSettings } from './embed-token/settings.js';
+import { VendorMinter } from './embed-token/vendor-minter.js';
 import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
 import { defaultMetrics } from '#bff-platform';
 import type { BffMetrics } from './observability/metrics.js';
@@ -50,7 +52,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now, logger }),
     rateLimit: createRateLimiter(options.rateLimit, store),
     service,
-    embedTokens: settings.embedToken && new EmbedTokens(settings.embedToken, service, localMinter(settings.embedToken, settings.now)),
+    embedTokens: settings.embedToken && new EmbedTokens(settings.embedToken, service, embedTokenMinter(settings.embedToken, options, service, logger, settings.tokens)),
     store,
     logger,
     metrics,
@@ -58,4 +60,22 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     bodyLimitBytes: settings.bodyLimitBytes,
     origin: settings.origin,
   };
+}
+
+/** Where embed tokens come from: this process (`mint: 'local'`), or the vendor through the token service's calls and store. */
+function embedTokenMinter(
+  embedToken: EmbedTokenSettings,
+  options: BffOptions,
+  service: TokenService,
+  logger: BffLogger,
+  tokens: { minRotationIntervalMs: number; now: () => number },
+): EmbedTokenMinter {
+  if (embedToken.mint === 'local') return localMinter(embedToken, tokens.now);
+  const upstream = options.upstream;
+  return new VendorMinter((input) => upstream.generateJwt!(input), service.entries, service.calls, logger, {
+    keyId: embedToken.keyId,
+    ttlSeconds: embedToken.ttlSeconds,
+    minRotationIntervalMs: tokens.minRotationIntervalMs,
+    now: tokens.now,
+  });
 }

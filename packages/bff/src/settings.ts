@@ -72,7 +72,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
     // The account in the key keeps deployments of different vendor accounts sharing one store apart.
     keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
-    embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds),
+    embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds, options.upstream),
     storeTimeoutMs: options.storeTimeoutMs ?? 1000,
     // One budget per vendor account, whatever the key prefix: it is the account the vendor limits.
     budget: {

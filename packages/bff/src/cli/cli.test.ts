@@ -21,9 +21,12 @@ const cleanEnv = { PATH: process.env.PATH, NODE_OPTIONS: '' };
 let emu: RunningEmulator;
 beforeAll(async () => {
   assertFreshBuild('bff');
-  emu = await startEmulator({ port: 0, admin: true, apiKeys: [{ token: API_TOKEN, environment: 'Customer' }] });
+  emu = await startEmulator({ port: 0, admin: true, apiKeys: [{ token: API_TOKEN, environment: 'Customer' }], embedSecrets: [VENDOR_EMBED_SECRET] });
 });
 afterAll(() => emu?.close());
+
+/** The embed secret the emulator (the vendor) holds, for EMBED_JWT_MINT=vendor: the BFF never sees its value. */
+const VENDOR_EMBED_SECRET = { id: 'vendor-key-1', value: 'vendor-side-embed-secret-32bytes' };
 
 const baseEnv = () => ({ ...cleanEnv, EMBED_UPSTREAM_URL: emu.url, EMBED_API_TOKEN: API_TOKEN, EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_PORT: '0' });
 
@@ -79,6 +82,28 @@ describe('embedded-dashboard-bff CLI', () => {
     } finally {
       await proc.stop();
       // The next test counts the emulator's calls from zero.
+      emu.emulator.reset();
+    }
+  });
+
+  it("answers the vendor's embed tokens with EMBED_JWT_MINT=vendor (no key in the BFF), one generate_jwt for many page views", async () => {
+    const proc = await startNodeProcess(bin, [], {
+      env: { ...baseEnv(), EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: VENDOR_EMBED_SECRET.id, EMBED_JWT_MINT: 'vendor' },
+      readyPrefix: BFF_LISTENING_PREFIX,
+    });
+    try {
+      const ask = async () => {
+        const res = await fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url }, body: '{"dashboard":"sales-overview"}' });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { token: string }).token;
+      };
+      const token = await ask();
+      const { payload } = await jwtDecrypt(token, new TextEncoder().encode(VENDOR_EMBED_SECRET.value));
+      expect(payload).toMatchObject({ cst: 'acme', dsh: 'sales-overview', iss: `${proc.url}/` });
+      for (let i = 0; i < 5; i++) expect(await ask()).toBe(token);
+      expect(emu.emulator.stats().requests).toMatchObject({ getOrCreate: 1, generateJwt: 1 });
+    } finally {
+      await proc.stop();
       emu.emulator.reset();
     }
   });

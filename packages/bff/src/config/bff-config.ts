@@ -156,7 +156,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     problems.push(`EMBED_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ : - (got ${show(keyPrefix)})`);
   }
 
-  const embedToken = parseEmbedTokenConfig(get, { tokenTtlSeconds: Number(ttlText) }, problems);
+  const embedToken = parseEmbedTokenConfig(get, { tokenTtlSeconds: Number(ttlText), upstreamApi }, problems);
 
   if (problems.length > before) return undefined;
   return {

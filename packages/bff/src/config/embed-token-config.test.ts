@@ -4,7 +4,7 @@ import { parseConfig } from '../cli/config.js';
 const KEY = 'LEAKCHECK-cli-embed-key-32-bytes';
 const minimal = { EMBED_UPSTREAM_URL: 'http://127.0.0.1:8790', EMBED_API_TOKEN: 'LEAKCHECK-cli-api-token-31c9', EMBED_SESSION_SECRET: 'cli-session-secret-0123456789abcdef-LEAKCHECK' };
 
-describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASHBOARDS)', () => {
+describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASHBOARDS, EMBED_JWT_MINT)', () => {
   it('leaves embed tokens off without EMBED_JWT_KEY_ID', () => {
     expect(parseConfig(minimal).config?.embedToken).toBeUndefined();
   });
@@ -20,7 +20,18 @@ describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASH
     expect(fromFile.config?.embedToken).toEqual({ keyId: 'k1', key: KEY });
   });
 
+  it('reads EMBED_JWT_MINT=vendor with the Customer API, where the key may be left out', () => {
+    const customerApi = { ...minimal, EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: 'k1' };
+    expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'vendor' })).toEqual({ config: expect.objectContaining({ embedToken: { keyId: 'k1', mint: 'vendor' } }), problems: [] });
+    expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'vendor', EMBED_JWT_KEY: KEY }).config?.embedToken).toEqual({ keyId: 'k1', key: KEY, mint: 'vendor' });
+    expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'local', EMBED_JWT_KEY: KEY }).config?.embedToken).toEqual({ keyId: 'k1', key: KEY });
+  });
+
   it.each([
+    ['a mint that is neither local nor vendor', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_JWT_MINT: 'remote' }, 'EMBED_JWT_MINT must be local or vendor (got "remote")'],
+    ['the vendor mint with /api/user', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_MINT: 'vendor' }, /EMBED_JWT_MINT=vendor needs EMBED_UPSTREAM_API=explo-customer/],
+    ['a mint without a kid', { EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_MINT: 'vendor' }, /EMBED_JWT_MINT needs EMBED_JWT_KEY_ID/],
+    ['a key of 31 bytes with the vendor mint', { EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: 'k', EMBED_JWT_MINT: 'vendor', EMBED_JWT_KEY: KEY.slice(1) }, /EMBED_JWT_KEY must be 32 bytes/],
     ['a key of 31 bytes', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY.slice(1) }, 'EMBED_JWT_KEY must be 32 bytes in UTF-8, the A256GCM key (value not shown)'],
     ['a key of 32 characters and 33 bytes', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: `é${KEY.slice(1)}` }, 'EMBED_JWT_KEY must be 32 bytes in UTF-8, the A256GCM key (value not shown)'],
     ['a key with surrounding spaces', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: ` ${KEY} ` }, 'EMBED_JWT_KEY has leading or trailing whitespace (value not shown): remove it, secrets are used exactly as given'],

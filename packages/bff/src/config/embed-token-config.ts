@@ -1,9 +1,9 @@
-import { EXPLO_EMBED_KEY_BYTES, isDashboardId, isExploEmbedKeyId } from '@embedded-dashboard/protocol';
+import { EXPLO_EMBED_KEY_BYTES, isDashboardId, isExploEmbedKeyId, type UpstreamApiName } from '@embedded-dashboard/protocol';
 import type { EmbedTokenOptions } from '../embed-token/options.js';
 import type { ConfigGet } from './values.js';
 
 /** The embed-token keys (ARCHITECTURE §4), on every runtime: a group of their own beside the rest of `bff-config.ts`. */
-export const EMBED_TOKEN_CONFIG_KEYS = ['EMBED_JWT_KEY_ID', 'EMBED_JWT_KEY', 'EMBED_DASHBOARDS'] as const;
+export const EMBED_TOKEN_CONFIG_KEYS = ['EMBED_JWT_KEY_ID', 'EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT'] as const;
 type EmbedTokenKey = (typeof EMBED_TOKEN_CONFIG_KEYS)[number];
 
 /**
@@ -12,20 +12,25 @@ type EmbedTokenKey = (typeof EMBED_TOKEN_CONFIG_KEYS)[number];
  */
 export function parseEmbedTokenConfig(
   get: ConfigGet<EmbedTokenKey>,
-  context: { tokenTtlSeconds: number },
+  context: { tokenTtlSeconds: number; upstreamApi: string },
   problems: string[],
 ): EmbedTokenOptions | undefined {
   const keyId = get('EMBED_JWT_KEY_ID');
   const key = get('EMBED_JWT_KEY');
   const dashboardsText = get('EMBED_DASHBOARDS');
+  const mint = get('EMBED_JWT_MINT') ?? 'local';
   if (keyId === undefined) {
-    for (const other of ['EMBED_JWT_KEY', 'EMBED_DASHBOARDS'] as const) {
+    for (const other of ['EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT'] as const) {
       if (get(other) !== undefined) problems.push(`${other} needs EMBED_JWT_KEY_ID (the embed secret's id): embed tokens are off without it`);
     }
     return undefined;
   }
   if (!isExploEmbedKeyId(keyId)) problems.push('EMBED_JWT_KEY_ID must be the embed secret id: 1 to 128 visible ASCII characters without spaces or ":"');
-  if (key === undefined) problems.push('EMBED_JWT_KEY is required with EMBED_JWT_KEY_ID (the embed secret value)');
+  if (mint !== 'local' && mint !== 'vendor') problems.push(`EMBED_JWT_MINT must be local or vendor (got ${JSON.stringify(mint.slice(0, 40))})`);
+  if (mint === 'vendor' && context.upstreamApi !== ('explo-customer' satisfies UpstreamApiName)) {
+    problems.push('EMBED_JWT_MINT=vendor needs EMBED_UPSTREAM_API=explo-customer (the vendor mints embed tokens through the Customer API\'s generate_jwt)');
+  }
+  if (key === undefined && mint !== 'vendor') problems.push('EMBED_JWT_KEY is required with EMBED_JWT_KEY_ID (the embed secret value; not needed with EMBED_JWT_MINT=vendor)');
   if (key !== undefined && new TextEncoder().encode(key).length !== EXPLO_EMBED_KEY_BYTES) {
     problems.push(`EMBED_JWT_KEY must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8, the A256GCM key (value not shown)`);
   }
@@ -38,5 +43,10 @@ export function parseEmbedTokenConfig(
     }
   }
   if (context.tokenTtlSeconds === 0) problems.push('EMBED_TOKEN_TTL must be above 0 with EMBED_JWT_KEY_ID: an embed token always expires');
-  return { keyId, key: key ?? '', ...(dashboards !== undefined && { dashboards }) };
+  return {
+    keyId,
+    ...(key !== undefined && { key }),
+    ...(dashboards !== undefined && { dashboards }),
+    ...(mint === 'vendor' && { mint }),
+  };
 }

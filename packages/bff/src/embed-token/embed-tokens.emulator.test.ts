@@ -1,6 +1,8 @@
+import { jwtDecrypt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_APIS } from '@embedded-dashboard/protocol';
 import { acme, API_TOKEN, emitted, findLeaks, session } from '../testing/fixtures.js';
+import { createMemoryStore } from '../store/memory.js';
 import { emulatorBffs } from '../testing/socket-bffs.js';
 
 const KEY = 'LEAKCHECK-emulator-embed-key-32b';
@@ -58,5 +60,35 @@ describe.each(UPSTREAM_APIS)('embed tokens from a BFF over a socket, accepted by
     expect(customerToken.length).toBeGreaterThan(10);
     expect(emitted.some((line) => line.includes(customerToken))).toBe(false);
     expect(bff.logs.lines.some((line) => line.includes(customerToken))).toBe(false);
+  });
+});
+
+describe("embed tokens minted by the vendor (mint: 'vendor'): the emulator's generate_jwt behind a BFF over a socket", () => {
+  it("answers the emulator's own token, which its frame accepts from the page's origin; 200 more page views and a second BFF on the store cost no vendor call", async () => {
+    const store = createMemoryStore();
+    const options = { embedToken: { keyId: 'key-1', mint: 'vendor' as const }, tokenTtlSeconds: 600, store };
+    const bff = await emu.start(options, undefined, { api: 'explo-customer' });
+    const ask = async (on: typeof bff, dashboard: string) => {
+      const res = await on.post('/embed/token', { authorization: `Bearer ${await session()}`, origin: bff.url }, { dashboard });
+      expect(res.status).toBe(200);
+      return (res.body as { token: string; expiresAt: number }).token;
+    };
+    const jwt = await ask(bff, 'sales-overview');
+    expect(emu.emulator.stats().requests).toMatchObject({ getOrCreate: 1, update: 0, rotate: 0, generateJwt: 1 });
+    const { payload, protectedHeader } = await jwtDecrypt(jwt, new TextEncoder().encode(KEY));
+    expect(protectedHeader).toMatchObject({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' });
+    expect(payload).toMatchObject({ cst: 'acme', dsh: 'sales-overview', iss: `${bff.url}/` });
+    const page = await fetch(`${emu.url}/iframe/${jwt}/production`, { headers: { 'Sec-Fetch-Dest': 'iframe', Referer: `${bff.url}/app` } });
+    expect(page.status).toBe(200);
+
+    // The second BFF serves on the first one's origin: the same page, another process of the fleet.
+    const second = await emu.start({ ...options, allowedOrigins: [bff.url] }, undefined, { api: 'explo-customer' });
+    const before = emu.emulator.stats().requests;
+    for (let i = 0; i < 200; i++) expect(await ask(i % 2 ? second : bff, 'sales-overview')).toBe(jwt);
+    expect(emu.emulator.stats().requests).toEqual(before);
+  });
+
+  it("refuses EMBED_JWT_MINT=vendor's library form with the /api/user client at start", async () => {
+    await expect(emu.start({ embedToken: { keyId: 'key-1', mint: 'vendor' } })).rejects.toThrow(/needs an upstream with generateJwt/);
   });
 });

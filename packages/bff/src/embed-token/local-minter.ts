@@ -6,24 +6,31 @@ import type { EmbedTokenSettings } from './settings.js';
 export interface EmbedTokenRequest {
   /** The customer's provided id (the session's group id): `cst`. */
   customer: string;
+  /** The customer's store key (its group's), under which the BFF keeps what it knows of it. */
+  groupKey: string;
   /** The embed id: `dsh`. */
   dashboard: string;
   /** The embedding page's origin; `iss` is it plus `/`. `undefined`: no `iss`. */
   pageOrigin: string | undefined;
 }
 
-/** Mints one embed token and answers it as the token routes do. */
-export type MintEmbedToken = (request: EmbedTokenRequest) => Promise<TokenResponse>;
+/** Where the token routes get embed tokens: minted here (`localMinter`) or by the vendor (`VendorMinter`). */
+export interface EmbedTokenMinter {
+  /** A token for a page view (`POST /token`). */
+  token(request: EmbedTokenRequest): Promise<TokenResponse>;
+  /** A token for the holder of `presented`, which is due or was refused (`POST /token/rotate`). */
+  renew(request: EmbedTokenRequest, presented: string): Promise<TokenResponse>;
+}
 
 /**
  * Mints embed tokens in this process, with no vendor call: `cst`, `dsh`, `exp` (now + the token
  * TTL, whole seconds; `expiresAt` is the same instant) and `iss`, encrypted `dir` + `A256GCM` with
  * the secret's key, its id as `kid` in the protected header. The key is imported once as a
- * non-extractable `CryptoKey`.
+ * non-extractable `CryptoKey`. Every request gets a new token: a renewal is a new mint.
  */
-export function localMinter(settings: Pick<EmbedTokenSettings, 'keyId' | 'key' | 'ttlSeconds'>, now: () => number): MintEmbedToken {
+export function localMinter(settings: Pick<EmbedTokenSettings, 'keyId' | 'key' | 'ttlSeconds'>, now: () => number): EmbedTokenMinter {
   let key: Promise<CryptoKey> | undefined;
-  return async function mintLocally({ customer, dashboard, pageOrigin }) {
+  const mint = async ({ customer, dashboard, pageOrigin }: EmbedTokenRequest): Promise<TokenResponse> => {
     key ??= crypto.subtle.importKey('raw', settings.key as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt']);
     const serverTime = now();
     const exp = Math.floor(serverTime / 1000) + settings.ttlSeconds;
@@ -32,4 +39,5 @@ export function localMinter(settings: Pick<EmbedTokenSettings, 'keyId' | 'key' |
       .encrypt(await key);
     return { token, expiresAt: exp * 1000, serverTime };
   };
+  return { token: mint, renew: mint };
 }

@@ -11,10 +11,19 @@
 export interface EmbedTokenOptions {
   /** The embed secret's id, the tokens' `kid`: 1-128 visible ASCII characters, no spaces or `:`. */
   keyId: string;
-  /** The embed secret's value: its UTF-8 bytes, exactly 32, are the A256GCM key. Redacted from every log line like the API token. */
-  key: string;
+  /**
+   * The embed secret's value: its UTF-8 bytes, exactly 32, are the A256GCM key. Redacted from
+   * every log line like the API token. Required with `mint: 'local'`; with `mint: 'vendor'` the
+   * vendor encrypts, so it may be left out (when given it is checked and redacted all the same).
+   */
+  key?: string;
   /** The dashboards (embed ids) a session may get a token for; any other is `403 forbidden`. Default: any. */
   dashboards?: string[];
-  /** `local` (default): the BFF encrypts each token itself, no vendor call per page view. */
-  mint?: 'local';
+  /**
+   * `local` (default): the BFF encrypts each token itself, no vendor call per page view.
+   * `vendor`: the vendor mints them (`generate_jwt`, an upstream with `api: 'explo-customer'`),
+   * through the vendor budget and circuit breaker; one token per customer, dashboard and page
+   * origin is shared by every session and process of the store until near its expiry.
+   */
+  mint?: 'local' | 'vendor';
 }

@@ -1,14 +1,15 @@
 import { exploEmbedKey, isDashboardId, isExploEmbedKeyId } from '@embedded-dashboard/protocol';
+import type { UserGroupUpstream } from '../tokens/upstream.js';
 import type { EmbedTokenOptions } from './options.js';
 
 /** Embed-token options checked once, with the key as its bytes. */
 export interface EmbedTokenSettings {
   keyId: string;
-  /** The A256GCM key. */
-  key: Uint8Array;
+  /** The A256GCM key; `undefined` only with `mint: 'vendor'` and no key given. */
+  key: Uint8Array | undefined;
   /** `undefined`: any dashboard. */
   dashboards: ReadonlySet<string> | undefined;
-  mint: 'local';
+  mint: 'local' | 'vendor';
   /** Seconds each token lives: the BFF's token TTL. */
   ttlSeconds: number;
 }
@@ -17,15 +18,18 @@ export interface EmbedTokenSettings {
  * Checks `embedToken` against the rest of the configuration; a caller mistake throws a
  * `TypeError` naming the option (never quoting the key).
  */
-export function resolveEmbedTokenSettings(options: EmbedTokenOptions, tokenTtlSeconds: number): EmbedTokenSettings {
+export function resolveEmbedTokenSettings(options: EmbedTokenOptions, tokenTtlSeconds: number, upstream: UserGroupUpstream): EmbedTokenSettings {
   if (typeof options !== 'object' || options === null) throw new TypeError('embedToken must be an object { keyId, key, dashboards?, mint? }');
   const { keyId, key, dashboards, mint = 'local' } = options;
   if (!isExploEmbedKeyId(keyId)) throw new TypeError('embedToken.keyId must be 1-128 visible ASCII characters without spaces or ":"');
-  if (mint !== 'local') throw new TypeError('embedToken.mint must be "local"');
-  if (key === undefined) throw new TypeError('embedToken.key is required to mint embed tokens (the embed secret value)');
-  let bytes: Uint8Array;
+  if (mint !== 'local' && mint !== 'vendor') throw new TypeError('embedToken.mint must be "local" or "vendor"');
+  if (mint === 'vendor' && (typeof upstream.generateJwt !== 'function' || (upstream.api !== undefined && upstream.api !== 'explo-customer'))) {
+    throw new TypeError(`embedToken.mint "vendor" needs an upstream with generateJwt: a UserGroupClient with api: 'explo-customer' (this one speaks ${upstream.api ?? 'an API without generate_jwt'})`);
+  }
+  if (key === undefined && mint === 'local') throw new TypeError('embedToken.key is required to mint embed tokens (the embed secret value)');
+  let bytes: Uint8Array | undefined;
   try {
-    bytes = exploEmbedKey(key);
+    bytes = key === undefined ? undefined : exploEmbedKey(key);
   } catch (error) {
     throw new TypeError(`embedToken.key: ${(error as Error).message} (value not shown)`);
   }

@@ -78,7 +78,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   const forCaller = (c: Context, route: TokenRoute, answer: (caller: Caller) => MaybePromise<TokenResponse>) =>
     withinRequestDeadline(andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller))));
 
-  // Embed-token mode: both routes mint a new embed token (a renewal is a new mint, §4).
+  // Embed-token mode: both routes answer embed tokens (a renewal is a new token, never a vendor rotation, §4).
   const { embedTokens } = runtime;
   routes.post(
     BFF_ROUTES.token,
@@ -93,7 +93,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     BFF_ROUTES.rotate,
     count('rotate', async (c) => {
       const { presented, dashboard } = rotateRequest(await readJsonObject(c, runtime.bodyLimitBytes));
-      if (embedTokens) return forCaller(c, 'rotate', (caller) => embedTokens.token(caller, dashboard, pageOriginOf(c)));
+      if (embedTokens) return forCaller(c, 'rotate', (caller) => embedTokens.renew(caller, dashboard, pageOriginOf(c), presented));
       return forCaller(c, 'rotate', (caller) => runtime.service.rotate(caller.group, presented));
     }),
   );

@@ -44,10 +44,10 @@ export class GroupEntries {
   readonly #ours = (entry: GroupEntry | undefined): GroupEntry | undefined =>
     entry === undefined || entry.account !== this.#s.account ? undefined : entry;
 
-  /** Stores `entry` under `key` as this vendor account's. */
-  write(key: string, entry: GroupEntry): Promise<void> {
+  /** Stores `entry` under `key` as this vendor account's, for `ttlMs` (default: a group entry's time). */
+  write(key: string, entry: GroupEntry, ttlMs = this.#s.entryTtlMs): Promise<void> {
     if (this.#s.account !== undefined) entry.account = this.#s.account;
-    return this.#store.set(key, entry, this.#s.entryTtlMs);
+    return this.#store.set(key, entry, ttlMs);
   }
 
   /**

@@ -45,13 +45,18 @@ export interface TokenServiceSettings {
  */
 export class TokenService {
   readonly #upstream: UserGroupUpstream;
-  readonly #entries: GroupEntries;
+  /**
+   * The store's entries (account scope, locks) and the vendor-call function (breaker, budget)
+   * this service uses, shared with the embed-token mode's vendor mint: its `generate_jwt` calls
+   * count against the same budget and circuits, and its entries live in the same store.
+   */
+  readonly entries: GroupEntries;
+  readonly calls: VendorCalls;
   readonly #logger: BffLogger;
   readonly #s: TokenServiceSettings;
   readonly #syncs = new Map<string, Promise<GroupEntry>>();
   readonly #hit;
   readonly #miss;
-  readonly #calls: VendorCalls;
   readonly #environment: AccountEnvironment;
   readonly #rotation: TokenRotation;
 
@@ -64,14 +69,14 @@ export class TokenService {
     budget: UpstreamBudget = { run: (_priority, call) => call() },
   ) {
     this.#upstream = upstream;
-    this.#entries = new GroupEntries(store, settings);
+    this.entries = new GroupEntries(store, settings);
     this.#logger = logger;
     this.#s = settings;
     this.#hit = hotCounter(metrics.cacheLookups, 'hit');
     this.#miss = hotCounter(metrics.cacheLookups, 'miss');
-    this.#calls = new VendorCalls(settings.circuitBreaker, budget, settings.now, logger, metrics);
-    this.#environment = new AccountEnvironment(upstream, this.#entries, this.#calls, logger, settings);
-    this.#rotation = new TokenRotation(upstream, this.#entries, this.#calls, this.#environment, logger, metrics, settings);
+    this.calls = new VendorCalls(settings.circuitBreaker, budget, settings.now, logger, metrics);
+    this.#environment = new AccountEnvironment(upstream, this.entries, this.calls, logger, settings);
+    this.#rotation = new TokenRotation(upstream, this.entries, this.calls, this.#environment, logger, metrics, settings);
   }
 
   /**
@@ -105,7 +110,7 @@ export class TokenService {
 
   /** The group's entry when it is fresh, else the result of syncing the group with the vendor. */
   #current(group: ResolvedGroup): MaybePromise<GroupEntry> {
-    const entry = this.#entries.read(group.key);
+    const entry = this.entries.read(group.key);
     return entry instanceof Promise ? entry.then((e) => this.#freshOrSynced(group, e)) : this.#freshOrSynced(group, entry);
   }
 
@@ -146,12 +151,12 @@ export class TokenService {
   /** One sync of the group at a time across processes (the store lock `sync:<key>`); the others wait for its entry. */
   #syncLocked(group: ResolvedGroup): Promise<GroupEntry> {
     const sync = async () => {
-      const latest = await this.#entries.read(group.key);
+      const latest = await this.entries.read(group.key);
       if (latest !== undefined && (this.#isFresh(latest, group.fingerprint) || this.#superseded(latest, group))) return latest;
       return this.#refresh(group, latest);
     };
     // A holder that is slow or gone is not waited for longer: get-or-create and update are idempotent, so go ahead.
-    return this.#entries.withLock(`sync:${group.key}`, sync, async () => (await this.#entries.waitFor(group.key, (e) => this.#isFresh(e, group.fingerprint))) ?? sync());
+    return this.entries.withLock(`sync:${group.key}`, sync, async () => (await this.entries.waitFor(group.key, (e) => this.#isFresh(e, group.fingerprint))) ?? sync());
   }
 
   /**
@@ -164,7 +169,7 @@ export class TokenService {
   async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined): Promise<GroupEntry> {
     let environment = previous?.environment ?? (await this.#environment.beforeSync());
     const priority: CallPriority = previous === undefined ? 'first-token' : previous.fingerprint === group.fingerprint ? 'revalidation' : 'drift';
-    const got = await this.#calls.deferrable(group.key, 'getOrCreate', priority, previous !== undefined, () => this.#upstream.getOrCreateUserGroup(group.group));
+    const got = await this.calls.deferrable(group.key, 'getOrCreate', priority, previous !== undefined, () => this.#upstream.getOrCreateUserGroup(group.group));
     if (got === undefined) return previous!;
     let token = got.user_group.token;
     // get-or-create never changes an existing group, so anything not just created with this very
@@ -174,11 +179,11 @@ export class TokenService {
     // an outage costs one call per group per process. That skips a write, never makes one: an
     // older session cannot overwrite a newer one through it. The mapping is not in the answer; a
     // mapping-only change is written once the store is back (the stored entry's fingerprint differs).
-    const syncedElsewhere = previous === undefined && this.#entries.degraded && DriftPolicy.answerMatches(got.user_group, group.group);
+    const syncedElsewhere = previous === undefined && this.entries.degraded && DriftPolicy.answerMatches(got.user_group, group.group);
     const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
     if (!inSync) {
       const updatePriority = previous === undefined ? 'first-token' : 'drift';
-      const updated = await this.#calls.deferrable(group.key, 'update', updatePriority, previous !== undefined, () => this.#upstream.updateUserGroup(group.group));
+      const updated = await this.calls.deferrable(group.key, 'update', updatePriority, previous !== undefined, () => this.#upstream.updateUserGroup(group.group));
       if (updated === undefined) return previous!;
       token = updated.user_group.token;
       environment = this.#environment.note(updated.user_group.api_environment_tag) ?? environment;
@@ -197,7 +202,7 @@ export class TokenService {
       lastRotatedAt: previous?.lastRotatedAt ?? null,
       claimsIssuedAt: Math.max(syncedIssuedAt ?? 0, group.issuedAtMs),
     };
-    await this.#entries.write(group.key, entry);
+    await this.entries.write(group.key, entry);
     return entry;
   }
 }

@@ -1,7 +1,10 @@
 import type {
+  ExploGenerateJwtInput,
+  ExploGenerateJwtResponse,
   GetOrCreateUserGroupResponse,
   RotateUserGroupTokenResponse,
   UpdateUserGroupResponse,
+  UpstreamApiName,
   UserGroupInput,
 } from '@embedded-dashboard/protocol';
 
@@ -19,6 +22,13 @@ export interface UserGroupUpstream {
   getOrCreateUserGroup(input: UserGroupInput, options?: UpstreamCallOptions): Promise<GetOrCreateUserGroupResponse>;
   updateUserGroup(input: UserGroupInput, options?: UpstreamCallOptions): Promise<UpdateUserGroupResponse>;
   rotateUserGroupToken(currentToken: string, options?: UpstreamCallOptions): Promise<RotateUserGroupTokenResponse>;
+  /**
+   * Optional: the vendor mints an embed token (the Customer API's `generate_jwt`), for
+   * `embedToken.mint: 'vendor'`. `UserGroupClient` has it with `api: 'explo-customer'`.
+   */
+  generateJwt?(input: ExploGenerateJwtInput, options?: UpstreamCallOptions): Promise<ExploGenerateJwtResponse>;
+  /** Optional: which vendor API the calls speak (`UserGroupClient.api`); only `explo-customer` has `generate_jwt`. */
+  readonly api?: UpstreamApiName;
   /**
    * A short, non-secret id of the vendor account (base URL and API token) the calls are made
    * as; `UserGroupClient` has it. Store keys and entries are scoped to it, so BFFs of different

@@ -5,16 +5,16 @@ import { toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 
-export type VendorOp = 'getOrCreate' | 'update' | 'rotate';
+export type VendorOp = 'getOrCreate' | 'update' | 'rotate' | 'generateJwt';
 
-const OP_NAMES: Record<VendorOp, string> = { getOrCreate: 'get-or-create', update: 'update', rotate: 'token rotation' };
+const OP_NAMES: Record<VendorOp, string> = { getOrCreate: 'get-or-create', update: 'update', rotate: 'token rotation', generateJwt: 'embed token (generate_jwt)' };
 
 /** A failure of the vendor itself (or the breaker standing in for it), not a refusal of this group. */
 export const isVendorOutage = (error: unknown): boolean =>
   error instanceof BffError && (error.code === 'upstream_unavailable' || error.code === 'upstream_timeout' || (error.code === 'upstream_error' && error.retryable));
 
 /**
- * Every vendor call of the token service goes through `call`, and only through it: it is timed,
+ * Every vendor call of the token service (and of the embed-token mode's vendor mint) goes through `call`, and only through it: it is timed,
  * counted by outcome, logged when it fails, and its failure mapped to the browser-facing error.
  * Policy about whether and when to call the vendor at all wraps the call at this one spot
  * (outermost first), so each policy stays a module of its own: the circuit breaker (an open

@@ -14,12 +14,13 @@ import { runBrowser } from './browser/index.js';
 import { runOutage } from './outage/index.js';
 import { runFleet } from './fleet/index.js';
 import { runEdge } from './edge/index.js';
+import { runEmbed } from './embed/index.js';
 
 /*
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only size,throughput,upstream,browser,outage,fleet,edge` runs a subset (`rotation`: rows 5 alone).
+ * labels. `--only size,throughput,upstream,browser,outage,fleet,edge,embed` runs a subset (`rotation`: rows 5 alone).
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -71,6 +72,10 @@ if (wanted('fleet')) {
 if (wanted('edge')) {
   log('8. the BFF as a Cloudflare Worker and an AWS Lambda function');
   rows.push(...(await runEdge(quick)));
+}
+if (wanted('embed')) {
+  log('10. embed tokens: vendor calls and token route latency per kind of token');
+  rows.push(...(await runEmbed(quick)));
 }
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);

@@ -2,8 +2,16 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UserGroupClient } from '@embedded-dashboard/client';
-import { createBffApp, createBffNodeListener, INITIAL_TOKEN_HEADERS, renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
-import { BENCH_API_KEY } from '../lib/emulator.js';
+import {
+  createBffApp,
+  createBffNodeListener,
+  INITIAL_TOKEN_HEADERS,
+  renderDashboardFrame,
+  renderElementScript,
+  renderInitialToken,
+  type BffAppOptions,
+} from '@embedded-dashboard/bff';
+import { BENCH_API_KEY, BENCH_EMBED_SECRET } from '../lib/emulator.js';
 import { SESSION } from '../lib/session.js';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
@@ -15,7 +23,7 @@ export const DASHBOARD_ID = 'sales-overview';
 export interface PageServerOptions {
   /** The emulator's base URL (the dashboard host). */
   emulatorUrl: string;
-  /** The element's standalone bundle (Lit and both frame protocols inside), served as `/element.js`. */
+  /** The element's standalone bundle (Lit and every frame protocol inside), served as `/element.js`. */
   elementScript: string;
   /** The session cookie the BFF reads (the bench's session JWT, as `SESSION` signs it). */
   cookie: string;
@@ -79,9 +87,9 @@ ${renderElementScript({ src: '/element.js' })}
 }
 
 /** The element's start tag (with more `attributes`) and what goes inside it before the first token. */
-function oursOpen(srcTemplate: string, frame = '', attributes = ''): string {
+function oursOpen(srcTemplate: string, frame = '', attributes = '', tokenUrl = '/embed/token'): string {
   return `<body>
-<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="/embed/token"${attributes}>${frame}`;
+<embedded-dashboard dashboard="${DASHBOARD_ID}" src-template="${srcTemplate}" token-url="${tokenUrl}"${attributes}>${frame}`;
 }
 
 function oursClose(firstToken: string): string {
@@ -102,14 +110,15 @@ ${onFrameLoaded(emulatorUrl, 'loaded()')}
  * The host app of the browser benchmarks, as an integrator's Node server is: the BFF library
  * mounted in its own process (`createBffApp` on `/embed/*`, backed by the emulator's API), so a
  * page rendering a first token asks it in-process (`renderInitialToken(req, { bff: app })`), not
- * over HTTP. Pages: `/ours` (variants in the query), `/ours?protocol=explo`, `/baseline?token=…`,
- * and `/element.js` (the standalone script, both protocols inside).
+ * over HTTP; a second one on `/embed-jwt/*` answers embed tokens. Pages: `/ours` (variants in the
+ * query), `/ours?protocol=explo`, `/ours?protocol=explo-jwt`, `/baseline?token=…`, and
+ * `/element.js` (the standalone script, every protocol inside).
  */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const element = readFileSync(options.elementScript);
   const origin = `http://127.0.0.1:${options.port}`;
   const client = new UserGroupClient({ baseUrl: options.emulatorUrl, apiToken: BENCH_API_KEY });
-  const app = createBffApp({
+  const bffOptions: BffAppOptions = {
     upstream: client,
     session: { secret: SESSION.secret, issuer: SESSION.issuer, audience: SESSION.audience, cookie: options.cookie },
     allowedOrigins: [origin],
@@ -118,8 +127,13 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     rateLimit: false,
     // Warnings and errors to the process log (bench/.tmp/browser-pages.log); the rest is noise here.
     logger: { info: () => undefined, warn: (message, fields) => console.error(message, fields), error: (message, fields) => console.error(message, fields) },
-  });
+  };
+  const app = createBffApp(bffOptions);
   const bff = createBffNodeListener(app);
+  // The same BFF answering embed tokens (the vendor's embed secrets): rows 5e and 5f.
+  const embedTokens = createBffNodeListener(
+    createBffApp({ ...bffOptions, basePath: '/embed-jwt', embedToken: { keyId: BENCH_EMBED_SECRET.id, key: BENCH_EMBED_SECRET.value } }),
+  );
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
     res.end(body);
@@ -128,6 +142,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/embed/')) return void bff(req, res);
+    if (url.pathname.startsWith('/embed-jwt/')) return void embedTokens(req, res);
     if (url.pathname === '/element.js') {
       // As a CDN serves a versioned asset: a returning visitor's browser has it (cold runs use fresh contexts).
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=31536000, immutable' });
@@ -135,6 +150,11 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       return;
     }
     const elementScript = '<script type="module" src="/element.js"></script>';
+    if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo-jwt') {
+      // The vendor's embed tokens: the first in the iframe URL's path, later ones posted to the running frame.
+      const template = `${options.emulatorUrl}/iframe/{token}/{environment}`;
+      return send(res, 200, 'text/html', oursHead(options.emulatorUrl, elementScript) + oursOpen(template, '', ' protocol="explo-jwt" environment="production"', '/embed-jwt/token') + oursClose(''));
+    }
     if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo') {
       // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
       const template = `${options.emulatorUrl}/iframe/{dashboard}/{token}/{environment}`;

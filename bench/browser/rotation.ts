@@ -41,12 +41,15 @@ const NOTICE_TIMEOUT_MS = 45_000;
  * interferes): load the dashboard, expire its token at the emulator, and wait for the page to
  * say it expired and the element to recover. `message` (rows 5a, 5b): the element posts the new
  * token to the running frame. `explo` (5c, 5d): the vendor embed, the token in the iframe URL;
- * the element loads the new URL in a hidden second frame and swaps it in.
+ * the element loads the new URL in a hidden second frame and swaps it in. `explo-jwt` (5e, 5f):
+ * the vendor's embed tokens, the first in the iframe URL, the renewal posted to the running frame.
  */
-export async function measureRotation(setup: RotationSetup, runs: number, protocol: 'message' | 'explo' = 'message'): Promise<Rotation> {
+export async function measureRotation(setup: RotationSetup, runs: number, protocol: 'message' | 'explo' | 'explo-jwt' = 'message'): Promise<Rotation> {
   const results: RotationFigures[] = [];
-  const once = protocol === 'explo' ? swapOnce : rotateOnce;
-  for (let run = 0; run < runs; run++) results.push(await once(setup, `bench-rotation-${protocol}-${Date.now()}-${run}`));
+  for (let run = 0; run < runs; run++) {
+    const groupId = `bench-rotation-${protocol}-${Date.now()}-${run}`;
+    results.push(await (protocol === 'explo' ? swapOnce(setup, groupId) : rotateOnce(setup, groupId, protocol)));
+  }
   return {
     rotationMs: results.map((result) => result.rotationMs),
     blankFrames: results.map((result) => result.blankFrames),
@@ -76,27 +79,38 @@ async function expireToken(setup: RotationSetup, session: string): Promise<void>
   });
   const body: unknown = await answer.json();
   if (!isTokenResponse(body)) throw new Error(`POST /embed/token answered ${answer.status} without a token`);
+  await expireAtEmulator(setup, body.token);
+}
+
+/** Makes `token` stop working at the emulator (a customer token, or an embed token its frame was shown with). */
+async function expireAtEmulator(setup: RotationSetup, token: string): Promise<void> {
   const expired = await fetch(`${setup.emulatorUrl}${EMULATOR_ADMIN_ROUTES.expire}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: body.token }),
+    body: JSON.stringify({ token }),
   });
   if (!expired.ok) throw new Error(`emulator expire answered ${expired.status}`);
 }
 
 const hostProbe = () => (window as unknown as { __benchHostProbe: HostProbe }).__benchHostProbe;
 
-async function rotateOnce(setup: RotationSetup, groupId: string): Promise<RotationFigures> {
+/**
+ * `message`: the BFF's token is the one the page holds. `explo-jwt`: every token request mints a
+ * new embed token, so the one to expire is the page's own, read from its frame's URL
+ * (`/iframe/<jwt>/<environment>`), which the emulator accepted when the frame loaded.
+ */
+async function rotateOnce(setup: RotationSetup, groupId: string, protocol: 'message' | 'explo-jwt'): Promise<RotationFigures> {
   const session = await setup.session(groupId);
   const context = await signedInContext(setup, session);
   try {
     const page = await context.newPage();
-    await page.goto(`${setup.pageUrl}/ours`);
+    await page.goto(`${setup.pageUrl}/ours${protocol === 'explo-jwt' ? '?protocol=explo-jwt' : ''}`);
     await loaded(page);
     const frame = dashboardFrame(page.frames());
     const documentId = await frame.evaluate(installDashboardProbe);
-    await page.evaluate(installHostProbe, 'tokenExpired');
-    await expireToken(setup, session);
+    await page.evaluate(installHostProbe, protocol === 'explo-jwt' ? 'customerJwtExpired' : 'tokenExpired');
+    if (protocol === 'explo-jwt') await expireAtEmulator(setup, new URL(frame.url()).pathname.split('/')[2]!);
+    else await expireToken(setup, session);
 
     await frame.waitForFunction(
       () => {

@@ -38,8 +38,10 @@ const expireWithButton = async (app: AppTab) => {
 };
 
 describe.each(engines())('demo in $name: embed tokens (protocol="explo-jwt")', (engine) => {
-  const run = useDemo(engine);
-  const setUp = async () => ({ demo: await run.startDemo(), context: await run.newContext() });
+  // One demo for the block (each test signs in on a context of its own): a demo start per test
+  // would cost CI time for nothing these tests need apart.
+  const run = useDemo(engine, { sharedDemo: true });
+  const setUp = async () => ({ demo: run.demo, context: await run.newContext() });
 
   it.skipIf(!engine.available)('loads with an embed token in the frame URL, and renews it in the running frame when the vendor revokes it', async () => {
     const { demo, context } = await setUp();

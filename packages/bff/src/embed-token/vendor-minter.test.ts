@@ -116,6 +116,7 @@ describe("embed tokens minted by the vendor (embedToken.mint: 'vendor', generate
     const throttled = await rotate(second);
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('10');
+    expect(throttled.body).toMatchObject({ error: { code: 'rate_limited', retryable: true } });
     advance(10_000);
     expect(tokenOf(await rotate(second))).not.toBe(second);
     expect(vendor.jwtCalls).toHaveLength(3);

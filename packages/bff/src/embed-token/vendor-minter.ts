@@ -80,6 +80,7 @@ export class VendorMinter implements EmbedTokenMinter {
       if (leftMs > 0) {
         throw new BffError('rate_limited', 'this embed token was minted moments ago; retry after the minimum rotation interval', {
           retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+          refusal: 'rotation_throttle',
         });
       }
     }

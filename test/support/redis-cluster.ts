@@ -17,20 +17,57 @@ export interface RedisNode {
   start(): Promise<void>;
 }
 
+/** A node as `CLUSTER NODES` describes it now. */
+export interface ClusterNodeState {
+  id: string;
+  port: number;
+  role: 'master' | 'replica';
+  /** The master's id, for a replica. */
+  masterOf: string | undefined;
+  /** How many hash slots it serves (0 for replicas). */
+  slots: number;
+  /** `fail` or `pfail` flagged by the node asked. */
+  failing: boolean;
+}
+
 export interface RedisCluster {
-  /** `host:port` of every master, for `EMBED_REDIS_CLUSTER_NODES`. */
+  /** `host:port` of every node that started as a master, for `EMBED_REDIS_CLUSTER_NODES`. */
   nodes: string[];
   /** `redis://127.0.0.1:PORT` of the first master, for `EMBED_REDIS_URL`. */
   url: string;
+  /** The nodes that started as masters, then their replicas (a failover swaps roles, not these lists). */
   masters: RedisNode[];
-  /** Resolves once every node says `cluster_state:ok`. */
+  replicas: RedisNode[];
+  /** Resolves once every running node says `cluster_state:ok` and every slot is served by a reachable master. */
   waitUntilHealthy(timeoutMs?: number): Promise<void>;
+  /** The cluster as a running node sees it. */
+  topology(): Promise<ClusterNodeState[]>;
+  /** `redis-cli --cluster reshard`: moves `slots` hash slots from the master on `fromPort` to the one on `toPort`, key by key. */
+  reshard(fromPort: number, toPort: number, slots: number): Promise<void>;
+  /** `redis-cli --cluster rebalance`: evens out the slots over the masters. */
+  rebalance(): Promise<void>;
+  /**
+   * `CLUSTER FAILOVER` on the replica at `replicaPort` (the operator's planned switch-over: the
+   * master stops taking writes until its replica has caught up, then they swap roles); resolves
+   * once the replica calls itself master.
+   */
+  failover(replicaPort: number): Promise<void>;
   dispose(): Promise<void>;
+}
+
+export interface RedisClusterOptions {
+  /** Replicas per master; default 0. */
+  replicas?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function serverProcess(binary: string, port: number, args: string[]): RedisNode & { stop(): Promise<void> } {
+/**
+ * A redis-server on `port` that is really the one this helper started: a port picked free a
+ * moment ago may have been taken by another program meanwhile (other engineers and CI jobs run
+ * clusters on the same machine), and a test must never drive someone else's server.
+ */
+function serverProcess(binary: string, port: number, args: string[], cliBinary?: string): RedisNode & { stop(): Promise<void> } {
   let child: ChildProcess | undefined;
   const kill = async () => {
     const running = child;
@@ -45,57 +82,160 @@ function serverProcess(binary: string, port: number, args: string[]): RedisNode 
     kill,
     stop: kill,
     async start() {
-      child = spawn(binary, args, { stdio: 'ignore' });
+      const started = spawn(binary, args, { stdio: 'ignore' });
+      child = started;
       await waitForPort(port, 10_000);
+      if (cliBinary === undefined) return;
+      const { stdout } = await run(cliBinary, ['-p', String(port), 'info', 'server'], { timeout: 5_000 });
+      if (!stdout.includes(`process_id:${started.pid}\r`)) throw new Error(`port ${port} is served by another program than the redis-server this test started`);
     },
   };
 }
 
+/** Parses `CLUSTER NODES`. */
+function parseClusterNodes(text: string): ClusterNodeState[] {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [id, address, flags, masterId, , , , , ...slotRanges] = line.trim().split(' ');
+      const port = Number(address!.split('@')[0]!.split(':').pop());
+      const slots = slotRanges
+        .filter((range) => !range.startsWith('['))
+        .reduce((sum, range) => {
+          const [from, to] = range.split('-').map(Number);
+          return sum + (to === undefined ? 1 : to - from! + 1);
+        }, 0);
+      const flagList = flags!.split(',');
+      return {
+        id: id!,
+        port,
+        role: flagList.includes('master') ? 'master' : 'replica',
+        masterOf: masterId === '-' ? undefined : masterId,
+        slots,
+        failing: flagList.includes('fail') || flagList.includes('fail?'),
+      };
+    });
+}
+
 /**
- * A real Redis Cluster of three masters (no replicas) on loopback ports, created the way an
- * operator does: `redis-server --cluster-enabled yes` per node, then
- * `redis-cli --cluster create … --cluster-yes`. No persistence; `cluster-node-timeout` is short
- * so a killed node is noticed within about a second.
+ * A real Redis Cluster of `masters` masters (3 by default) and `replicas` replicas each, on
+ * loopback ports, created the way an operator does: `redis-server --cluster-enabled yes` per
+ * node, then `redis-cli --cluster create … --cluster-replicas N --cluster-yes`. No persistence;
+ * `cluster-node-timeout` is short so a killed master is noticed, and its replica promoted, within
+ * a few seconds. Every node's cluster bus port is a free port of its own (`--cluster-port`), not
+ * port + 10000, which another program on the machine may hold.
  */
-export async function startRedisCluster(serverBinary: string, cliBinary: string, masters = 3): Promise<RedisCluster> {
+export async function startRedisCluster(serverBinary: string, cliBinary: string, masters = 3, options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'embed-redis-cluster-'));
   const nodes: (RedisNode & { stop(): Promise<void> })[] = [];
   const dispose = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
     rmSync(dir, { recursive: true, force: true });
   };
+  const replicas = options.replicas ?? 0;
+  const cli = (port: number, ...args: string[]) => run(cliBinary, ['-p', String(port), ...args], { timeout: 10_000 }).then(({ stdout }) => stdout);
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       const port = await freePort();
       const busPort = await freePort();
-      const node = serverProcess(serverBinary, port, [
-        '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1',
-        '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000',
-        '--save', '', '--appendonly', 'no', '--dir', dir,
-      ]);
+      const node = serverProcess(
+        serverBinary,
+        port,
+        [
+          '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1',
+          '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000',
+          // A restarted master rejoins as its promoted replica's replica, and a replica may be promoted whatever its lag.
+          '--cluster-replica-validity-factor', '0',
+          '--save', '', '--appendonly', 'no', '--dir', dir,
+        ],
+        cliBinary,
+      );
       nodes.push(node);
       await node.start();
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
-    await run(cliBinary, ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    await run(cliBinary, ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 });
+    const live = async (): Promise<number> => {
+      for (const node of nodes) {
+        if (await cli(node.port, 'ping').then((out) => out.trim() === 'PONG', () => false)) return node.port;
+      }
+      throw new Error('no node of the test cluster answers');
+    };
+    const topology = async () => parseClusterNodes(await cli(await live(), 'cluster', 'nodes'));
     const waitUntilHealthy = async (timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const states = await Promise.all(
-          nodes.map((node) =>
-            run(cliBinary, ['-p', String(node.port), 'cluster', 'info'], { timeout: 5_000 }).then(
-              ({ stdout }) => stdout.includes('cluster_state:ok'),
-              () => false,
-            ),
-          ),
+          nodes.map((node) => cli(node.port, 'cluster', 'info').then((out) => out.includes('cluster_state:ok'), () => undefined)),
         );
-        if (states.every(Boolean)) return;
+        const running = new Set(nodes.filter((_, i) => states[i] !== undefined).map((node) => node.port));
+        // Every slot served by a master that is really running (a killed one is still listed until its replica takes over).
+        const servers = (await topology().catch(() => [])).filter((n) => n.role === 'master' && n.slots > 0);
+        const served = servers.every((n) => running.has(n.port) && !n.failing) && servers.reduce((sum, n) => sum + n.slots, 0) === 16_384;
+        if (served && states.every((state) => state !== false)) return;
         if (Date.now() > deadline) throw new Error(`the test cluster did not become healthy within ${timeoutMs} ms`);
         await sleep(100);
       }
     };
+    const idOf = async (port: number) => {
+      const node = (await topology()).find((n) => n.port === port);
+      if (node === undefined) throw new Error(`no cluster node on port ${port}`);
+      return node.id;
+    };
+    /** Waits until `redis-cli --cluster check` finds the nodes agreeing about the slots (gossip takes a moment after a change). */
+    const settled = async (timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const ok = await run(cliBinary, ['--cluster', 'check', `127.0.0.1:${await live()}`], { timeout: 10_000 }).then(
+          ({ stdout }) => !stdout.includes('[ERR]') && !stdout.includes('[WARNING]'),
+          () => false,
+        );
+        if (ok) return;
+        if (Date.now() > deadline) throw new Error(`the test cluster's nodes did not agree about the slots within ${timeoutMs} ms`);
+        await sleep(100);
+      }
+    };
     await waitUntilHealthy();
-    return { nodes: addresses, url: `redis://${addresses[0]}`, masters: nodes, waitUntilHealthy, dispose };
+    // redis-cli chooses which nodes become masters.
+    const masterPorts = new Set((await topology()).filter((n) => n.role === 'master').map((n) => n.port));
+    const masterNodes = nodes.filter((node) => masterPorts.has(node.port));
+    const masterAddresses = masterNodes.map((node) => `127.0.0.1:${node.port}`);
+    return {
+      nodes: masterAddresses,
+      url: `redis://${masterAddresses[0]}`,
+      masters: masterNodes,
+      replicas: nodes.filter((node) => !masterPorts.has(node.port)),
+      waitUntilHealthy,
+      topology,
+      async reshard(fromPort, toPort, slots) {
+        const [from, to] = [await idOf(fromPort), await idOf(toPort)];
+        // One key per MIGRATE: a slot's keys move one by one, so clients meet ASK redirections meanwhile.
+        await run(
+          cliBinary,
+          ['--cluster', 'reshard', `127.0.0.1:${toPort}`, '--cluster-from', from, '--cluster-to', to, '--cluster-slots', String(slots), '--cluster-yes', '--cluster-pipeline', '1'],
+          { timeout: 60_000 },
+        );
+        await settled();
+      },
+      async rebalance() {
+        await settled();
+        await run(cliBinary, ['--cluster', 'rebalance', `127.0.0.1:${await live()}`, '--cluster-pipeline', '1'], { timeout: 60_000 }).catch((error: { stdout?: string }) => {
+          throw new Error(`redis-cli --cluster rebalance failed: ${error.stdout?.slice(-2000) ?? String(error)}`);
+        });
+        await settled();
+      },
+      async failover(replicaPort) {
+        const answer = (await cli(replicaPort, 'cluster', 'failover')).trim();
+        if (answer !== 'OK') throw new Error(`CLUSTER FAILOVER on ${replicaPort} answered ${answer}`);
+        const deadline = Date.now() + 15_000;
+        while (!(await cli(replicaPort, 'role')).startsWith('master')) {
+          if (Date.now() > deadline) throw new Error(`the replica on ${replicaPort} did not take over within 15 s`);
+          await sleep(50);
+        }
+      },
+      dispose,
+    };
   } catch (error) {
     await dispose();
     throw error;
@@ -130,11 +270,11 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
   try {
     const dataArgs = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
     const masterPort = await freePort();
-    const master = serverProcess(serverBinary, masterPort, dataArgs(masterPort));
+    const master = serverProcess(serverBinary, masterPort, dataArgs(masterPort), cliBinary);
     processes.push(master);
     await master.start();
     const replicaPort = await freePort();
-    const replica = serverProcess(serverBinary, replicaPort, [...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)]);
+    const replica = serverProcess(serverBinary, replicaPort, [...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], cliBinary);
     processes.push(replica);
     await replica.start();
     const sentinels: string[] = [];
@@ -155,7 +295,7 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
           '',
         ].join('\n'),
       );
-      const sentinel = serverProcess(serverBinary, port, [config, '--sentinel']);
+      const sentinel = serverProcess(serverBinary, port, [config, '--sentinel'], cliBinary);
       processes.push(sentinel);
       await sentinel.start();
       sentinels.push(`127.0.0.1:${port}`);

@@ -88,6 +88,33 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect((await a.get('acme'))?.token).toBe(`tok_${wrote.indexOf(true)}`);
       });
 
+      it('setIfAbsentOrSuperseded writes where nothing is, or over an entry whose token is superseded, never over another', async () => {
+        expect(await a.setIfAbsentOrSuperseded!('acme', entry('tok_rotated_in_outage', { previousToken: 'tok_before' }), 60_000, ['tok_before'])).toBe(true);
+        expect((await b.get('acme'))?.token).toBe('tok_rotated_in_outage');
+        // The store kept the pre-outage entry (resumed, or restarted from its append-only file).
+        await b.set('globex', entry('tok_before'), 60_000);
+        expect(await a.setIfAbsentOrSuperseded!('globex', entry('tok_after'), 60_000, ['tok_older', 'tok_before'])).toBe(true);
+        expect(await b.get('globex')).toEqual(entry('tok_after'));
+        // Another process wrote something newer meanwhile: left alone.
+        await b.set('initech', entry('tok_of_another_process'), 60_000);
+        expect(await a.setIfAbsentOrSuperseded!('initech', entry('tok_mine'), 60_000, ['tok_before'])).toBe(false);
+        expect(await a.setIfAbsentOrSuperseded!('initech', entry('tok_mine'), 60_000, [])).toBe(false);
+        expect((await b.get('initech'))?.token).toBe('tok_of_another_process');
+        // The ttl applies as with set.
+        await a.setIfAbsentOrSuperseded!('umbrella', entry('tok_short'), 40, []);
+        await eventually(async () => expect(await b.get('umbrella')).toBeUndefined());
+        await expect(a.setIfAbsentOrSuperseded!('acme', entry('x'), 0, [])).rejects.toThrow(TypeError);
+      });
+
+      it('lets exactly one of many concurrent setIfAbsentOrSuperseded calls replace the same superseded entry', async () => {
+        await a.set('acme', entry('tok_before'), 60_000);
+        const wrote = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).setIfAbsentOrSuperseded!('acme', entry(`tok_${i}`, { previousToken: 'tok_before' }), 60_000, ['tok_before'])),
+        );
+        expect(wrote.filter(Boolean)).toHaveLength(1);
+        expect((await a.get('acme'))?.token).toBe(`tok_${wrote.indexOf(true)}`);
+      });
+
       it('keeps hostile group keys apart (colons, unicode, lone surrogates, very long, empty)', async () => {
         const ids = ['a', 'a:b', 'a:b:', ':a', 'group:a', '=a', '%003a', '/a/../b', 'Zürich', 'Zu\u0308rich', '🦄', '\uD800', '\uDBFF', 'x'.repeat(100_000), `${'x'.repeat(100_000)}y`, ''];
         await Promise.all(ids.map((id, index) => a.set(id, entry(`tok_${index}`), 60_000)));
@@ -208,7 +235,7 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
           if (d.admitted) expect(d.waitMs).toBe(0);
           else expect(d.retryAfterMs).toBeGreaterThan(0);
         }
-        expect(await a.reserveBudget!('acct-2', request)).toEqual({ admitted: true, waitMs: 0 });
+        expect(await a.reserveBudget!('acct-2', request)).toMatchObject({ admitted: true, waitMs: 0 });
       });
 
       it('gives waiting callers their own slots, one interval apart', async () => {
@@ -225,11 +252,39 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
       });
 
       it('pauses for a vendor Retry-After: nothing is admitted until it has passed', async () => {
-        expect(await a.reserveBudget!('acct-1', { ...request, pauseMs: 20_000 })).toEqual({ admitted: false, retryAfterMs: 20_000 });
+        expect(await a.reserveBudget!('acct-1', { ...request, pauseMs: 20_000 })).toMatchObject({ admitted: false, retryAfterMs: 20_000 });
         const refused = await b.reserveBudget!('acct-1', { ...request, maxLatenessMs: 3000 });
         expect(refused.admitted).toBe(false);
         expect(!refused.admitted && refused.retryAfterMs).toBeGreaterThan(15_000);
         expect((await b.reserveBudget!('acct-2', request)).admitted).toBe(true);
+      });
+    });
+
+    describe('the vendor budget across a store failure', () => {
+      const request: BudgetRequest = { intervalMs: 1000, burstMs: 5000, maxLatenessMs: 0 };
+
+      it('says how far the budget is ahead of now after each step', async () => {
+        const first = await a.reserveBudget!('acct-1', request);
+        expect(first.aheadMs).toBeGreaterThan(900);
+        expect(first.aheadMs).toBeLessThanOrEqual(1000);
+        for (let i = 0; i < 4; i++) await b.reserveBudget!('acct-1', request);
+        const refused = await a.reserveBudget!('acct-1', request);
+        expect(refused.admitted).toBe(false);
+        expect(refused.aheadMs).toBeGreaterThan(4000);
+        expect(refused.aheadMs).toBeLessThanOrEqual(5000);
+      });
+
+      it('resumes from a floor the caller knew, and keeps it for every client, when the store has no budget (lost in a restart)', async () => {
+        const floored = await a.reserveBudget!('acct-1', { ...request, floorMs: 5000 });
+        expect(floored.admitted).toBe(false);
+        expect((await b.reserveBudget!('acct-1', request)).admitted).toBe(false);
+        expect((await b.reserveBudget!('acct-2', { ...request, floorMs: -60_000 })).admitted).toBe(true);
+      });
+
+      it('charges calls made while the store failed before the step', async () => {
+        const decisions = [await a.reserveBudget!('acct-1', { ...request, debtCalls: 4 })];
+        for (let i = 0; i < 2; i++) decisions.push(await b.reserveBudget!('acct-1', request));
+        expect(decisions.map((d) => d.admitted)).toEqual([true, false, false]);
       });
     });
 

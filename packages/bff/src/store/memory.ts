@@ -73,16 +73,6 @@ export class MemoryTokenStore implements TokenStore {
     return stored.value;
   }
 
-  /** The entries not yet expired, each with the milliseconds it has left (least recently used first). */
-  liveEntries(): Array<{ key: string; entry: GroupEntry; ttlMs: number }> {
-    const now = this.#now();
-    const live = [];
-    for (const [key, stored] of this.#entries.entries()) {
-      if (stored.expiresAt > now) live.push({ key, entry: stored.value, ttlMs: stored.expiresAt - now });
-    }
-    return live;
-  }
-
   async set(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<void> {
     // A frozen copy: callers share the object we hand out, and none may change it under another.
     this.#entries.set(groupKey, { value: Object.freeze({ ...entry }), expiresAt: this.#now() + checkMs('ttlMs', ttlMs) });
@@ -92,6 +82,15 @@ export class MemoryTokenStore implements TokenStore {
   async setIfAbsent(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean> {
     checkMs('ttlMs', ttlMs);
     if (this.peek(groupKey) !== undefined) return false;
+    await this.set(groupKey, entry, ttlMs);
+    return true;
+  }
+
+  /** The optional `TokenStore.setIfAbsentOrSuperseded`: stores the entry where none is, or where the stored token is one of `superseded`. */
+  async setIfAbsentOrSuperseded(groupKey: string, entry: GroupEntry, ttlMs: number, superseded: readonly string[]): Promise<boolean> {
+    checkMs('ttlMs', ttlMs);
+    const stored = this.peek(groupKey);
+    if (stored !== undefined && !superseded.includes(stored.token)) return false;
     await this.set(groupKey, entry, ttlMs);
     return true;
   }

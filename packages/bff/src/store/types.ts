@@ -63,6 +63,15 @@ export interface TokenStore {
    * was failing, without ever replacing what another process wrote meanwhile.
    */
   setIfAbsent?(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean>;
+  /**
+   * Optional: stores the entry where the store holds none for the key, or holds one whose token
+   * is among `superseded` (tokens the writer knows were rotated away); resolves whether it did.
+   * One atomic step (a Lua script on the one key in Redis). Used when the store answers again
+   * after a failure: a rotation a process made meanwhile replaces the older entry the store kept
+   * (Redis resumed, or restarted from its append-only file), and never an entry another process
+   * wrote meanwhile (whose token is not one this process saw rotated away).
+   */
+  setIfAbsentOrSuperseded?(groupKey: string, entry: GroupEntry, ttlMs: number, superseded: readonly string[]): Promise<boolean>;
   /** Takes the lock `name` for `ttlMs`, or resolves `undefined` at once if another holder has it. */
   tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined>;
   /** Counts one hit on `key` in a fixed window of `windowMs` and returns the window's count. */

@@ -76,16 +76,18 @@ describe('GuardedStore while the store is down', () => {
     };
   };
 
-  it('keeps entries in a bounded cache of its own, and forgets them once the store answers again', async () => {
+  it('keeps entries in a bounded copy of its own, and asks the store first again once it answers', async () => {
     const state = { down: true };
     const store = new GuardedStore(failing(state), captureLogs().logger, createBffMetrics(), 1_000, Date.now);
     await store.set('acme', groupEntry('tok-local'), 60_000);
     expect(await store.get('acme')).toEqual(groupEntry('tok-local'));
     state.down = false;
-    expect(await store.get('acme')).toBeUndefined();
-    state.down = true;
-    // The old local entry is gone: another process may have rotated the token meanwhile.
-    expect(await store.get('acme')).toBeUndefined();
+    // Served from the copy until its write-back is done; this store has no setIfAbsent to take it, so
+    // after that the copy's entry comes back due for revalidation (the store does not have it).
+    expect(await store.get('acme')).toEqual(groupEntry('tok-local'));
+    await vi.waitFor(async () => expect(await store.get('acme')).toEqual(groupEntry('tok-local', { syncedAt: 0 })));
+    await store.set('acme', groupEntry('tok-shared'), 60_000);
+    expect(await store.get('acme')).toEqual(groupEntry('tok-shared'));
   });
 
   it('costs one vendor call per group per process for a burst of requests while the store is down', async () => {
@@ -110,44 +112,136 @@ describe('GuardedStore while the store is down', () => {
 });
 
 describe('GuardedStore after an outage', () => {
-  /** A store that refuses every call while `down`, over a memory store that knows `setIfAbsent`. */
-  function flakyStore() {
-    const inner = createMemoryStore();
-    const state = { down: false };
+  /** A store that refuses every call while `down`, over a memory store; `restartEmpty()` loses everything, as a Redis without persistence does. */
+  function flakyStore(now: () => number = Date.now) {
+    const state = { down: false, inner: createMemoryStore({ now }) };
     const guard = <T>(call: () => Promise<T>): Promise<T> => (state.down ? Promise.reject(new Error('connect ECONNREFUSED')) : call());
     const flaky: TokenStore = {
-      get: (key) => guard(() => inner.get(key)),
-      set: (key, entry, ttl) => guard(() => inner.set(key, entry, ttl)),
-      setIfAbsent: (key, entry, ttl) => guard(async () => (inner.peek(key) === undefined ? (await inner.set(key, entry, ttl), true) : false)),
-      delete: (key) => guard(() => inner.delete(key)),
-      hit: (key, windowMs) => guard(() => inner.hit(key, windowMs)),
-      ping: () => guard(() => inner.ping()),
-      close: () => inner.close(),
-      tryLock: (name, ttl) => guard(() => inner.tryLock(name, ttl)),
+      get: (key) => guard(() => state.inner.get(key)),
+      set: (key, entry, ttl) => guard(() => state.inner.set(key, entry, ttl)),
+      setIfAbsent: (key, entry, ttl) => guard(() => state.inner.setIfAbsent(key, entry, ttl)),
+      setIfAbsentOrSuperseded: (key, entry, ttl, superseded) => guard(() => state.inner.setIfAbsentOrSuperseded(key, entry, ttl, superseded)),
+      delete: (key) => guard(() => state.inner.delete(key)),
+      hit: (key, windowMs) => guard(() => state.inner.hit(key, windowMs)),
+      ping: () => guard(() => state.inner.ping()),
+      close: () => state.inner.close(),
+      tryLock: (name, ttl) => guard(() => state.inner.tryLock(name, ttl)),
+      reserveBudget: (key, request) => guard(() => state.inner.reserveBudget(key, request)),
     };
-    return { inner, state, store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, Date.now) };
+    const restartEmpty = () => {
+      state.inner = createMemoryStore({ now });
+    };
+    return { state, restartEmpty, get inner() {
+      return state.inner;
+    }, store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, now) };
   }
 
   it('writes what it synced while the store failed to the store once it answers, where the store holds nothing', async () => {
-    const { inner, state, store } = flakyStore();
-    state.down = true;
-    await store.set('acme', groupEntry('synced-in-outage'), 60_000);
-    expect(inner.peek('acme')).toBeUndefined();
-    state.down = false;
+    const flaky = flakyStore();
+    flaky.state.down = true;
+    await flaky.store.set('acme', groupEntry('synced-in-outage'), 60_000);
+    expect(flaky.inner.peek('acme')).toBeUndefined();
+    flaky.state.down = false;
     // The first call that succeeds is the recovery; the write-back follows it.
-    await store.get('other');
-    await vi.waitFor(() => expect(inner.peek('acme')?.token).toBe('synced-in-outage'));
+    await flaky.store.get('other');
+    await vi.waitFor(() => expect(flaky.inner.peek('acme')?.token).toBe('synced-in-outage'));
   });
 
   it('never replaces what another process wrote meanwhile', async () => {
-    const { inner, state, store } = flakyStore();
-    state.down = true;
-    await store.set('acme', groupEntry('ours-from-the-outage'), 60_000);
-    await store.set('globex', groupEntry('globex-from-the-outage'), 60_000);
-    await inner.set('acme', groupEntry('rotated-by-another-process'), 60_000);
-    state.down = false;
-    await store.get('other');
-    await vi.waitFor(() => expect(inner.peek('globex')?.token).toBe('globex-from-the-outage'));
-    expect(inner.peek('acme')?.token).toBe('rotated-by-another-process');
+    const flaky = flakyStore();
+    flaky.state.down = true;
+    await flaky.store.set('acme', groupEntry('ours-from-the-outage', { previousToken: 'pre-outage' }), 60_000);
+    await flaky.store.set('globex', groupEntry('globex-from-the-outage'), 60_000);
+    await flaky.inner.set('acme', groupEntry('rotated-by-another-process'), 60_000);
+    flaky.state.down = false;
+    await flaky.store.get('other');
+    await vi.waitFor(() => expect(flaky.inner.peek('globex')?.token).toBe('globex-from-the-outage'));
+    expect(flaky.inner.peek('acme')?.token).toBe('rotated-by-another-process');
+    // And this process reads the other process's entry from then on.
+    expect((await flaky.store.get('acme'))?.token).toBe('rotated-by-another-process');
+  });
+
+  it('lets a rotation made while the store failed win over the older entry the store kept (Redis resumed, or restarted from its AOF)', async () => {
+    const flaky = flakyStore();
+    await flaky.store.set('acme', groupEntry('pre-outage'), 60_000);
+    flaky.state.down = true;
+    // Rotated twice while the store was away: both old tokens are dead at the vendor.
+    await flaky.store.set('acme', groupEntry('rotated-once', { previousToken: 'pre-outage' }), 60_000);
+    await flaky.store.set('acme', groupEntry('rotated-twice', { previousToken: 'rotated-once' }), 60_000);
+    flaky.state.down = false;
+    // Until the write-back is done, this process serves its rotation, not the store's dead token.
+    expect((await flaky.store.get('acme'))?.token).toBe('rotated-twice');
+    await vi.waitFor(() => expect(flaky.inner.peek('acme')?.token).toBe('rotated-twice'));
+    expect((await flaky.store.get('acme'))?.token).toBe('rotated-twice');
+  });
+
+  it('serves what it read from the store while the store fails again, and after a recovery too (a flapping store)', async () => {
+    const flaky = flakyStore();
+    await flaky.inner.set('acme', groupEntry('cached'), 60_000);
+    expect((await flaky.store.get('acme'))?.token).toBe('cached');
+    for (let flap = 0; flap < 3; flap++) {
+      flaky.state.down = true;
+      expect(await flaky.store.get('acme')).toEqual(groupEntry('cached'));
+      flaky.state.down = false;
+      expect(await flaky.store.get('acme')).toEqual(groupEntry('cached'));
+    }
+  });
+
+  it('hands back an entry the store lost (restarted empty) as due for revalidation, never as fresh', async () => {
+    const flaky = flakyStore();
+    await flaky.inner.set('acme', groupEntry('cached'), 60_000);
+    await flaky.store.get('acme');
+    flaky.restartEmpty();
+    expect(await flaky.store.get('acme')).toEqual(groupEntry('cached', { syncedAt: 0 }));
+    expect(await flaky.store.get('never-seen')).toBeUndefined();
+  });
+
+  describe('the vendor budget', () => {
+    // 60 a minute, a bucket of 5; callers may not wait.
+    const request = { intervalMs: 1000, burstMs: 5000, maxLatenessMs: 0 };
+    const admittedIn = async (store: GuardedStore, attempts: number) => {
+      let admitted = 0;
+      for (let i = 0; i < attempts; i++) if ((await store.reserveBudget('acct', request)).admitted) admitted++;
+      return admitted;
+    };
+
+    it('is not lifted by a store that flaps: the calls counted while it failed are charged when it answers', async () => {
+      let clock = 1_000_000;
+      const flaky = flakyStore(() => clock);
+      // Ten seconds of a store down half of every second, asked 20 times in each half.
+      let admitted = 0;
+      for (let second = 0; second < 10; second++) {
+        flaky.state.down = false;
+        admitted += await admittedIn(flaky.store, 20);
+        clock += 500;
+        flaky.state.down = true;
+        admitted += await admittedIn(flaky.store, 20);
+        clock += 500;
+      }
+      // A steady store admits the bucket and one a second: 5 + 10. Each process's own count during an
+      // outage continues from where the shared budget stood, so the flapping adds nothing.
+      expect(admitted).toBeLessThanOrEqual(5 + 10);
+      expect(admitted).toBeGreaterThanOrEqual(10);
+    });
+
+    it('is not lifted by a store that restarts empty: it resumes from where this process last saw it', async () => {
+      let clock = 1_000_000;
+      const flaky = flakyStore(() => clock);
+      let admitted = 0;
+      for (let second = 0; second < 10; second++) {
+        admitted += await admittedIn(flaky.store, 20);
+        flaky.restartEmpty();
+        clock += 1_000;
+      }
+      expect(admitted).toBeLessThanOrEqual(5 + 10);
+    });
+
+    it('spends, while the store is away, only what the shared budget had left', async () => {
+      const clock = 1_000_000;
+      const flaky = flakyStore(() => clock);
+      expect(await admittedIn(flaky.store, 5)).toBe(5);
+      flaky.state.down = true;
+      expect(await admittedIn(flaky.store, 5)).toBe(0);
+    });
   });
 });

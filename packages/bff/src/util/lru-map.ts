@@ -41,11 +41,6 @@ export class LruMap<K, V> {
     if (key === this.#newest) this.#newest = undefined;
   }
 
-  /** Every entry, least recently used first, without touching the order. */
-  entries(): IterableIterator<[K, V]> {
-    return this.#map.entries();
-  }
-
   clear(): void {
     this.#map.clear();
     this.#newest = undefined;

@@ -40,7 +40,7 @@ describe.skipIf(!tool.available)('the vendor budget in Redis (BUDGET_SCRIPT)', (
     await raw.set(redisKeys('embed:').budget('acct-5'), 'not a number');
     const store = createRedisStore({ url: server.url });
     try {
-      expect(await store.reserveBudget('acct-5', request)).toEqual({ admitted: true, waitMs: 0 });
+      expect(await store.reserveBudget('acct-5', request)).toEqual({ admitted: true, waitMs: 0, aheadMs: request.intervalMs });
     } finally {
       await store.close();
     }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { withTimeout } from '@embedded-dashboard/protocol';
+import { withSocketDeadline } from '../../util/deadline.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.js';
 import { decodeEntry, encodeEntry } from '../entry-codec.js';
 import { RedisStoreError } from './errors.js';
 import { redisKeys } from './keys.js';
-import { BUDGET_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT } from './scripts.js';
-import type { BudgetDecision, BudgetRequest } from '../../budget/reservation.js';
+import { BUDGET_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT, SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT } from './scripts.js';
+import { MAX_DEBT_MS, type BudgetDecision, type BudgetRequest } from '../../budget/reservation.js';
 
 /** `ready`: commands go through; `connecting`: first connection in progress; `down`: lost, reconnecting in the background (or closed). */
 export type RedisStoreStatus = 'ready' | 'connecting' | 'down';
@@ -46,6 +46,7 @@ export type RedisStore = TokenStore & {
   readonly status: RedisStoreStatus;
   reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision>;
   setIfAbsent(groupKey: string, entry: GroupEntry, ttlMs: number): Promise<boolean>;
+  setIfAbsentOrSuperseded(groupKey: string, entry: GroupEntry, ttlMs: number, superseded: readonly string[]): Promise<boolean>;
 };
 
 const DEFAULT_PREFIX = 'embed:';
@@ -94,7 +95,9 @@ function createClient(options: RedisStoreOptions, connectTimeoutMs: number, comm
   if (options.clusterNodes !== undefined && options.sentinels !== undefined) throw new TypeError('give clusterNodes or sentinels, not both');
   const failFast = {
     connectTimeout: connectTimeoutMs,
-    commandTimeout: commandTimeoutMs,
+    // A backstop only: the store's own deadline (`run`) judges a command, after reading what
+    // Redis sent meanwhile; ioredis's timer would blame a busy event loop on Redis.
+    commandTimeout: commandTimeoutMs * 5,
     // Fail fast: no resending after a dropped connection; nothing queues while disconnected.
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
@@ -211,10 +214,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   const run = async <T>(operation: string, command: () => Promise<T>): Promise<T> => {
     await ensureConnected(operation);
-    // `commandTimeout` bounds one attempt; a cluster client may retry a command on another node
-    // (MOVED, a node that just died, CLUSTERDOWN), so the whole command gets the same deadline.
+    // One deadline for the whole command: a cluster client may retry it on another node (MOVED,
+    // ASK, a node that just died, CLUSTERDOWN).
     try {
-      return await withTimeout(command, commandTimeoutMs, () => new Error(`no answer within ${commandTimeoutMs} ms`));
+      return await withSocketDeadline(command, commandTimeoutMs, () => new Error(`no answer within ${commandTimeoutMs} ms`));
     } catch (cause) {
       throw new RedisStoreError('unavailable', `Redis store ${operation} failed`, { cause });
     }
@@ -252,6 +255,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return (await run('setIfAbsent', () => client.set(key, value, 'PX', px, 'NX'))) === 'OK';
     },
 
+    async setIfAbsentOrSuperseded(groupKey: string, entry: GroupEntry, ttlMs: number, superseded: readonly string[]): Promise<boolean> {
+      const key = keys.group(groupKey);
+      const px = positiveMs('ttlMs', ttlMs);
+      const value = encodeEntry(entry);
+      if (!Array.isArray(superseded) || !superseded.every((token) => typeof token === 'string')) throw new TypeError('superseded must be an array of tokens');
+      return (await run('setIfAbsentOrSuperseded', () => client.eval(SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT, 1, key, value, px, ...superseded))) === 1;
+    },
+
     async delete(groupKey: string): Promise<void> {
       const key = keys.group(groupKey);
       await run('delete', () => client.del(key));
@@ -285,12 +296,22 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     async reserveBudget(key: string, request: BudgetRequest): Promise<BudgetDecision> {
       const redisKey = keys.budget(key);
-      const args = [request.intervalMs, request.burstMs, request.maxLatenessMs, request.pauseMs ?? -1, 60_000];
+      const args = [
+        request.intervalMs,
+        request.burstMs,
+        request.maxLatenessMs,
+        request.pauseMs ?? -1,
+        60_000,
+        request.floorMs === undefined || !Number.isFinite(request.floorMs) ? '' : request.floorMs,
+        request.debtCalls ?? 0,
+        MAX_DEBT_MS,
+      ];
       const reply = await run('reserveBudget', () => client.eval(BUDGET_SCRIPT, 1, redisKey, ...args));
-      if (!Array.isArray(reply) || typeof reply[0] !== 'number' || typeof reply[1] !== 'number') {
+      if (!Array.isArray(reply) || !reply.slice(0, 3).every((n) => typeof n === 'number')) {
         throw new RedisStoreError('unavailable', 'Redis store reserveBudget: unexpected reply');
       }
-      return reply[0] === 1 ? { admitted: true, waitMs: reply[1] } : { admitted: false, retryAfterMs: reply[1] };
+      const [admitted, ms, aheadMs] = reply as [number, number, number];
+      return admitted === 1 ? { admitted: true, waitMs: ms, aheadMs } : { admitted: false, retryAfterMs: ms, aheadMs };
     },
 
     async ping(): Promise<void> {

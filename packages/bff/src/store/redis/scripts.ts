@@ -12,6 +12,31 @@ return 0
 `;
 
 /**
+ * KEYS[1] a group entry, ARGV[1] the new entry (encoded), ARGV[2] its ttl ms, ARGV[3..] the
+ * superseded tokens. Stores the entry where the key holds nothing that reads as an entry, or an
+ * entry whose token is superseded; returns 1 if it did, else 0. The token is read from the
+ * envelope `encodeEntry` writes (`{"v":1,"e":{"token":…}}`); a value of another type under the
+ * key (some other program's hash) is left alone.
+ */
+export const SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT = `
+local stored = redis.pcall('GET', KEYS[1])
+if type(stored) == 'table' and stored.err then return 0 end
+if stored then
+  local ok, decoded = pcall(cjson.decode, stored)
+  local token = ok and type(decoded) == 'table' and type(decoded.e) == 'table' and decoded.e.token
+  if type(token) == 'string' then
+    local superseded = false
+    for i = 3, #ARGV do
+      if ARGV[i] == token then superseded = true end
+    end
+    if not superseded then return 0 end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+/**
  * KEYS[1] counter, ARGV[1] window ms. Fixed window: the first hit starts the window's expiry and
  * later hits leave it alone (the PTTL check is PEXPIRE NX, which Redis < 7 lacks). A counter
  * without an expiry or a value that is not a counter (left by some other program) would
@@ -34,9 +59,10 @@ return {count, ttl}
 
 /**
  * KEYS[1] the budget's `tat` (ms), ARGV: intervalMs, burstMs, maxLatenessMs, pauseMs (`-1` for
- * none), ttlMs (kept this long after `tat`). The same steps as `reserve` in budget/reservation.ts, on Redis's clock (`TIME`),
- * so BFF processes whose clocks disagree still share one budget. Returns { admitted 1|0, ms }:
- * the wait when admitted, else the ms until a call would be.
+ * none), ttlMs (kept this long after `tat`), floorMs (`''` for none), debtCalls, maxDebtMs. The
+ * same steps as `reserve` in budget/reservation.ts, on Redis's clock (`TIME`), so BFF processes
+ * whose clocks disagree still share one budget. Returns { admitted 1|0, ms, aheadMs }: the wait
+ * when admitted, else the ms until a call would be; and how far `tat` is ahead of now after it.
  */
 export const BUDGET_SCRIPT = `
 local t = redis.call('TIME')
@@ -46,19 +72,28 @@ local burst = tonumber(ARGV[2])
 local maxLateness = tonumber(ARGV[3])
 local pause = tonumber(ARGV[4])
 local ttl = tonumber(ARGV[5])
+local floor = tonumber(ARGV[6])
+local debt = tonumber(ARGV[7])
+local maxDebt = tonumber(ARGV[8])
 local stored = redis.pcall('GET', KEYS[1])
 local tat = tonumber(type(stored) == 'string' and stored or '') or 0
 local from = math.max(tat, now)
+if floor then from = math.max(from, now + floor) end
+if debt > 0 then from = math.max(from, math.min(from + debt * interval, now + burst + maxDebt)) end
+local function keep(value)
+  redis.call('SET', KEYS[1], string.format('%.3f', value), 'PX', math.ceil(value - now + ttl))
+  return math.max(0, math.ceil(value - now))
+end
 if pause >= 0 then
   local paused = math.max(from, now + pause + burst - interval)
-  redis.call('SET', KEYS[1], string.format('%.3f', paused), 'PX', math.ceil(paused - now + ttl))
-  return {0, pause}
+  return {0, pause, keep(paused)}
 end
 local nextTat = from + interval
 local lateness = nextTat - burst - now
 if lateness > maxLateness then
-  return {0, math.max(1, math.ceil(lateness - math.max(0, maxLateness)))}
+  local ahead = math.max(0, math.ceil(from - now))
+  if from > tat then ahead = keep(from) end
+  return {0, math.max(1, math.ceil(lateness - math.max(0, maxLateness))), ahead}
 end
-redis.call('SET', KEYS[1], string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now + ttl))
-return {1, math.max(0, math.ceil(lateness))}
+return {1, math.max(0, math.ceil(lateness)), keep(nextTat)}
 `;

@@ -175,6 +175,29 @@ describe('GuardedStore after an outage', () => {
     expect((await flaky.store.get('acme'))?.token).toBe('rotated-twice');
   });
 
+  it('puts back a rotation the store lost (a failover before the write reached the replica: the store holds the token rotated away)', async () => {
+    const flaky = flakyStore();
+    await flaky.store.set('acme', groupEntry('rotated', { previousToken: 'before' }), 60_000);
+    // The promoted replica never got the rotation.
+    await flaky.inner.set('acme', groupEntry('before'), 60_000);
+    expect((await flaky.store.get('acme'))?.token).toBe('rotated');
+    await vi.waitFor(() => expect(flaky.inner.peek('acme')?.token).toBe('rotated'));
+  });
+
+  it('knows which groups it could not read while the rest of the store answers (a cluster master failing over)', async () => {
+    const flaky = flakyStore();
+    flaky.state.down = true;
+    await flaky.store.get('acme');
+    flaky.state.down = false;
+    expect(flaky.store.degradedFor('acme')).toBe(true);
+    await flaky.store.get('globex');
+    expect(flaky.store.degraded).toBe(false);
+    expect(flaky.store.degradedFor('acme')).toBe(true);
+    expect(flaky.store.degradedFor('globex')).toBe(false);
+    await flaky.store.get('acme');
+    expect(flaky.store.degradedFor('acme')).toBe(false);
+  });
+
   it('serves what it read from the store while the store fails again, and after a recovery too (a flapping store)', async () => {
     const flaky = flakyStore();
     await flaky.inner.set('acme', groupEntry('cached'), 60_000);

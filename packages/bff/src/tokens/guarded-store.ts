@@ -2,6 +2,7 @@ import type { BffLogger } from '../observability/logger.js';
 import { describeError } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 import { MemoryTokenStore } from '../store/memory.js';
+import { LocalCopy } from './local-copy.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/types.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import { BudgetFallback } from '../budget/budget-fallback.js';
@@ -9,12 +10,6 @@ import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 import { withSocketDeadline } from '../util/deadline.js';
 
 const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
-
-/** The local copy's bounds: entries are a few hundred bytes, so about a few MB at most. */
-const LOCAL_LIMITS = { maxEntries: 10_000, maxCounters: 10_000 };
-
-/** How long an entry read from the store is kept in the local copy (it serves only while the store fails or after it lost the entry). */
-const COPY_TTL_MS = 3_600_000;
 
 /**
  * After a store call hangs to its deadline, calls go straight to the fallback for this long.
@@ -24,44 +19,32 @@ const COPY_TTL_MS = 3_600_000;
  */
 const HUNG_STORE_BYPASS_MS = 2_000;
 
+/** A store that fails and recovers by turns is logged at most this often. */
+const LOG_EVERY_MS = 10_000;
+
 class StoreTimeoutError extends Error {
   override name = 'StoreTimeoutError';
-}
-
-/** An entry set while the store failed, not yet handed to it: the tokens it knows were rotated away, and when it expires. */
-interface Unsaved {
-  superseded: Set<string>;
-  expiresAt: number;
 }
 
 /**
  * The store as the token service sees it: a failing store (Redis down) never fails a request.
  *
- * It keeps a bounded local copy in this process's memory of every entry it read from or wrote to
- * the store, and counts rate limits and the vendor budget there while the store fails (so an
- * outage costs at most one vendor call per group per process, within the budget). The copy
- * survives the store's recovery (a store that flaps every second must not cost a vendor call per
- * customer per flap, nor a fresh budget): the store is asked first whenever it answers, and the
- * copy is used only
- * - while the store fails: its entries are served as they are;
- * - when the store answers with nothing for a key the copy holds (the store lost it: a Redis
- *   restarted empty, a failover before replication): the copy's entry is handed out as due for
- *   revalidation (`syncedAt: 0`), so the token service serves it while the vendor budget is
- *   tight and re-reads the group at the lowest priority otherwise.
- * Entries set while the store failed (a sync, a rotation) are written back when it answers again,
- * where it holds none for the key or one whose token they rotated away
- * (`setIfAbsentOrSuperseded`): a rotation made meanwhile wins over the older entry the store kept,
- * and an entry another process wrote meanwhile is never replaced. Until its write-back is done,
- * such an entry is served from the copy. Locks are granted while the store fails (in-process
- * single-flight still holds); each failure is counted and the first of a run is logged.
+ * While the store fails, entries come from this process's `LocalCopy` (every entry it read from
+ * or wrote to the store; bounded, and kept across recoveries so a flapping store costs nothing),
+ * rate limits are counted there, the vendor budget continues from where the shared one stood
+ * (`BudgetFallback`, charged to the shared budget when it answers), and locks are granted
+ * (in-process single-flight still holds): an outage costs at most one vendor call per group per
+ * process, within the budget. The store is asked first whenever it answers; entries set while it
+ * failed are written back (`setIfAbsentOrSuperseded`) so a rotation made meanwhile wins over the
+ * older entry the store kept, and an entry another process wrote meanwhile is never replaced.
+ * Failures are counted; a run of them is logged at most once per 10 s.
  *
  * A store with the synchronous capability (`peek` and `hitNow`: this process's memory) is read
  * and counted without a promise, which is the BFF's hot path, and runs without a deadline.
  */
 export class GuardedStore {
   readonly #store: TokenStore;
-  readonly #local = new MemoryTokenStore(LOCAL_LIMITS);
-  readonly #unsaved = new Map<string, Unsaved>();
+  readonly #copy: LocalCopy;
   #writingBack = false;
   /** This process's budget when the store keeps none (it is the only budget then). */
   readonly #ownBudget = new MemoryTokenStore({ maxEntries: 1, maxCounters: 1 });
@@ -74,6 +57,9 @@ export class GuardedStore {
   readonly #sync: boolean;
   #failing = false;
   #lastFailureAt: number | undefined;
+  /** When a failure was last logged (the next is not before LOG_EVERY_MS), and whether this run of failures was (then its end is too). */
+  #loggedFailureAt: number | undefined;
+  #failureLogged = false;
   /** Until when calls skip a store that hung (epoch ms of `now`). */
   #bypassUntil = 0;
 
@@ -83,6 +69,7 @@ export class GuardedStore {
     this.#metrics = metrics;
     this.#now = now;
     this.#budget = new BudgetFallback(now);
+    this.#copy = new LocalCopy(now);
     this.#sync = typeof store.peek === 'function' && typeof store.hitNow === 'function';
     // In-process memory cannot hang; only a remote store needs a deadline (and its timer).
     this.#timeoutMs = this.#sync ? undefined : timeoutMs;
@@ -94,6 +81,15 @@ export class GuardedStore {
    */
   get degraded(): boolean {
     return this.#failing || this.#bypassUntil > this.#now();
+  }
+
+  /**
+   * Whether the entry under `key` is unknown to the shared store just now: the store is failing,
+   * or the last read of this key failed (a Redis Cluster master that died fails its own slots
+   * while the others answer). What other processes synced for this group is then unknown.
+   */
+  degradedFor(key: string): boolean {
+    return this.degraded || this.#copy.unreadable(key);
   }
 
   /** Whether a store call failed within the last `windowMs`. */
@@ -108,7 +104,8 @@ export class GuardedStore {
         if (this.#failing) {
           this.#failing = false;
           this.#metrics.storeDegraded.set(0);
-          this.#logger.info('store recovered', { op });
+          if (this.#failureLogged) this.#logger.info('store recovered', { op });
+          this.#failureLogged = false;
           // Else every customer synced during the outage would cost its sync again right after it.
           void this.#writeBack();
         }
@@ -132,7 +129,13 @@ export class GuardedStore {
     if (!this.#failing) {
       this.#failing = true;
       this.#metrics.storeDegraded.set(1);
-      this.#logger.warn('store failing: answering from the vendor directly', { op, error: describeError(error) });
+      // A store failing and answering by turns (a cluster master failing over fails its own slots
+      // only) is logged once per LOG_EVERY_MS, not at every turn; the metrics count every failure.
+      if (this.#loggedFailureAt === undefined || this.#lastFailureAt - this.#loggedFailureAt >= LOG_EVERY_MS) {
+        this.#loggedFailureAt = this.#lastFailureAt;
+        this.#failureLogged = true;
+        this.#logger.warn('store failing: answering from the vendor directly', { op, error: describeError(error) });
+      }
     }
   }
 
@@ -153,17 +156,11 @@ export class GuardedStore {
     return this.#run(
       'get',
       async () => {
-        const stored = await this.#store.get(key);
-        const copy = this.#local.peek(key);
-        // Not yet written back: the store may still hold the entry this one replaces.
-        if (this.#unsaved.has(key) && copy !== undefined) return copy;
-        if (stored !== undefined) {
-          if (copy === undefined || !sameEntry(copy, stored)) void this.#local.set(key, stored, COPY_TTL_MS);
-          return stored;
-        }
-        return copy === undefined ? undefined : { ...copy, syncedAt: 0 };
+        const entry = this.#copy.read(key, await this.#store.get(key));
+        if (this.#copy.unsaved) void this.#writeBack();
+        return entry;
       },
-      () => this.#local.peek(key),
+      () => this.#copy.readFailed(key),
     );
   }
 
@@ -172,46 +169,30 @@ export class GuardedStore {
       'set',
       async () => {
         await this.#store.set(key, entry, ttlMs);
-        await this.#local.set(key, entry, Math.min(ttlMs, COPY_TTL_MS));
-        this.#unsaved.delete(key);
+        this.#copy.written(key, entry, ttlMs);
       },
-      async () => {
-        await this.#local.set(key, entry, ttlMs);
-        const unsaved = this.#unsaved.get(key) ?? { superseded: new Set<string>(), expiresAt: 0 };
-        if (entry.previousToken !== null) unsaved.superseded.add(entry.previousToken);
-        unsaved.superseded.delete(entry.token);
-        unsaved.expiresAt = this.#now() + ttlMs;
-        this.#unsaved.set(key, unsaved);
-      },
+      () => this.#copy.writeFailed(key, entry, ttlMs),
     );
   }
 
   /**
-   * Hands the recovered store what this process set while it failed (`setIfAbsentOrSuperseded`,
-   * else `setIfAbsent`): where the store holds nothing for the key, or an entry whose token the
-   * unsaved one rotated away; an entry another process wrote meanwhile (a newer sync, its own
-   * rotation) is never replaced. Stops at the first failure (the store is failing again: the
-   * rest waits for the next recovery).
+   * Hands the store what this process set while it failed (`setIfAbsentOrSuperseded`, else
+   * `setIfAbsent`): where the store holds nothing for the key, or an entry whose token the unsaved
+   * one rotated away; an entry another process wrote meanwhile (a newer sync, its own rotation) is
+   * never replaced. Stops at the first failure: the rest waits for the next recovery.
    */
   async #writeBack(): Promise<void> {
-    if (this.#writingBack) return;
-    this.#writingBack = true;
     const store = this.#store;
+    if (this.#writingBack || this.#failing) return;
+    this.#writingBack = true;
     let written = 0;
     try {
-      for (const [key, unsaved] of [...this.#unsaved]) {
-        const entry = this.#local.peek(key);
-        const ttlMs = unsaved.expiresAt - this.#now();
-        let done = true;
-        if (entry !== undefined && ttlMs > 0) {
-          const superseded = [...unsaved.superseded];
-          if (store.setIfAbsentOrSuperseded !== undefined) done = await this.#within('setIfAbsentOrSuperseded', () => store.setIfAbsentOrSuperseded!(key, entry, ttlMs, superseded));
-          else if (store.setIfAbsent !== undefined) done = await this.#within('setIfAbsent', () => store.setIfAbsent!(key, entry, ttlMs));
-          if (done) written++;
-        }
-        // Set again meanwhile (the store failed again, or answered): that write is the one to keep.
-        if (this.#unsaved.get(key) === unsaved) this.#unsaved.delete(key);
-      }
+      written = await this.#copy.writeBack((key, entry, ttlMs, superseded) => {
+        if (store.setIfAbsentOrSuperseded !== undefined) return this.#within('setIfAbsentOrSuperseded', () => store.setIfAbsentOrSuperseded!(key, entry, ttlMs, superseded));
+        if (store.setIfAbsent !== undefined) return this.#within('setIfAbsent', () => store.setIfAbsent!(key, entry, ttlMs));
+        // A store that can write neither keeps what it has; the copy stops shadowing it.
+        return Promise.resolve(false);
+      });
     } catch {
       // The store failed again: what is left stays unsaved, as if the outage had gone on.
     } finally {
@@ -240,10 +221,10 @@ export class GuardedStore {
         return this.#store.hitNow!(key, windowMs);
       } catch (error) {
         this.#failed('hit', error);
-        return this.#local.hitNow(key, windowMs);
+        return this.#copy.hitNow(key, windowMs);
       }
     }
-    return this.#run('hit', () => this.#store.hit(key, windowMs), () => this.#local.hitNow(key, windowMs));
+    return this.#run('hit', () => this.#store.hit(key, windowMs), () => this.#copy.hitNow(key, windowMs));
   }
 
   /**
@@ -273,10 +254,6 @@ export class GuardedStore {
     return within(timeoutMs, 'ping', () => this.#store.ping());
   }
 }
-
-/** Whether two entries say the same (the local copy is not rewritten for every read). */
-const sameEntry = (a: GroupEntry, b: GroupEntry): boolean =>
-  a.token === b.token && a.syncedAt === b.syncedAt && a.fingerprint === b.fingerprint && a.lastRotatedAt === b.lastRotatedAt && a.claimsIssuedAt === b.claimsIssuedAt;
 
 /** The store call, or its failure once it has not answered within `ms` (judged after reading what the store sent meanwhile). */
 const within = <T>(ms: number, op: string, call: () => Promise<T>): Promise<T> =>

@@ -113,6 +113,10 @@ function createClient(options: RedisStoreOptions, connectTimeoutMs: number, comm
     return new Cluster([parseRedisAddress('url', url.host), ...seeds], {
       enableOfflineQueue: false,
       clusterRetryStrategy: reconnectDelay,
+      // A command for the slots of a master that just died is retried (100 ms apart, the slots
+      // re-read) for about 0.6 s, then fails: within the store's 1 s deadline, so the BFF answers
+      // that customer from its local copy instead of treating the whole store as hung.
+      maxRedirections: 6,
       redisOptions: { ...failFast, ...auth },
     });
   }

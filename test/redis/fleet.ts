@@ -8,6 +8,7 @@ import {
   EMULATOR_ADMIN_ROUTES,
   EMULATOR_LISTENING_PREFIX,
   type EmulatorStats,
+  type FaultSettings,
 } from '@embedded-dashboard/protocol';
 import { startNodeProcess, type RunningProcess } from '../support/processes.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -29,6 +30,8 @@ export interface Fleet<R = RedisServer> {
   redis: R;
   emulator: RunningProcess;
   bffs: [RunningProcess, RunningProcess, ...RunningProcess[]];
+  /** Starts one more BFF process with the same configuration (it is stopped with the fleet, not added to `bffs`). */
+  addBff(): Promise<RunningProcess>;
   stop(): Promise<void>;
 }
 
@@ -71,10 +74,14 @@ export async function startFleetOn<R>(redis: R, redisEnv: Record<string, string>
       EMBED_UPSTREAM_RATE: '0',
       ...options.bffEnv,
     };
+    const addBff = async () => {
+      const bff = await startNodeProcess(builtCli('bff'), [], { env, readyPrefix: BFF_LISTENING_PREFIX });
+      started.push(bff);
+      return bff;
+    };
     const count = Math.max(2, options.bffCount ?? 2);
-    const bffs = await Promise.all(Array.from({ length: count }, () => startNodeProcess(builtCli('bff'), [], { env, readyPrefix: BFF_LISTENING_PREFIX })));
-    started.push(...bffs);
-    return { redis, emulator, bffs: bffs as Fleet<R>['bffs'], stop };
+    const bffs = await Promise.all(Array.from({ length: count }, addBff));
+    return { redis, emulator, bffs: bffs as Fleet<R>['bffs'], addBff, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -100,6 +107,9 @@ export interface TokenAnswer {
   token: string | undefined;
   /** Seconds, from the `Retry-After` header. */
   retryAfter?: number;
+  /** The error body's `code` and `retryable`, for an error answer. */
+  code?: string;
+  retryable?: boolean;
 }
 
 const post = async (bff: RunningProcess, route: string, session: string, body: unknown): Promise<TokenAnswer> => {
@@ -109,9 +119,16 @@ const post = async (bff: RunningProcess, route: string, session: string, body: u
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
-  const json = (await response.json().catch(() => undefined)) as { token?: unknown } | undefined;
+  const json = (await response.json().catch(() => undefined)) as { token?: unknown; error?: { code?: unknown; retryable?: unknown } } | undefined;
   const retryAfter = response.headers.get('retry-after');
-  return { status: response.status, token: typeof json?.token === 'string' ? json.token : undefined, ...(retryAfter === null ? {} : { retryAfter: Number(retryAfter) }) };
+  const error = json?.error;
+  return {
+    status: response.status,
+    token: typeof json?.token === 'string' ? json.token : undefined,
+    ...(retryAfter === null ? {} : { retryAfter: Number(retryAfter) }),
+    ...(typeof error?.code === 'string' ? { code: error.code } : {}),
+    ...(typeof error?.retryable === 'boolean' ? { retryable: error.retryable } : {}),
+  };
 };
 
 export const requestToken = (bff: RunningProcess, session: string) => post(bff, BFF_ROUTES.token, session, {});
@@ -145,6 +162,23 @@ export const groupNameOf = async (emulator: RunningProcess, token: string): Prom
 
 /** The properties the vendor holds for the group a user group token identifies. */
 export const groupPropertiesOf = async (emulator: RunningProcess, token: string): Promise<unknown> => (await groupOf(emulator, token))?.properties;
+
+/** Replaces the emulator's fault settings (`{}` clears them). */
+export async function setFaults(emulator: RunningProcess, settings: FaultSettings): Promise<void> {
+  const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.faults}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(settings),
+    signal: AbortSignal.timeout(5_000),
+  });
+  if (!response.ok) throw new Error(`emulator faults answered ${response.status}`);
+}
+
+/** Whether the vendor accepts `token` now, and the name of its group (what the dashboard host sees). */
+export async function vendorView(emulator: RunningProcess, token: string): Promise<{ alive: false } | { alive: true; name: string | undefined }> {
+  const group = await groupOf(emulator, token);
+  return group === undefined ? { alive: false } : { alive: true, name: group.name };
+}
 
 /** Everything the emulator counted, rate-limit refusals included. */
 export async function vendorStats(emulator: RunningProcess): Promise<EmulatorStats> {

@@ -24,8 +24,9 @@ export interface ClusterNodeState {
   role: 'master' | 'replica';
   /** The master's id, for a replica. */
   masterOf: string | undefined;
-  /** How many hash slots it serves (0 for replicas). */
+  /** How many hash slots it serves (0 for replicas), and which: inclusive ranges. */
   slots: number;
+  ranges: [number, number][];
   /** `fail` or `pfail` flagged by the node asked. */
   failing: boolean;
 }
@@ -46,6 +47,14 @@ export interface RedisCluster {
   reshard(fromPort: number, toPort: number, slots: number): Promise<void>;
   /** `redis-cli --cluster rebalance`: evens out the slots over the masters. */
   rebalance(): Promise<void>;
+  /**
+   * Moves the slot of `key` to the master on `toPort` the way a reshard moves a slot (SETSLOT
+   * IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE), `key` first, then holding the slot half-moved for
+   * `pauseMs`: meanwhile every command on `key` reaching the old owner is answered ASK.
+   */
+  migrateSlotOf(key: string, toPort: number, pauseMs: number): Promise<void>;
+  /** ASK and MOVED redirections the running nodes answered so far (`INFO errorstats`). */
+  redirections(): Promise<{ ask: number; moved: number }>;
   /**
    * `CLUSTER FAILOVER` on the replica at `replicaPort` (the operator's planned switch-over: the
    * master stops taking writes until its replica has caught up, then they swap roles); resolves
@@ -100,12 +109,14 @@ function parseClusterNodes(text: string): ClusterNodeState[] {
     .map((line) => {
       const [id, address, flags, masterId, , , , , ...slotRanges] = line.trim().split(' ');
       const port = Number(address!.split('@')[0]!.split(':').pop());
-      const slots = slotRanges
+      // `[slot->-id]` / `[slot-<-id]` entries are migrations in progress, not served slots.
+      const ranges = slotRanges
         .filter((range) => !range.startsWith('['))
-        .reduce((sum, range) => {
+        .map((range): [number, number] => {
           const [from, to] = range.split('-').map(Number);
-          return sum + (to === undefined ? 1 : to - from! + 1);
-        }, 0);
+          return [from!, to ?? from!];
+        });
+      const slots = ranges.reduce((sum, [from, to]) => sum + to - from + 1, 0);
       const flagList = flags!.split(',');
       return {
         id: id!,
@@ -113,6 +124,7 @@ function parseClusterNodes(text: string): ClusterNodeState[] {
         role: flagList.includes('master') ? 'master' : 'replica',
         masterOf: masterId === '-' ? undefined : masterId,
         slots,
+        ranges,
         failing: flagList.includes('fail') || flagList.includes('fail?'),
       };
     });
@@ -147,6 +159,8 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
           '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000',
           // A restarted master rejoins as its promoted replica's replica, and a replica may be promoted whatever its lag.
           '--cluster-replica-validity-factor', '0',
+          // Redis 7 waits 5 s before a replica's first sync (to batch replicas): a test's replicas would start empty.
+          '--repl-diskless-sync-delay', '0',
           '--save', '', '--appendonly', 'no', '--dir', dir,
         ],
         cliBinary,
@@ -201,11 +215,20 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
     const masterPorts = new Set((await topology()).filter((n) => n.role === 'master').map((n) => n.port));
     const masterNodes = nodes.filter((node) => masterPorts.has(node.port));
     const masterAddresses = masterNodes.map((node) => `127.0.0.1:${node.port}`);
+    // Every replica has its master's data before the cluster is handed out.
+    const replicaNodes = nodes.filter((node) => !masterPorts.has(node.port));
+    const linked = Date.now() + 15_000;
+    for (const node of replicaNodes) {
+      while (!(await cli(node.port, 'info', 'replication')).includes('master_link_status:up')) {
+        if (Date.now() > linked) throw new Error("the test cluster's replicas did not sync within 15 s");
+        await sleep(50);
+      }
+    }
     return {
       nodes: masterAddresses,
       url: `redis://${masterAddresses[0]}`,
       masters: masterNodes,
-      replicas: nodes.filter((node) => !masterPorts.has(node.port)),
+      replicas: replicaNodes,
       waitUntilHealthy,
       topology,
       async reshard(fromPort, toPort, slots) {
@@ -224,6 +247,37 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
           throw new Error(`redis-cli --cluster rebalance failed: ${error.stdout?.slice(-2000) ?? String(error)}`);
         });
         await settled();
+      },
+      async migrateSlotOf(key, toPort, pauseMs) {
+        const slot = Number((await cli(await live(), 'cluster', 'keyslot', key)).trim());
+        const nodes = await topology();
+        const source = nodes.find((n) => n.role === 'master' && n.ranges.some(([from, to]) => slot >= from && slot <= to));
+        const target = nodes.find((n) => n.port === toPort);
+        if (source === undefined || target === undefined) throw new Error(`no owner of slot ${slot}, or no node on ${toPort}`);
+        if (source.port === toPort) return;
+        await cli(toPort, 'cluster', 'setslot', String(slot), 'importing', source.id);
+        await cli(source.port, 'cluster', 'setslot', String(slot), 'migrating', target.id);
+        const migrate = (keys: string[]) => cli(source.port, 'migrate', '127.0.0.1', String(toPort), '', '0', '5000', 'keys', ...keys);
+        await migrate([key]);
+        await sleep(pauseMs);
+        for (;;) {
+          const keys = (await cli(source.port, 'cluster', 'getkeysinslot', String(slot), '100')).split('\n').filter(Boolean);
+          if (keys.length === 0) break;
+          await migrate(keys);
+        }
+        for (const node of [target, source, ...nodes.filter((n) => n.role === 'master' && n !== target && n !== source)]) {
+          await cli(node.port, 'cluster', 'setslot', String(slot), 'node', target.id).catch(() => undefined);
+        }
+        await settled();
+      },
+      async redirections() {
+        let [ask, moved] = [0, 0];
+        for (const node of nodes) {
+          const info = await cli(node.port, 'info', 'errorstats').catch(() => '');
+          ask += Number(/errorstat_ASK:count=(\d+)/.exec(info)?.[1] ?? 0);
+          moved += Number(/errorstat_MOVED:count=(\d+)/.exec(info)?.[1] ?? 0);
+        }
+        return { ask, moved };
       },
       async failover(replicaPort) {
         const answer = (await cli(replicaPort, 'cluster', 'failover')).trim();
@@ -268,7 +322,7 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
   };
   const masterName = 'embed-master';
   try {
-    const dataArgs = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+    const dataArgs = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0', '--dir', dir];
     const masterPort = await freePort();
     const master = serverProcess(serverBinary, masterPort, dataArgs(masterPort), cliBinary);
     processes.push(master);
@@ -277,6 +331,11 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
     const replica = serverProcess(serverBinary, replicaPort, [...dataArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], cliBinary);
     processes.push(replica);
     await replica.start();
+    const linked = Date.now() + 10_000;
+    while (!(await run(cliBinary, ['-p', String(replicaPort), 'info', 'replication'], { timeout: 5_000 })).stdout.includes('master_link_status:up')) {
+      if (Date.now() > linked) throw new Error('the replica did not sync with its master within 10 s');
+      await sleep(50);
+    }
     const sentinels: string[] = [];
     for (let i = 0; i < sentinelCount; i++) {
       const port = await freePort();

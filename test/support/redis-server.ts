@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -10,8 +10,15 @@ export interface RedisServer {
   port: number;
   /** Stops the server (SIGKILL: a crash, as far as clients can tell). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
-  start(): Promise<void>;
+  /**
+   * Starts it again on the same port: empty, or with what its append-only file kept
+   * (`appendOnly`) unless `empty` (the file is deleted first: a restart that lost its data).
+   */
+  start(options?: { empty?: boolean }): Promise<void>;
+  /** SIGSTOP: it hangs (connections stay open, nothing is answered) until `resume()`. */
+  pause(): void;
+  /** SIGCONT after `pause()`. */
+  resume(): void;
   /** Stops it for good and removes its scratch directory. */
   dispose(): Promise<void>;
 }
@@ -33,13 +40,20 @@ export const waitForPort = async (port: number, timeoutMs: number) => {
   }
 };
 
-/** Starts a throwaway redis-server on a free loopback port, without persistence. */
-export async function startRedisServer(binary: string): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** Persist every write to an append-only file (`appendfsync always`), so a restart keeps it. Default: no persistence. */
+  appendOnly?: boolean;
+}
+
+/** Starts a throwaway redis-server on a free loopback port, without persistence unless asked. */
+export async function startRedisServer(binary: string, options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'embed-redis-'));
   let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+  const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const start = async ({ empty = false } = {}) => {
+    if (empty) for (const file of readdirSync(dir)) rmSync(join(dir, file), { recursive: true, force: true });
+    child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
       stdio: 'ignore',
     });
     await waitForPort(port, 10_000);
@@ -58,6 +72,8 @@ export async function startRedisServer(binary: string): Promise<RedisServer> {
     port,
     start,
     stop,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
     dispose: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });

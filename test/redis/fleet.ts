@@ -175,7 +175,7 @@ export async function setFaults(emulator: RunningProcess, settings: FaultSetting
 }
 
 /** Whether the vendor accepts `token` now, and the name of its group (what the dashboard host sees). */
-export async function vendorView(emulator: RunningProcess, token: string): Promise<{ alive: false } | { alive: true; name: string | undefined }> {
+export async function vendorView(emulator: RunningProcess, token: string): Promise<{ alive: boolean; name?: string | undefined }> {
   const group = await groupOf(emulator, token);
   return group === undefined ? { alive: false } : { alive: true, name: group.name };
 }

@@ -188,14 +188,34 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     expect(tokenOf(await bff.getToken(jwt))).toBe(t1);
   });
 
-  it('reports a rotation the vendor refused (success: 0) without re-reading or retrying', async () => {
+  it('reports a rotation the vendor refused (success: 0) once get-or-create shows the token is still current, without retrying it', async () => {
     const bff = await start({}, API_TOKEN, { maxAttempts: 1 });
     const jwt = await session();
     const t0 = tokenOf(await bff.getToken(jwt));
     emu.emulator.setFaults({ failureRate: 1, operations: ['rotate'] });
     const res = await bff.rotate(jwt, t0);
     expect(res.status).toBe(502);
-    expect(emu.emulator.stats().requests).toMatchObject({ rotate: 1, getOrCreate: 1 });
+    expect(emu.emulator.stats().requests).toMatchObject({ rotate: 1, getOrCreate: 2 });
     expect(emu.emulator.resolveToken(t0)?.providedId).toBe('acme');
+  });
+
+  it('repairs the rotation that lost its race: two processes that cannot share a store rotate the same token, the vendor rotates once, both answer its token', async () => {
+    // Two processes, each with its own store: as two BFFs are while their Redis is away.
+    const [a, b] = [await start(), await start()];
+    const jwt = await session();
+    const t0 = tokenOf(await a.getToken(jwt));
+    expect(tokenOf(await b.getToken(jwt))).toBe(t0);
+    const before = emu.emulator.stats().requests;
+    const fromA = await a.rotate(jwt, t0);
+    const fromB = await b.rotate(jwt, t0);
+    expect([fromA.status, fromB.status]).toEqual([200, 200]);
+    const t1 = tokenOf(fromA);
+    expect(tokenOf(fromB)).toBe(t1);
+    expect(emu.emulator.resolveToken(t1)?.providedId).toBe('acme');
+    // B's rotate of the dead token was refused (unknown_token), and one get-or-create named t1.
+    const after = emu.emulator.stats().requests;
+    expect(after.rotate - before.rotate).toBe(2);
+    expect(after.getOrCreate - before.getOrCreate).toBe(1);
+    expect(tokenOf(await b.getToken(jwt))).toBe(t1);
   });
 });

@@ -84,9 +84,18 @@ export interface BffOptions {
   keyPrefix?: string;
   /** How long a store call may take before the BFF treats the store as down. Default 1000 ms. */
   storeTimeoutMs?: number;
-  /** Lifetime of the cross-process sync/rotation locks; should exceed the client's deadline. Default 30 000 ms. */
+  /**
+   * Lifetime of the cross-process sync/rotation locks, renewed every third of it while their holder
+   * works (stores whose locks can `extend`: memory, Redis): how long a process that died holding a
+   * lock blocks its group. A store whose locks cannot be extended needs one longer than any
+   * holder works (the vendor call's deadline and the budget's wait). Default 6000 ms.
+   */
   lockTtlMs?: number;
-  /** How long a request waits for another process's sync or rotation before acting itself. Default 5000 ms. */
+  /**
+   * How long a request waits for another process's sync or rotation of its group before it is
+   * answered 503 with `Retry-After: 1` (it never calls the vendor for the group without the lock;
+   * when the holder ends without a result, or its lock expires, the waiter takes over). Default 5000 ms.
+   */
   lockWaitMs?: number;
   /**
    * The vendor budget: vendor calls per minute for this vendor account across every process

@@ -29,6 +29,12 @@ export interface BffSettings {
   budget: { ratePerMinute: number; burst: number | undefined; maxWaitMs: number; key: string };
 }
 
+const positive = (name: string, value: number | undefined, fallback: number): number => {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new TypeError(`${name} must be a positive number`);
+  return v;
+};
+
 const nonNegative = (name: string, value: number | undefined, fallback: number): number => {
   const v = value ?? fallback;
   if (!Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number`);
@@ -86,7 +92,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
       revalidateAfterMs: nonNegative('revalidateAfterSeconds', options.revalidateAfterSeconds, 300) * 1000,
       entryTtlMs: Math.max(86_400_000, 2 * tokenTtlSeconds * 1000),
       minRotationIntervalMs: nonNegative('minRotationIntervalSeconds', options.minRotationIntervalSeconds, 10) * 1000,
-      lockTtlMs: nonNegative('lockTtlMs', options.lockTtlMs, 30_000),
+      lockTtlMs: positive('lockTtlMs', options.lockTtlMs, 6_000),
       lockWaitMs: nonNegative('lockWaitMs', options.lockWaitMs, 5_000),
       pollIntervalMs: 25,
       expectEnvironment: options.expectEnvironment,

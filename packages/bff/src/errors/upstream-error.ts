@@ -44,6 +44,15 @@ export function isAmbiguousFailure(error: unknown): boolean {
 }
 
 /**
+ * Whether the vendor refused a call outright for what was sent (`success: 0`, a 4xx other than
+ * 429 rate limiting), as it refuses to rotate a token that is no longer current.
+ */
+export function isRefusal(error: unknown): boolean {
+  if (!isUpstreamError(error)) return false;
+  return error.code === 'api_failure' || (error.code === 'http_status' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429);
+}
+
+/**
  * Maps a vendor failure to the browser-facing error of ARCHITECTURE §4. Messages say what
  * failed, never how the vendor was called (no URL, no token).
  */

@@ -179,6 +179,28 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
         expect(await a.tryLock('rotate:acme', 60_000)).toBeDefined();
       });
 
+      it('extends a lock its holder still owns, and only that one', async () => {
+        const lock = await a.tryLock('rotate:acme', 60);
+        expect(lock?.extend).toBeDefined();
+        expect(await lock!.extend!(60_000)).toBe(true);
+        // Past the first lifetime: still held, thanks to the extension.
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        expect(await b.tryLock('rotate:acme', 60_000)).toBeUndefined();
+        await lock!.release();
+        expect(await lock!.extend!(60_000)).toBe(false);
+        const stale = await a.tryLock('sync:acme', 40);
+        let current: LockHandle | undefined;
+        await eventually(async () => {
+          current = await b.tryLock('sync:acme', 60_000);
+          expect(current).toBeDefined();
+        });
+        // The expired holder cannot take back (nor lengthen) the next holder's lock.
+        expect(await stale!.extend!(60_000)).toBe(false);
+        await current!.release();
+        expect(await a.tryLock('sync:acme', 60_000)).toBeDefined();
+        await expect(lock!.extend!(0)).rejects.toThrow(TypeError);
+      });
+
       it('keeps lock names apart from group entries and counters of the same name', async () => {
         await a.set('acme', entry('tok_1'), 60_000);
         await a.hit('acme', 60_000);

@@ -108,9 +108,17 @@ export class MemoryTokenStore implements TokenStore {
     const owner = Symbol(name);
     this.#locks.set(name, { value: owner, expiresAt: now + ttlMs });
     const locks = this.#locks;
+    const clock = this.#now;
     return {
       async release(): Promise<void> {
         if (locks.get(name)?.value === owner) locks.delete(name);
+      },
+      async extend(extraMs: number): Promise<boolean> {
+        checkMs('ttlMs', extraMs);
+        const current = locks.get(name);
+        if (current?.value !== owner || current.expiresAt <= clock()) return false;
+        current.expiresAt = clock() + extraMs;
+        return true;
       },
     };
   }

@@ -36,6 +36,13 @@ export interface GroupEntry {
 export interface LockHandle {
   /** Releases the lock if this holder still owns it (a lock that expired and was re-taken is not touched). */
   release(): Promise<void>;
+  /**
+   * Optional: gives the lock `ttlMs` more from now if this holder still owns it; resolves whether
+   * it did. The BFF renews its locks every third of their lifetime while it works, so a short
+   * lifetime bounds how long a holder that died blocks its group. A store without it keeps a lock
+   * for the lifetime it was taken with (give such a store a `lockTtlMs` longer than any holder works).
+   */
+  extend?(ttlMs: number): Promise<boolean>;
 }
 
 /** A fixed-window counter's state after one hit. */

@@ -7,6 +7,7 @@ import type {
   UpdateUserGroupResponse,
   UserGroupInput,
 } from '@embedded-dashboard/protocol';
+import { UserGroupHttpStatusError } from '@embedded-dashboard/client';
 import { createJsonLogger, type BffLogger } from '../observability/logger.js';
 import type { UserGroupUpstream } from '../tokens/upstream.js';
 
@@ -148,7 +149,8 @@ export class FakeUpstream implements UserGroupUpstream {
       if (this.rotateHappenedBeforeFailure && stored !== undefined) stored.token = this.#newToken();
       throw failure;
     }
-    if (stored === undefined) throw new Error('fake upstream: unknown token');
+    // As the emulator: 404 unknown_token for a token that is not a group's current one.
+    if (stored === undefined) throw new UserGroupHttpStatusError('fake upstream: unknown token', { status: 404 });
     stored.token = this.#newToken();
     return {
       success: 1,

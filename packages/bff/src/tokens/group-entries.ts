@@ -1,4 +1,5 @@
-import type { GroupEntry } from '../store/types.js';
+import { BffError } from '../errors/bff-error.js';
+import type { GroupEntry, LockHandle } from '../store/types.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { GuardedStore } from './guarded-store.js';
 
@@ -6,11 +7,23 @@ export interface GroupEntriesSettings {
   /** The upstream's `accountId`: entries of any other account are misses. */
   account: string | undefined;
   entryTtlMs: number;
+  /** A lock's lifetime; renewed every third of it while its holder works, so a holder that dies frees it within this. */
   lockTtlMs: number;
-  /** How long a process waits for another one's result before it goes ahead (or gives up). */
+  /** How long a process waits for another one's result before it answers 503 (retryable). */
   lockWaitMs: number;
+  /** The first poll's interval; it doubles up to {@link MAX_POLL_INTERVAL_MS}. */
   pollIntervalMs: number;
   sleep: (ms: number) => Promise<void>;
+}
+
+/** The longest pause between two polls of a waiting process. */
+const MAX_POLL_INTERVAL_MS = 200;
+
+/** A waiting process's answer when its wait is over: the holder is still at work (or died, and its lock has not expired yet). */
+export class BusyError extends BffError {
+  constructor(what: string) {
+    super('upstream_unavailable', `another process is ${what}; retry shortly`, { retryAfterSeconds: 1 });
+  }
 }
 
 /**
@@ -27,9 +40,9 @@ export class GroupEntries {
     this.#s = settings;
   }
 
-  /** Whether the shared store is failing now: what other processes synced is unknown. */
-  get degraded(): boolean {
-    return this.#store.degraded;
+  /** Whether the store could not say what it holds for `key` just now: what other processes synced for it is unknown. */
+  degradedFor(key: string): boolean {
+    return this.#store.degradedFor(key);
   }
 
   /**
@@ -51,27 +64,40 @@ export class GroupEntries {
   }
 
   /**
-   * Runs `work` holding the store lock `name` (one holder across the processes sharing the
-   * store), or `elsewhere` when another process holds it.
+   * Runs `work` holding the store lock `name`: one holder across the processes sharing the store.
+   * While another process holds it, polls the entry under `key` until `done` accepts it (then
+   * that entry is the answer), and takes the lock itself as soon as it is free: the holder
+   * finished without the entry `done` wants (a deferred call, a failure) or died (its lock, no
+   * longer renewed, expired). Never works without the lock: a second vendor call for the group
+   * while the first is under way would be a duplicate, and its own budget wait and call would
+   * come on top of the wait, past the request's deadline. When `lockWaitMs` is over first,
+   * throws {@link BusyError} (503, retry after 1 s).
    */
-  async withLock<T>(name: string, work: () => Promise<T>, elsewhere: () => Promise<T>): Promise<T> {
-    const lock = await this.#store.tryLock(name, this.#s.lockTtlMs);
-    if (lock === undefined) return elsewhere();
-    try {
-      return await work();
-    } finally {
-      await lock.release();
-    }
-  }
-
-  /** Polls the entry under `key` until `done` accepts it; `undefined` when the lock's wait is over first. */
-  async waitFor(key: string, done: (entry: GroupEntry) => boolean): Promise<GroupEntry | undefined> {
-    // Counted polls, not a deadline: an injected clock that stands still must not wait forever.
-    for (let polls = Math.ceil(this.#s.lockWaitMs / this.#s.pollIntervalMs); polls > 0; polls -= 1) {
-      await this.#s.sleep(this.#s.pollIntervalMs);
+  async exclusive<T>(name: string, key: string, done: (entry: GroupEntry) => boolean, work: () => Promise<T>, what: string): Promise<T | GroupEntry> {
+    // Counted sleeps, not a deadline: an injected clock that stands still must not wait forever.
+    let waited = 0;
+    for (let interval = this.#s.pollIntervalMs; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
+      const lock = await this.#store.tryLock(name, this.#s.lockTtlMs);
+      if (lock !== undefined) return this.#holding(lock, work);
+      if (waited >= this.#s.lockWaitMs) throw new BusyError(what);
+      const pause = Math.min(interval, this.#s.lockWaitMs - waited);
+      await this.#s.sleep(pause);
+      waited += pause;
       const entry = await this.read(key);
       if (entry !== undefined && done(entry)) return entry;
     }
-    return undefined;
+  }
+
+  /** Runs `work` with `lock` held, renewing it every third of its lifetime, and releases it. */
+  async #holding<T>(lock: LockHandle, work: () => Promise<T>): Promise<T> {
+    const ttlMs = this.#s.lockTtlMs;
+    const renewal = lock.extend === undefined ? undefined : setInterval(() => void lock.extend!(ttlMs).catch(() => false), Math.max(1, ttlMs / 3));
+    renewal?.unref?.();
+    try {
+      return await work();
+    } finally {
+      clearInterval(renewal);
+      await lock.release();
+    }
   }
 }

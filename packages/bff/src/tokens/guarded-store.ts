@@ -208,7 +208,9 @@ export class GuardedStore {
         const lock = await this.#store.tryLock(name, ttlMs);
         if (lock === undefined) return undefined;
         // Bounded like every other store call: a request waits for its lock's release.
-        return { release: () => this.#within('release', () => lock.release()).catch(() => undefined) };
+        const handle: LockHandle = { release: () => this.#within('release', () => lock.release()).catch(() => undefined) };
+        if (lock.extend !== undefined) handle.extend = (extraMs) => this.#within('extendLock', () => lock.extend!(extraMs)).catch(() => false);
+        return handle;
       },
       () => NO_LOCK,
     );

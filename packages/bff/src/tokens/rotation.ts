@@ -1,11 +1,11 @@
 import type { Environment } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
-import { isAmbiguousFailure } from '../errors/upstream-error.js';
+import { isAmbiguousFailure, isRefusal } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 import type { GroupEntry } from '../store/types.js';
 import type { AccountEnvironment } from './account-environment.js';
-import type { GroupEntries } from './group-entries.js';
+import { BusyError, type GroupEntries } from './group-entries.js';
 import type { ResolvedGroup } from './resolved-group.js';
 import type { UserGroupUpstream } from './upstream.js';
 import type { VendorCalls } from './vendor-calls.js';
@@ -18,7 +18,7 @@ export interface RotationSettings {
 /** How a rotation request ended, as counted in `rotations_total{result}`. */
 type RotationOutcome =
   | { result: 'rotated' | 'recovered' | 'current'; entry: GroupEntry }
-  | { result: 'throttled' | 'refused'; error: BffError };
+  | { result: 'throttled' | 'refused' | 'busy'; error: BffError };
 
 /** A new token from the vendor: rotated, or (after an ambiguous failure) recovered with get-or-create. */
 interface VendorRotation {
@@ -102,18 +102,24 @@ export class TokenRotation {
     return outcome.entry;
   }
 
-  /** One rotation of the group's token at a time across processes: the store lock `rotate:<key>`. */
-  #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<RotationOutcome> {
-    return this.#entries.withLock(
-      `rotate:${group.key}`,
-      async () => {
-        const current = (await this.#entries.read(group.key)) ?? seen;
-        // Re-checked under the lock: the entry read before it may be out of date.
-        return this.#answerWithoutRotating(current, seen.token) ?? (await this.#rotateUpstream(group, current));
-      },
-      // Another process is rotating this group: hand out whatever it produces.
-      async () => ({ result: 'current', entry: (await this.#entries.waitFor(group.key, (e) => e.token !== seen.token)) ?? seen }),
-    );
+  /**
+   * One rotation of the group's token at a time across processes: the store lock `rotate:<key>`.
+   * Another process rotating it hands out what it produces; a waiter whose wait is over answers
+   * 503 (retry), never the token it was shown: its holder presents it because the vendor refused it.
+   */
+  async #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<RotationOutcome> {
+    const rotate = async (): Promise<RotationOutcome> => {
+      const current = (await this.#entries.read(group.key)) ?? seen;
+      // Re-checked under the lock: the entry read before it may be out of date.
+      return this.#answerWithoutRotating(current, seen.token) ?? (await this.#rotateUpstream(group, current));
+    };
+    try {
+      const outcome = await this.#entries.exclusive(`rotate:${group.key}`, group.key, (e) => e.token !== seen.token, rotate, "rotating this customer's token");
+      return 'result' in outcome ? outcome : { result: 'current', entry: outcome };
+    } catch (error) {
+      if (error instanceof BusyError) return { result: 'busy', error };
+      throw error;
+    }
   }
 
   /** Rotates `current.token` at the vendor and stores the new token as current, the presented one as previous. */
@@ -135,7 +141,12 @@ export class TokenRotation {
 
   /**
    * The vendor's rotation of `presented`. Rotate is never retried: when its outcome is unknown
-   * (no answer, an unreadable one, a 5xx), get-or-create tells which token is current.
+   * (no answer, an unreadable one, a 5xx), get-or-create tells which token is current. So it does
+   * when the vendor refuses the token (a 4xx, `success: 0`): the token may no longer be current
+   * because it was rotated already (by another process while the store was away, by a process
+   * that died before it stored the new token): that rotation lost its race, and is repaired with
+   * the token the vendor names, not answered with a 502. Only a refusal of the current token
+   * itself is the vendor's answer to pass on.
    */
   async #vendorRotation(group: ResolvedGroup, presented: string): Promise<VendorRotation | 'other group'> {
     try {
@@ -143,8 +154,9 @@ export class TokenRotation {
       if (user_group.provided_id !== group.group.user_group_id) return 'other group';
       return { result: 'rotated', token: user_group.token, environment: this.#environment.note(user_group.api_environment_tag) };
     } catch (error) {
-      if (!(error instanceof BffError) || !isAmbiguousFailure(error.cause)) throw error;
-      this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
+      if (!(error instanceof BffError) || !(isAmbiguousFailure(error.cause) || isRefusal(error.cause))) throw error;
+      if (isAmbiguousFailure(error.cause)) this.#logger.warn('rotation outcome unknown: re-reading the current token', { error: describeError(error.cause) });
+      else this.#logger.info('rotation refused: re-reading the current token', { error: describeError(error.cause) });
       const got = await this.#calls.call(group.key, 'getOrCreate', 'rotation', () => this.#upstream.getOrCreateUserGroup(group.group));
       if (got.user_group.token === presented) throw error;
       return { result: 'recovered', token: got.user_group.token, environment: null };

@@ -311,14 +311,29 @@ describe('POST /embed/token/rotate', () => {
     expect(upstream.calls.rotate).toBe(1);
   });
 
-  it('does not retry or re-read after an unambiguous rotate failure', async () => {
+  it('reports a rotate refusal (502) once one get-or-create shows the token is still current; never retries the rotation', async () => {
     const { app, upstream } = setup();
     const jwt = await session();
     const { token } = (await getToken(app, jwt)).body as { token: string };
     upstream.failNext.rotate = [new UserGroupApiFailureError('success: 0')];
     const res = await rotate(app, jwt, token);
     expect(res.status).toBe(502);
-    expect(upstream.calls).toMatchObject({ rotate: 1, getOrCreate: 1 });
+    expect(upstream.calls).toMatchObject({ rotate: 1, getOrCreate: 2 });
+  });
+
+  it('repairs a rotation the vendor refused because the token was rotated already: answers the token the vendor names, not a 502', async () => {
+    const { app, upstream } = setup();
+    const jwt = await session();
+    const { token: dead } = (await getToken(app, jwt)).body as { token: string };
+    // Rotated behind this process's back: by another process while the store was away, or by one
+    // that died before it stored the new token.
+    upstream.groups.get('acme')!.token = 'rotated-elsewhere';
+    const res = await rotate(app, jwt, dead);
+    expect(res).toMatchObject({ status: 200, body: { token: 'rotated-elsewhere' } });
+    expect(upstream.calls).toMatchObject({ rotate: 1, getOrCreate: 2 });
+    // Stored: the next request is answered with it, and the dead token's holder too.
+    expect((await getToken(app, jwt)).body).toMatchObject({ token: 'rotated-elsewhere' });
+    expect(upstream.calls).toMatchObject({ rotate: 1, getOrCreate: 2 });
   });
 
   it('refuses a rotation whose answer shows the other environment', async () => {
@@ -448,6 +463,87 @@ describe('store shared by several BFF processes', () => {
     const [ra, rb] = await Promise.all([first, second]);
     expect((ra.body as { token: string }).token).toBe((rb.body as { token: string }).token);
     expect(upstream.calls.getOrCreate).toBe(1);
+  });
+
+  it('a process waiting longer than lockWaitMs for another one\'s sync answers 503 (retry in 1 s), never a second vendor call; the holder\'s result serves the retry', async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 60 };
+    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const jwt = await session();
+    const first = getToken(a, jwt);
+    await new Promise((r) => setTimeout(r, 5));
+    // Before: the waiter gave up after lockWaitMs and called the vendor itself, a second
+    // get-or-create for the group, whose own wait and call came on top (504s in a cluster cold burst).
+    const waiter = await getToken(b, jwt);
+    expect(waiter.status).toBe(503);
+    expect(waiter.headers.get('retry-after')).toBe('1');
+    expect(waiter.body).toMatchObject({ error: { code: 'upstream_unavailable', retryable: true } });
+    gate.resolve();
+    const held = await first;
+    expect((await getToken(b, jwt)).body).toMatchObject({ token: (held.body as { token: string }).token });
+    expect(upstream.calls.getOrCreate).toBe(1);
+  });
+
+  it('a waiting process takes the lock as soon as the holder ends without a result (its vendor call failed), without waiting out lockWaitMs', async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    upstream.failNext.getOrCreate = [new UserGroupNetworkError('socket hang up')];
+    let slept = 0;
+    const sleep = (ms: number) => ((slept += ms), new Promise<void>((r) => setTimeout(r, ms)));
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 5_000, sleep, circuitBreaker: false as const };
+    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const jwt = await session();
+    const first = getToken(a, jwt);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = getToken(b, jwt);
+    await new Promise((r) => setTimeout(r, 30));
+    gate.resolve();
+    expect((await first).status).toBe(503);
+    expect((await second).status).toBe(200);
+    expect(upstream.calls.getOrCreate).toBe(2);
+    expect(slept).toBeLessThan(1_000);
+  });
+
+  it('renews a held lock while its holder works, so a slow vendor call is not duplicated by a process that finds the lock expired', async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockTtlMs: 90, lockWaitMs: 300 };
+    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const jwt = await session();
+    const first = getToken(a, jwt);
+    await new Promise((r) => setTimeout(r, 5));
+    // Longer than three lifetimes of the lock: without renewal it would have expired and been taken.
+    expect((await getToken(b, jwt)).status).toBe(503);
+    gate.resolve();
+    expect((await first).status).toBe(200);
+    expect(upstream.calls.getOrCreate).toBe(1);
+  });
+
+  it("a process waiting for another's rotation longer than lockWaitMs answers 503, never the token it was shown (its holder presents it because the vendor refused it)", async () => {
+    const store = createMemoryStore();
+    const upstream = new FakeUpstream();
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 60 };
+    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const jwt = await session();
+    const presented = ((await getToken(a, jwt)).body as { token: string }).token;
+    const gate = deferred();
+    upstream.gate = gate.promise;
+    const first = rotate(a, jwt, presented);
+    await new Promise((r) => setTimeout(r, 5));
+    const waiter = await rotate(b, jwt, presented);
+    expect(waiter.status).toBe(503);
+    expect(waiter.headers.get('retry-after')).toBe('1');
+    gate.resolve();
+    const rotated = ((await first).body as { token: string }).token;
+    expect((await rotate(b, jwt, presented)).body).toMatchObject({ token: rotated });
+    expect(upstream.calls.rotate).toBe(1);
   });
 
   it("a process waiting for another's sync answers only once the vendor holds the session's properties, never the entry it found stale", async () => {

@@ -148,15 +148,17 @@ export class TokenService {
     return pending;
   }
 
-  /** One sync of the group at a time across processes (the store lock `sync:<key>`); the others wait for its entry. */
-  #syncLocked(group: ResolvedGroup): Promise<GroupEntry> {
+  /**
+   * One sync of the group at a time across processes (the store lock `sync:<key>`); the others
+   * wait for its entry, and take over the lock if the holder ends without it (or dies).
+   */
+  async #syncLocked(group: ResolvedGroup): Promise<GroupEntry> {
     const sync = async () => {
       const latest = await this.entries.read(group.key);
       if (latest !== undefined && (this.#isFresh(latest, group.fingerprint) || this.#superseded(latest, group))) return latest;
       return this.#refresh(group, latest);
     };
-    // A holder that is slow or gone is not waited for longer: get-or-create and update are idempotent, so go ahead.
-    return this.entries.withLock(`sync:${group.key}`, sync, async () => (await this.entries.waitFor(group.key, (e) => this.#isFresh(e, group.fingerprint))) ?? sync());
+    return this.entries.exclusive(`sync:${group.key}`, group.key, (e) => this.#isFresh(e, group.fingerprint), sync, "fetching this customer's token");
   }
 
   /**
@@ -174,12 +176,13 @@ export class TokenService {
     let token = got.user_group.token;
     // get-or-create never changes an existing group, so anything not just created with this very
     // input, not known to be synced with it, or not what the vendor holds, is updated. While the
-    // store is down, what other processes synced is unknown: a group another process created is
+    // store cannot say what it holds for the group (down, or its node failing over), what other
+    // processes synced is unknown: a group another process created is
     // taken as synced when the answer shows it as this session wants it (name and properties), so
     // an outage costs one call per group per process. That skips a write, never makes one: an
     // older session cannot overwrite a newer one through it. The mapping is not in the answer; a
     // mapping-only change is written once the store is back (the stored entry's fingerprint differs).
-    const syncedElsewhere = previous === undefined && this.entries.degraded && DriftPolicy.answerMatches(got.user_group, group.group);
+    const syncedElsewhere = previous === undefined && this.entries.degradedFor(group.key) && DriftPolicy.answerMatches(got.user_group, group.group);
     const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
     if (!inSync) {
       const updatePriority = previous === undefined ? 'first-token' : 'drift';

@@ -5,7 +5,7 @@ import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.j
 import { decodeEntry, encodeEntry } from '../entry-codec.js';
 import { RedisStoreError } from './errors.js';
 import { redisKeys } from './keys.js';
-import { BUDGET_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT, SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT } from './scripts.js';
+import { BUDGET_SCRIPT, EXTEND_LOCK_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT, SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT } from './scripts.js';
 import { MAX_DEBT_MS, type BudgetDecision, type BudgetRequest } from '../../budget/reservation.js';
 
 /** `ready`: commands go through; `connecting`: first connection in progress; `down`: lost, reconnecting in the background (or closed). */
@@ -284,6 +284,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           if (released) return;
           released = true;
           await run('release', () => client.eval(RELEASE_LOCK_SCRIPT, 1, key, owner));
+        },
+        async extend(extraMs: number) {
+          const extended = positiveMs('ttlMs', extraMs);
+          if (released) return false;
+          return (await run('extendLock', () => client.eval(EXTEND_LOCK_SCRIPT, 1, key, owner, extended))) === 1;
         },
       };
     },

@@ -11,6 +11,14 @@ end
 return 0
 `;
 
+/** KEYS[1] lock, ARGV[1] owner, ARGV[2] ttl ms. Renews the lock only while it still holds this owner's value. */
+export const EXTEND_LOCK_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+`;
+
 /**
  * KEYS[1] a group entry, ARGV[1] the new entry (encoded), ARGV[2] its ttl ms, ARGV[3..] the
  * superseded tokens. Stores the entry where the key holds nothing that reads as an entry, or an

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import {
@@ -13,12 +14,23 @@ import {
 import { startNodeProcess, type RunningProcess } from '../support/processes.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
+/** The repository root: the first folder above this file holding packages/bff (this file also runs compiled, from bench/dist). */
+const repoRoot = (() => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'packages', 'bff', 'package.json'))) return dir;
+  }
+  throw new Error('no repository root above test/redis/fleet.ts');
+})();
+
 const builtCli = (pkg: string) => {
-  const path = fileURLToPath(new URL(`../../packages/${pkg}/dist/cli/bin.js`, import.meta.url));
+  const path = join(repoRoot, 'packages', pkg, 'dist', 'cli', 'bin.js');
   // `npm test` builds first; a bare `vitest run` on a fresh checkout would not.
   if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
   return path;
 };
+
+/** A server the helpers below talk to: only its base URL matters. */
+type Served = Pick<RunningProcess, 'url'>;
 
 /** Any browser origin the BFFs allow; the requests come from Node, so only the header matters. */
 export const APP_ORIGIN = 'http://app.example.test';
@@ -112,7 +124,7 @@ export interface TokenAnswer {
   retryable?: boolean;
 }
 
-const post = async (bff: RunningProcess, route: string, session: string, body: unknown): Promise<TokenAnswer> => {
+const post = async (bff: Served, route: string, session: string, body: unknown): Promise<TokenAnswer> => {
   const response = await fetch(`${bff.url}${DEFAULT_BFF_BASE_PATH}${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: APP_ORIGIN, authorization: `Bearer ${session}` },
@@ -131,22 +143,22 @@ const post = async (bff: RunningProcess, route: string, session: string, body: u
   };
 };
 
-export const requestToken = (bff: RunningProcess, session: string) => post(bff, BFF_ROUTES.token, session, {});
-export const requestRotation = (bff: RunningProcess, session: string, token: string) => post(bff, BFF_ROUTES.rotate, session, { token });
+export const requestToken = (bff: Served, session: string) => post(bff, BFF_ROUTES.token, session, {});
+export const requestRotation = (bff: Served, session: string, token: string) => post(bff, BFF_ROUTES.rotate, session, { token });
 
-export async function readiness(bff: RunningProcess): Promise<number> {
+export async function readiness(bff: Served): Promise<number> {
   const response = await fetch(`${bff.url}${BFF_ROUTES.readyz}`, { signal: AbortSignal.timeout(5_000) });
   await response.body?.cancel();
   return response.status;
 }
 
-export async function emulatorStats(emulator: RunningProcess): Promise<EmulatorStats['requests']> {
+export async function emulatorStats(emulator: Served): Promise<EmulatorStats['requests']> {
   const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.stats}`, { signal: AbortSignal.timeout(5_000) });
   return ((await response.json()) as EmulatorStats).requests;
 }
 
 /** The group a user group token identifies, as the vendor's dashboard host sees it (undefined when refused). */
-async function groupOf(emulator: RunningProcess, token: string): Promise<{ name?: string; properties: unknown } | undefined> {
+async function groupOf(emulator: Served, token: string): Promise<{ name?: string; properties: unknown } | undefined> {
   const response = await fetch(`${emulator.url}/iframe-data/sales-overview`, {
     headers: { Authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(5_000),
@@ -158,13 +170,13 @@ async function groupOf(emulator: RunningProcess, token: string): Promise<{ name?
 }
 
 /** The name of the group a user group token identifies (undefined when refused). */
-export const groupNameOf = async (emulator: RunningProcess, token: string): Promise<string | undefined> => (await groupOf(emulator, token))?.name;
+export const groupNameOf = async (emulator: Served, token: string): Promise<string | undefined> => (await groupOf(emulator, token))?.name;
 
 /** The properties the vendor holds for the group a user group token identifies. */
-export const groupPropertiesOf = async (emulator: RunningProcess, token: string): Promise<unknown> => (await groupOf(emulator, token))?.properties;
+export const groupPropertiesOf = async (emulator: Served, token: string): Promise<unknown> => (await groupOf(emulator, token))?.properties;
 
 /** Replaces the emulator's fault settings (`{}` clears them). */
-export async function setFaults(emulator: RunningProcess, settings: FaultSettings): Promise<void> {
+export async function setFaults(emulator: Served, settings: FaultSettings): Promise<void> {
   const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.faults}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -175,13 +187,13 @@ export async function setFaults(emulator: RunningProcess, settings: FaultSetting
 }
 
 /** Whether the vendor accepts `token` now, and the name of its group (what the dashboard host sees). */
-export async function vendorView(emulator: RunningProcess, token: string): Promise<{ alive: boolean; name?: string | undefined }> {
+export async function vendorView(emulator: Served, token: string): Promise<{ alive: boolean; name?: string | undefined }> {
   const group = await groupOf(emulator, token);
   return group === undefined ? { alive: false } : { alive: true, name: group.name };
 }
 
 /** Everything the emulator counted, rate-limit refusals included. */
-export async function vendorStats(emulator: RunningProcess): Promise<EmulatorStats> {
+export async function vendorStats(emulator: Served): Promise<EmulatorStats> {
   const response = await fetch(`${emulator.url}${EMULATOR_ADMIN_ROUTES.stats}`, { signal: AbortSignal.timeout(5_000) });
   return (await response.json()) as EmulatorStats;
 }

@@ -19,6 +19,9 @@ const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
  */
 const HUNG_STORE_BYPASS_MS = 2_000;
 
+/** After the store failed, how long what other processes synced meanwhile may still be on its way to it. */
+const WRITE_BACK_GRACE_MS = 10_000;
+
 /** A store that fails and recovers by turns is logged at most this often. */
 const LOG_EVERY_MS = 10_000;
 
@@ -84,12 +87,13 @@ export class GuardedStore {
   }
 
   /**
-   * Whether the entry under `key` is unknown to the shared store just now: the store is failing,
-   * or the last read of this key failed (a Redis Cluster master that died fails its own slots
-   * while the others answer). What other processes synced for this group is then unknown.
+   * Whether what other processes synced for `key` may be missing from the store: it is failing,
+   * the last read of this key failed (a Redis Cluster master that died fails its own slots while
+   * the others answer), or it failed moments ago (what other processes synced meanwhile reaches
+   * it with their write-backs, which take a moment).
    */
   degradedFor(key: string): boolean {
-    return this.degraded || this.#copy.unreadable(key);
+    return this.degraded || this.#copy.unreadable(key) || this.failedWithin(WRITE_BACK_GRACE_MS);
   }
 
   /** Whether a store call failed within the last `windowMs`. */

@@ -8,11 +8,13 @@ const LIMITS = { maxEntries: 10_000, maxCounters: 10_000 };
 /** How long an entry read from the store is kept (the BFF's default entry lifetime; it serves only while the store fails, or after the store lost it). */
 const READ_TTL_MS = 86_400_000;
 
-/** An entry the shared store has not been given: the tokens it knows were rotated away, and when it expires. */
+/** An entry the shared store has not been given, and when it expires. */
 interface Unsaved {
-  superseded: Set<string>;
   expiresAt: number;
 }
+
+/** Tokens remembered as rotated away, per key: enough for the rotations of one outage (one per 10 s per group). */
+const DEAD_PER_KEY = 8;
 
 /** Writes one unsaved entry where the store holds none or one whose token is `superseded`; resolves whether it did. */
 export type WriteBack = (key: string, entry: GroupEntry, ttlMs: number, superseded: string[]) => Promise<boolean>;
@@ -29,6 +31,12 @@ export class LocalCopy {
   readonly #unsaved = new Map<string, Unsaved>();
   /** Keys whose last read did not reach the store (answered from here), until one does. */
   readonly #unreadable = new LruMap<string, true>(LIMITS.maxEntries);
+  /**
+   * Per key, the tokens this process saw rotated away (every entry's `previousToken`: the vendor
+   * replaces a token only by rotating it). A store that answers one of them went back in time
+   * (a failover lost the write), and a write-back may replace an entry holding one.
+   */
+  readonly #dead = new LruMap<string, string[]>(LIMITS.maxEntries);
   readonly #now: () => number;
 
   constructor(now: () => number) {
@@ -54,8 +62,9 @@ export class LocalCopy {
   /**
    * The store answered `stored` for `key`; what to hand out:
    * - the copy's entry while it is unsaved (the store may still hold the entry it replaces);
-   * - the copy's entry when the store holds the token it rotated away from (the store lost the
-   *   rotation: a failover before the write reached the replica); it becomes unsaved again;
+   * - the copy's entry when the store holds a token this process saw rotated away (the store
+   *   went back in time: a failover lost writes that had not reached the replica); it becomes
+   *   unsaved again, to be written back;
    * - otherwise the store's entry, kept in the copy;
    * - and when the store has nothing, the copy's entry due for revalidation (`syncedAt: 0`): the
    *   store lost it (restarted empty), so it is served only while the vendor budget is tight.
@@ -65,16 +74,26 @@ export class LocalCopy {
     const copy = this.#entries.peek(key);
     if (copy !== undefined && this.#unsaved.has(key)) return copy;
     if (stored === undefined) return copy === undefined ? undefined : { ...copy, syncedAt: 0 };
-    if (copy !== undefined && copy.previousToken === stored.token && copy.token !== stored.token) {
+    const dead = this.#dead.get(key);
+    if (copy !== undefined && dead?.includes(stored.token) && !dead.includes(copy.token)) {
       this.#markUnsaved(key, copy, READ_TTL_MS);
       return copy;
     }
+    this.#noteDead(key, stored);
     if (copy === undefined || !sameEntry(copy, stored)) void this.#entries.set(key, stored, READ_TTL_MS);
     return stored;
   }
 
+  #noteDead(key: string, entry: GroupEntry): void {
+    if (entry.previousToken === null) return;
+    const dead = this.#dead.get(key) ?? [];
+    if (dead.includes(entry.previousToken)) return;
+    this.#dead.set(key, [...dead, entry.previousToken].slice(-DEAD_PER_KEY));
+  }
+
   /** The store took `entry`. */
   written(key: string, entry: GroupEntry, ttlMs: number): void {
+    this.#noteDead(key, entry);
     void this.#entries.set(key, entry, ttlMs);
     this.#unsaved.delete(key);
   }
@@ -86,12 +105,9 @@ export class LocalCopy {
   }
 
   #markUnsaved(key: string, entry: GroupEntry, ttlMs: number): void {
-    const unsaved = this.#unsaved.get(key) ?? { superseded: new Set<string>(), expiresAt: 0 };
-    // A token an entry names as previous is one the vendor rotated away.
-    if (entry.previousToken !== null) unsaved.superseded.add(entry.previousToken);
-    unsaved.superseded.delete(entry.token);
-    unsaved.expiresAt = this.#now() + ttlMs;
-    this.#unsaved.set(key, unsaved);
+    this.#noteDead(key, entry);
+    // A new object per write: a write-back under way knows the key was set again meanwhile.
+    this.#unsaved.set(key, { expiresAt: this.#now() + ttlMs });
   }
 
   /** A rate-limit hit counted here while the store fails. */
@@ -108,7 +124,8 @@ export class LocalCopy {
     for (const [key, unsaved] of [...this.#unsaved]) {
       const entry = this.#entries.peek(key);
       const ttlMs = unsaved.expiresAt - this.#now();
-      if (entry !== undefined && ttlMs > 0 && (await write(key, entry, ttlMs, [...unsaved.superseded]))) written++;
+      const superseded = (this.#dead.get(key) ?? []).filter((token) => token !== entry?.token);
+      if (entry !== undefined && ttlMs > 0 && (await write(key, entry, ttlMs, superseded))) written++;
       // Set again meanwhile: that write is the one to keep.
       if (this.#unsaved.get(key) === unsaved) this.#unsaved.delete(key);
     }

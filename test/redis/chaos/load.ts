@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
-import { expect } from 'vitest';
-import type { RunningProcess } from '../support/processes.js';
-import { requestRotation, requestToken, sessionFor, vendorStats, vendorView, type TokenAnswer } from './fleet.js';
+import type { RunningProcess } from '../../support/processes.js';
+import { requestRotation, requestToken, sessionFor, vendorStats, vendorView, type TokenAnswer } from '../fleet.js';
 
 /**
  * The chaos harness: a steady, bounded load of new and returning customers and rotations through
@@ -19,6 +18,8 @@ export interface Customer {
   /** When its element last rotated (the BFF refuses a rotation inside the minimum interval). */
   rotatedAt: number;
   busy: boolean;
+  /** What its element asked and was answered (for a scenario's report when a promise breaks). */
+  history: string[];
 }
 
 export interface ChaosCounts {
@@ -147,7 +148,7 @@ export class ChaosLoad {
   }
 
   async #visitNew(): Promise<void> {
-    const customer: Customer = { org: `${this.#prefix}-${this.#next++}`, session: '', token: undefined, rotatedAt: 0, busy: true };
+    const customer: Customer = { org: `${this.#prefix}-${this.#next++}`, session: '', token: undefined, rotatedAt: 0, busy: true, history: [] };
     customer.session = await sessionFor(customer.org);
     this.customers.push(customer);
     this.counts.created++;
@@ -199,8 +200,10 @@ export class ChaosLoad {
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
       let answer: TokenAnswer;
       this.counts.requests++;
+      const bff = this.#bff();
       try {
-        answer = await request(this.#bff());
+        answer = await request(bff);
+        customer.history.push(`${new Date().toISOString().slice(11, 23)} ${kind}${repairing ? ' (repair)' : ''} via ${bff.child.pid} held ${customer.token?.slice(0, 8)} -> ${answer.status} ${answer.token?.slice(0, 8) ?? answer.code ?? ''}`);
       } catch {
         // The process died under the request (a load balancer would send the next one elsewhere).
         this.counts.lost++;
@@ -269,24 +272,29 @@ export class ChaosLoad {
   }
 }
 
-/** The vendor calls the BFF processes' budgets admitted, by priority (`embed_bff_budget_used_total`), summed over `bffs`. */
-export async function budgetUsed(bffs: readonly RunningProcess[]): Promise<Record<string, number>> {
-  const used: Record<string, number> = {};
+/** The vendor calls each BFF process's budget admitted, by priority (`embed_bff_budget_used_total`), keyed by pid. */
+export async function budgetUsed(bffs: readonly RunningProcess[]): Promise<Map<number, Record<string, number>>> {
+  const used = new Map<number, Record<string, number>>();
   for (const bff of bffs) {
     const line = bff.output.find((l) => l.includes('"metrics listening"'));
     if (line === undefined || bff.child.exitCode !== null || bff.child.signalCode !== null) continue;
     const response = await fetch((JSON.parse(line) as { url: string }).url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
     const text = (await response?.text()) ?? '';
-    for (const [, priority, value] of text.matchAll(/^embed_bff_budget_used_total\{priority="([^"]+)"\} (\d+)/gm)) {
-      used[priority!] = (used[priority!] ?? 0) + Number(value);
-    }
+    const counts: Record<string, number> = {};
+    for (const [, priority, value] of text.matchAll(/^embed_bff_budget_used_total\{priority="([^"]+)"\} (\d+)/gm)) counts[priority!] = Number(value);
+    used.set(bff.child.pid!, counts);
   }
   return used;
 }
 
-/** `after - before`, key by key. */
-export const countsDelta = (after: Record<string, number>, before: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(after).map(([key, value]) => [key, value - (before[key] ?? 0)]).filter(([, value]) => value !== 0));
+/** What the processes alive at the end counted since `before` (a process started meanwhile counts from zero), summed by priority. */
+export function budgetDelta(after: Map<number, Record<string, number>>, before: Map<number, Record<string, number>>): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const [pid, counts] of after) {
+    for (const [priority, value] of Object.entries(counts)) sum[priority] = (sum[priority] ?? 0) + value - (before.get(pid)?.[priority] ?? 0);
+  }
+  return Object.fromEntries(Object.entries(sum).filter(([, value]) => value !== 0));
+}
 
 /** The vendor's counters, to diff around a scenario. */
 export async function vendorCounts(emulator: RunningProcess) {
@@ -323,7 +331,7 @@ export async function checkStore(ports: readonly number[], emulator: RunningProc
           entries++;
           const org = decodeURIComponent(key.slice(key.lastIndexOf('group:=') + 'group:='.length).replace(/%([0-9a-f]{4})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))).split(':').pop();
           const view = await vendorView(emulator, token);
-          if (!view.alive || view.name !== `Org ${org}`) stale.push(`${org}: ${view.alive ? `token of ${view.name}` : 'rotated-away token'}`);
+          if (!view.alive || view.name !== `Org ${org}`) stale.push(`${org}: ${view.alive ? `token of ${view.name}` : `rotated-away token ${token.slice(0, 8)}`}`);
         }
         cursor = next;
         if (cursor === '0') break;
@@ -384,23 +392,42 @@ export interface ScenarioSetup {
   rates: LoadRates;
 }
 
+/** What a scenario measured. */
+export interface ScenarioResult {
+  name: string;
+  seconds: number;
+  counts: ChaosCounts;
+  vendor: VendorCounts;
+  expected: { getOrCreate: number; rotate: number };
+  /** Calls the allowance lets the fault force. */
+  allowed: { getOrCreate: number; update: number; rotate: number };
+  final: { asked: number; served: number };
+  store: { entries: number; stale: string[] };
+  /** Vendor calls admitted by each live process's budget, by priority. */
+  byPriority: Record<string, number>;
+  /** What the fault itself reported (redirections, the time a failover took). */
+  note: string;
+  /** The table line. */
+  line: string;
+}
+
 /**
  * Runs the load, with `fault` happening after a quiet second (and a second and a half of load
- * after it), then asks every customer once more through every process; prints the scenario's
- * line of the chaos table and checks the promises (ARCHITECTURE §4, "The fleet under faults").
+ * after it), then asks every customer once more through every process; measures the promises
+ * (ARCHITECTURE §4, "The fleet under faults") and prints the scenario's line of the chaos table.
  */
-export async function runScenario(setup: ScenarioSetup, name: string, fault: () => Promise<string | void>, allow: Allowance = {}) {
+export async function runScenario(setup: ScenarioSetup, name: string, fault: () => Promise<string | void>, allow: Allowance = {}): Promise<ScenarioResult> {
   const { load, emulator, serving } = setup;
   load.reset();
   const before = await vendorCounts(emulator);
   const usedBefore = await budgetUsed(serving);
   const known = load.customers.length;
   const started = Date.now();
-  let extra = '';
+  let note = '';
   let failure: unknown;
   const faulted = (async () => {
     await sleep(1_000);
-    extra = (await fault()) ?? '';
+    note = (await fault()) ?? '';
     await sleep(1_500);
   })().catch((error: unknown) => {
     failure = error;
@@ -411,26 +438,44 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   const vendor = vendorDelta(await vendorCounts(emulator), before);
   const store = await checkStore(await setup.storePorts(), emulator);
   const counts = load.counts;
-  const forced = allow.forced === 'one per group per process' ? load.customers.length * serving.length : (allow.forced ?? 0);
-  const expected = {
-    getOrCreate: load.customers.slice(known).filter((c) => c.token !== undefined).length,
-    rotate: counts.rotated + counts.deadRepaired,
-    forced: forced || allow.rotateExtra ? `allowed: ${forced} get-or-create (${allow.forced}), ${allow.rotateExtra ?? 0} rotate more` : '',
+  const perGroup = load.customers.length * (allow.forced === 'one per group per process' ? serving.length : 1);
+  const allowed = {
+    getOrCreate: allow.forced === 'one per group per process' ? perGroup : (allow.forced ?? 0),
+    update: allow.updates === 'one per group' ? load.customers.length : 0,
+    rotate: allow.rotateExtra ?? 0,
   };
-  const used = countsDelta(await budgetUsed(serving), usedBefore);
-  extra = [extra, `vendor calls by budget priority ${JSON.stringify(used)}`].filter(Boolean).join(' | ');
-  console.log(chaosLine(name, counts, vendor, expected, store, (Date.now() - started) / 1000, extra));
+  const expected = { getOrCreate: load.customers.slice(known).filter((c) => c.token !== undefined).length, rotate: counts.rotated + counts.deadRepaired };
+  const byPriority = budgetDelta(await budgetUsed(serving), usedBefore);
+  const seconds = (Date.now() - started) / 1000;
+  const forcedText = allowed.getOrCreate || allowed.update || allowed.rotate ? `at most ${allowed.getOrCreate} get-or-create, ${allowed.update} update, ${allowed.rotate} rotate forced` : '';
+  const extra = [note, `vendor calls by budget priority (processes alive at the end) ${JSON.stringify(byPriority)}`].filter(Boolean).join(' | ');
+  const line = chaosLine(name, counts, vendor, { ...expected, forced: forcedText }, store, seconds, extra);
+  console.log(line);
+  // A broken promise comes with the story of the customers it concerns.
+  for (const stale of store.stale) {
+    const customer = load.customers.find((c) => c.org === stale.split(':')[0]);
+    if (customer !== undefined) console.log(`  ${stale}; its element:\n    ${customer.history.slice(-20).join('\n    ')}`);
+  }
   if (process.env.CHAOS_DEBUG) for (const bff of serving) console.log(bff.output.filter((l) => /"level":"(warn|error)"|store /.test(l)).slice(-40).join('\n'));
-  expect(counts.nonRetryable, 'non-retryable 5xx').toBe(0);
-  expect(counts.foreign, "another customer's token").toBe(0);
-  expect(counts.retryNotServed, 'a retry not served').toBe(0);
-  expect(counts.unserved, 'a customer never served').toBe(0);
-  expect(final.served, 'every customer served through every process after the fault').toBe(final.asked);
-  expect(vendor.rateLimited, 'vendor 429s').toBe(0);
-  expect(vendor.update, 'vendor updates').toBeLessThanOrEqual(allow.updates === 'one per group' ? load.customers.length : 0);
-  expect(vendor.getOrCreate - expected.getOrCreate, 'get-or-create beyond one per new customer').toBeLessThanOrEqual(forced);
-  expect(vendor.getOrCreate).toBeGreaterThanOrEqual(expected.getOrCreate);
-  expect(vendor.rotate - expected.rotate, 'rotations beyond the ones customers got').toBeLessThanOrEqual(allow.rotateExtra ?? 0);
-  expect(store.stale, 'rotated-away tokens left in the store').toEqual([]);
-  return { counts, vendor, store };
+  return { name, seconds, counts, vendor, expected, allowed, final, store, byPriority, note, line };
+}
+
+/** The promises a scenario broke, in words (none: it kept them all). */
+export function promisesBroken(r: ScenarioResult): string[] {
+  const broken: string[] = [];
+  const check = (kept: boolean, what: string) => {
+    if (!kept) broken.push(what);
+  };
+  check(r.counts.nonRetryable === 0, `${r.counts.nonRetryable} non-retryable 5xx`);
+  check(r.counts.foreign === 0, `${r.counts.foreign} tokens of another customer`);
+  check(r.counts.retryNotServed === 0, `${r.counts.retryNotServed} retries not served`);
+  check(r.counts.unserved === 0, `${r.counts.unserved} customers never served`);
+  check(r.final.served === r.final.asked, `${r.final.asked - r.final.served} of ${r.final.asked} final asks not served`);
+  check(r.vendor.rateLimited === 0, `${r.vendor.rateLimited} vendor 429s`);
+  check(r.vendor.update <= r.allowed.update, `${r.vendor.update} vendor updates (at most ${r.allowed.update} forced)`);
+  check(r.vendor.getOrCreate - r.expected.getOrCreate <= r.allowed.getOrCreate, `${r.vendor.getOrCreate - r.expected.getOrCreate} get-or-create beyond one per new customer (at most ${r.allowed.getOrCreate} forced)`);
+  check(r.vendor.getOrCreate >= r.expected.getOrCreate, `${r.vendor.getOrCreate} get-or-create for ${r.expected.getOrCreate} new customers`);
+  check(r.vendor.rotate - r.expected.rotate <= r.allowed.rotate, `${r.vendor.rotate - r.expected.rotate} rotations beyond the ones customers got (at most ${r.allowed.rotate} forced)`);
+  check(r.store.stale.length === 0, `rotated-away tokens left in the store: ${r.store.stale.join(', ')}`);
+  return broken;
 }

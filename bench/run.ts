@@ -14,13 +14,14 @@ import { runBrowser } from './browser/index.js';
 import { runOutage } from './outage/index.js';
 import { runFleet } from './fleet/index.js';
 import { runEdge } from './edge/index.js';
+import { runChaos } from './chaos/index.js';
 import { runEmbed } from './embed/index.js';
 
 /*
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only size,throughput,upstream,browser,outage,fleet,edge,embed` runs a subset (`rotation`: rows 5 alone).
+ * labels. `--only size,throughput,upstream,browser,outage,fleet,edge,chaos,embed` runs a subset (`rotation`: rows 5 alone).
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -76,6 +77,11 @@ if (wanted('edge')) {
 if (wanted('embed')) {
   log('10. embed tokens: vendor calls and token route latency per kind of token');
   rows.push(...(await runEmbed(quick)));
+}
+
+if (wanted('chaos')) {
+  log('8. the fleet under chaos: the cluster cold burst, and every fault of the chaos tests under a steady load');
+  rows.push(...(await runChaos(quick)));
 }
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);

@@ -42,8 +42,8 @@ export interface Fleet<R = RedisServer> {
   redis: R;
   emulator: RunningProcess;
   bffs: [RunningProcess, RunningProcess, ...RunningProcess[]];
-  /** Starts one more BFF process with the same configuration (it is stopped with the fleet, not added to `bffs`). */
-  addBff(): Promise<RunningProcess>;
+  /** Starts one more BFF process with the same configuration and `env` over it (it is stopped with the fleet, not added to `bffs`). */
+  addBff(env?: Record<string, string>): Promise<RunningProcess>;
   stop(): Promise<void>;
 }
 
@@ -86,13 +86,13 @@ export async function startFleetOn<R>(redis: R, redisEnv: Record<string, string>
       EMBED_UPSTREAM_RATE: '0',
       ...options.bffEnv,
     };
-    const addBff = async () => {
-      const bff = await startNodeProcess(builtCli('bff'), [], { env, readyPrefix: BFF_LISTENING_PREFIX });
+    const addBff = async (extra: Record<string, string> = {}) => {
+      const bff = await startNodeProcess(builtCli('bff'), [], { env: { ...env, ...extra }, readyPrefix: BFF_LISTENING_PREFIX });
       started.push(bff);
       return bff;
     };
     const count = Math.max(2, options.bffCount ?? 2);
-    const bffs = await Promise.all(Array.from({ length: count }, addBff));
+    const bffs = await Promise.all(Array.from({ length: count }, () => addBff()));
     return { redis, emulator, bffs: bffs as Fleet<R>['bffs'], addBff, stop };
   } catch (error) {
     await stop();

@@ -30,10 +30,18 @@ export interface ChaosFleet<R> {
   /** Runs `fault` under the steady load (see `runScenario`). */
   scenario(name: string, fault: () => Promise<string | void>, allow?: Allowance): Promise<ScenarioResult>;
   waitUntilReady(): Promise<void>;
+  /** Where the scenarios' table lines go (the test output; the bench's progress). */
+  report(line: string): void;
   stop(): Promise<void>;
 }
 
-async function chaosFleet<R>(redis: R, env: Record<string, string>, dispose: () => Promise<void>, storePorts: () => Promise<number[]>, prefix: string): Promise<ChaosFleet<R>> {
+export interface ChaosFleetOptions {
+  /** Where the scenarios' table lines go. Default: `console.log` (the test output). */
+  report?: (line: string) => void;
+}
+
+async function chaosFleet<R>(redis: R, env: Record<string, string>, dispose: () => Promise<void>, storePorts: () => Promise<number[]>, prefix: string, options: ChaosFleetOptions): Promise<ChaosFleet<R>> {
+  const report = options.report ?? ((line: string) => console.log(line));
   const fleet = await startFleetOn(redis, env, dispose, { emulatorArgs: ['--rate-limit', '180'], bffEnv: { EMBED_UPSTREAM_RATE: '150', EMBED_METRICS_PORT: '0' } });
   const serving: RunningProcess[] = [...fleet.bffs];
   const waitUntilReady = async () => {
@@ -51,8 +59,9 @@ async function chaosFleet<R>(redis: R, env: Record<string, string>, dispose: () 
       serving,
       load,
       storePorts,
-      scenario: (name, fault, allow) => runScenario({ load, emulator: fleet.emulator, serving, storePorts, rates: STEADY }, name, fault, allow),
+      scenario: (name, fault, allow) => runScenario({ load, emulator: fleet.emulator, serving, storePorts, rates: STEADY, report }, name, fault, allow),
       waitUntilReady,
+      report,
       stop: () => fleet.stop(),
     };
   } catch (error) {
@@ -62,24 +71,24 @@ async function chaosFleet<R>(redis: R, env: Record<string, string>, dispose: () 
 }
 
 /** On a Redis Cluster of three masters with a replica each. */
-export async function clusterFleet(serverBinary: string, cliBinary: string): Promise<ChaosFleet<RedisCluster>> {
+export async function clusterFleet(serverBinary: string, cliBinary: string, options: ChaosFleetOptions = {}): Promise<ChaosFleet<RedisCluster>> {
   const cluster = await startRedisCluster(serverBinary, cliBinary, 3, { replicas: 1 });
   // Every node, replicas included, as seeds: whichever masters are left, the BFFs find the cluster.
   const seeds = [...cluster.masters, ...cluster.replicas].map((node) => `127.0.0.1:${node.port}`);
-  return chaosFleet(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: seeds.join(',') }, () => cluster.dispose(), () => masterPorts(cluster), 'cluster');
+  return chaosFleet(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: seeds.join(',') }, () => cluster.dispose(), () => masterPorts(cluster), 'cluster', options);
 }
 
 /** Behind Redis Sentinel: a master, a replica, three sentinels. */
-export async function sentinelFleet(serverBinary: string, cliBinary: string): Promise<ChaosFleet<RedisSentinelGroup>> {
+export async function sentinelFleet(serverBinary: string, cliBinary: string, options: ChaosFleetOptions = {}): Promise<ChaosFleet<RedisSentinelGroup>> {
   const group = await startRedisSentinelGroup(serverBinary, cliBinary);
   const env = { EMBED_REDIS_URL: 'redis://127.0.0.1:1', EMBED_REDIS_SENTINELS: group.sentinels.join(','), EMBED_REDIS_SENTINEL_MASTER: group.masterName };
-  return chaosFleet(group, env, () => group.dispose(), async () => [await group.currentMasterPort()], 'sentinel');
+  return chaosFleet(group, env, () => group.dispose(), async () => [await group.currentMasterPort()], 'sentinel', options);
 }
 
 /** On one redis-server with an append-only file. */
-export async function singleFleet(serverBinary: string): Promise<ChaosFleet<RedisServer>> {
+export async function singleFleet(serverBinary: string, options: ChaosFleetOptions = {}): Promise<ChaosFleet<RedisServer>> {
   const redis = await startRedisServer(serverBinary, { appendOnly: true });
-  return chaosFleet(redis, { EMBED_REDIS_URL: redis.url }, () => redis.dispose(), async () => [redis.port], 'single');
+  return chaosFleet(redis, { EMBED_REDIS_URL: redis.url }, () => redis.dispose(), async () => [redis.port], 'single', options);
 }
 
 /** The masters serving slots now. */
@@ -191,7 +200,7 @@ export async function flapRedis(chaos: ChaosFleet<RedisServer>, forMs: number): 
     `chaos | ${'Redis flapping (killed, restarted empty, every 1 s)'.padEnd(34)} | ${seconds.toFixed(1)} s | ${restarts} restarts | requests ${counts.requests} (200: ${counts.ok}; new ${counts.created}, returning ${counts.returning}) | ` +
     `not served at once: new ${counts.notServedAtOnce.new}, returning ${counts.notServedAtOnce.returning} | non-retryable 5xx ${counts.nonRetryable} | foreign tokens ${counts.foreign} | ` +
     `vendor calls ${calls} (the budget allows ${budget} in ${seconds.toFixed(1)} s) | vendor 429 ${vendor.rateLimited} | vendor calls by budget priority ${JSON.stringify(used)}`;
-  console.log(line);
+  chaos.report(line);
   return { seconds, restarts, counts, vendor, calls, budget, line };
 }
 

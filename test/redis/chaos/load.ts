@@ -358,7 +358,7 @@ export function chaosLine(scenario: string, counts: ChaosCounts, vendor: VendorC
     `lost with a killed process ${counts.lost}`,
     `foreign tokens ${counts.foreign}`,
     `dead tokens served ${counts.dead} (repaired by rotation ${counts.deadRepaired})`,
-    `vendor get-or-create ${vendor.getOrCreate}/${expected.getOrCreate} expected, update ${vendor.update}, rotate ${vendor.rotate}/${expected.rotate}${expected.forced ? ` (${expected.forced})` : ''}`,
+    `vendor get-or-create ${vendor.getOrCreate} for ${expected.getOrCreate} new customers, update ${vendor.update}, rotate ${vendor.rotate} for ${counts.rotated} rotations and ${counts.deadRepaired} repairs${expected.forced ? ` (${expected.forced})` : ''}`,
     `vendor 429 ${vendor.rateLimited}`,
     `store entries ${store.entries}, rotated-away ${store.stale.length}`,
     ...(extra ? [extra] : []),
@@ -390,6 +390,8 @@ export interface ScenarioSetup {
   /** The ports of the Redis masters holding the store now. */
   storePorts(): Promise<number[]>;
   rates: LoadRates;
+  /** Where the table line (and a broken promise's story) goes. */
+  report(line: string): void;
 }
 
 /** What a scenario measured. */
@@ -450,11 +452,11 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   const forcedText = allowed.getOrCreate || allowed.update || allowed.rotate ? `at most ${allowed.getOrCreate} get-or-create, ${allowed.update} update, ${allowed.rotate} rotate forced` : '';
   const extra = [note, `vendor calls by budget priority (processes alive at the end) ${JSON.stringify(byPriority)}`].filter(Boolean).join(' | ');
   const line = chaosLine(name, counts, vendor, { ...expected, forced: forcedText }, store, seconds, extra);
-  console.log(line);
+  setup.report(line);
   // A broken promise comes with the story of the customers it concerns.
   for (const stale of store.stale) {
     const customer = load.customers.find((c) => c.org === stale.split(':')[0]);
-    if (customer !== undefined) console.log(`  ${stale}; its element:\n    ${customer.history.slice(-20).join('\n    ')}`);
+    if (customer !== undefined) setup.report(`  ${stale}; its element:\n    ${customer.history.slice(-20).join('\n    ')}`);
   }
   if (process.env.CHAOS_DEBUG) for (const bff of serving) console.log(bff.output.filter((l) => /"level":"(warn|error)"|store /.test(l)).slice(-40).join('\n'));
   return { name, seconds, counts, vendor, expected, allowed, final, store, byPriority, note, line };

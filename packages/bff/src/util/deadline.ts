@@ -1,3 +1,7 @@
+/** `setImmediate` where the runtime has it (Node, Bun, Deno), else the next macrotask (Workers, browsers). */
+const afterIo: (callback: () => void) => void =
+  typeof globalThis.setImmediate === 'function' ? (callback) => void globalThis.setImmediate(callback) : (callback) => void setTimeout(callback, 0);
+
 /**
  * Settles like `work(signal)`, or rejects with `onTimeout()` (aborting `signal`) once `ms` have
  * passed **and** the process has read what its sockets received meanwhile: when the timer fires,
@@ -20,7 +24,7 @@ export function withSocketDeadline<T>(work: (signal: AbortSignal) => Promise<T>,
       done();
     };
     const timer = setTimeout(() => {
-      setImmediate(() =>
+      afterIo(() =>
         settle(() => {
           abort.abort();
           reject(onTimeout());

@@ -3,7 +3,7 @@ import { startRedisCluster, startRedisSentinelGroup, type RedisCluster, type Red
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
 import type { RunningProcess } from '../../support/processes.js';
 import { emulatorStats, readiness, requestRotation, setFaults, startFleetOn, vendorView, type Fleet } from '../fleet.js';
-import { budgetDelta, budgetUsed, ChaosLoad, runScenario, vendorCounts, vendorDelta, type Allowance, type ChaosCounts, type Customer, type LoadRates, type ScenarioResult, type VendorCounts } from './load.js';
+import { budgetDelta, budgetUsed, ChaosLoad, ROTATION_SPACING_MS, runScenario, vendorCounts, vendorDelta, type Allowance, type ChaosCounts, type Customer, type LoadRates, type ScenarioResult, type VendorCounts } from './load.js';
 
 /*
  * The deployments and faults of the chaos scenarios (issue 23; ARCHITECTURE §4 "The fleet under
@@ -222,24 +222,32 @@ export interface KilledRotation {
 export async function killBffMidRotation(chaos: ChaosFleet<unknown>): Promise<KilledRotation & { note: string }> {
   const { fleet, serving, load } = chaos;
   const [victim, survivor] = [serving[0]!, serving[1]!];
-  const customer = load.customers.find((c) => c.token !== undefined && !c.busy)!;
+  // A customer the BFF lets rotate now (its last rotation is past the minimum interval).
+  const customer = load.customers.find((c) => c.token !== undefined && !c.busy && Date.now() - c.rotatedAt > ROTATION_SPACING_MS);
+  if (customer === undefined) throw new Error('no idle customer may rotate now');
   customer.busy = true;
   const held = customer.token!;
+  customer.rotatedAt = Date.now();
   let served: KilledRotation['served'];
+  const alive = (bff: RunningProcess) => bff.child.exitCode === null && bff.child.signalCode === null;
   try {
-    await setFaults(fleet.emulator, { latencyMs: 2_000, operations: ['rotate'] });
-    const rotatesBefore = (await emulatorStats(fleet.emulator)).rotate;
-    const inFlight = requestRotation(victim, customer.session, held).catch(() => undefined);
-    for (const deadline = Date.now() + 10_000; (await emulatorStats(fleet.emulator)).rotate === rotatesBefore; await sleep(20)) {
-      if (Date.now() > deadline) throw new Error('the rotation did not reach the vendor');
-    }
-    // Frozen while the vendor rotates: the vendor's answer is never read, the new token never stored.
-    victim.child.kill('SIGSTOP');
-    for (const deadline = Date.now() + 10_000; (await vendorView(fleet.emulator, held)).alive; await sleep(50)) {
-      if (Date.now() > deadline) throw new Error('the vendor did not rotate');
-    }
-    victim.child.kill('SIGKILL');
-    await inFlight;
+    // The load's scheduled rotations wait meanwhile: the vendor's count of rotates then tells
+    // when the victim's own rotation reached it.
+    await load.withoutRotations(async () => {
+      await setFaults(fleet.emulator, { latencyMs: 2_000, operations: ['rotate'] });
+      const rotatesBefore = (await emulatorStats(fleet.emulator)).rotate;
+      const inFlight = requestRotation(victim, customer.session, held).catch(() => undefined);
+      for (const deadline = Date.now() + 10_000; (await emulatorStats(fleet.emulator)).rotate === rotatesBefore; await sleep(20)) {
+        if (Date.now() > deadline) throw new Error('the rotation did not reach the vendor within 10 s');
+      }
+      // Frozen while the vendor rotates: the vendor's answer is never read, the new token never stored.
+      victim.child.kill('SIGSTOP');
+      for (const deadline = Date.now() + 10_000; (await vendorView(fleet.emulator, held)).alive; await sleep(50)) {
+        if (Date.now() > deadline) throw new Error('the vendor did not rotate the held token within 10 s');
+      }
+      victim.child.kill('SIGKILL');
+      await inFlight;
+    });
     await setFaults(fleet.emulator, {});
     const since = Date.now();
     serving.splice(serving.indexOf(victim), 1, await fleet.addBff());
@@ -254,6 +262,12 @@ export async function killBffMidRotation(chaos: ChaosFleet<unknown>): Promise<Ki
     customer.token = served?.token ?? customer.token;
   } finally {
     customer.busy = false;
+    // Whatever failed, no frozen process is left for the load to wait on, nor a slow vendor.
+    if (alive(victim)) {
+      victim.child.kill('SIGKILL');
+      if (serving.includes(victim)) serving.splice(serving.indexOf(victim), 1, await fleet.addBff());
+    }
+    await setFaults(fleet.emulator, {}).catch(() => undefined);
   }
   return { customer, held, served, note: `rotation finished by another process ${served === undefined ? 'never' : `${(served.ms / 1000).toFixed(1)} s after the kill`}` };
 }

@@ -68,7 +68,7 @@ export interface LoadRates {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The BFF's minimum rotation interval (10 s) and a margin. */
-const ROTATION_SPACING_MS = 11_000;
+export const ROTATION_SPACING_MS = 11_000;
 const MAX_ATTEMPTS = 6;
 
 /**
@@ -84,6 +84,9 @@ export class ChaosLoad {
   #next = 0;
   #turn = 0;
   #inFlight = new Set<Promise<void>>();
+  /** The scheduled rotations in flight, and whether new ones are held back (see `withoutRotations`). */
+  #rotations = new Set<Promise<void>>();
+  #rotationsHeld = false;
   #returning: (customer: Customer) => boolean = () => true;
   #maxAttempts = MAX_ATTEMPTS;
 
@@ -129,7 +132,22 @@ export class ChaosLoad {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
+  /**
+   * Runs `work` while no scheduled rotation is in flight or starts (the other actions go on): a
+   * fault that must tell its own rotation at the vendor from the load's counts the vendor's rotates.
+   */
+  async withoutRotations<T>(work: () => Promise<T>): Promise<T> {
+    this.#rotationsHeld = true;
+    try {
+      while (this.#rotations.size > 0) await Promise.all([...this.#rotations]);
+      return await work();
+    } finally {
+      this.#rotationsHeld = false;
+    }
+  }
+
   #start(kind: keyof LoadRates): void {
+    if (kind === 'rotations' && this.#rotationsHeld) return;
     const action =
       kind === 'newCustomers'
         ? this.#visitNew()
@@ -139,6 +157,10 @@ export class ChaosLoad {
     if (action === undefined) return;
     this.#inFlight.add(action);
     void action.finally(() => this.#inFlight.delete(action));
+    if (kind === 'rotations') {
+      this.#rotations.add(action);
+      void action.finally(() => this.#rotations.delete(action));
+    }
   }
 
   #pick(eligible: (c: Customer) => boolean, act: (c: Customer) => Promise<void>): Promise<void> | undefined {
@@ -435,8 +457,10 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
     failure = error;
   });
   await load.run(setup.rates, faulted);
+  if (process.env.CHAOS_DEBUG) console.log(`scenario ${name}: load settled after ${Date.now() - started} ms`);
   if (failure !== undefined) throw failure;
   const final = await load.finalCheck();
+  if (process.env.CHAOS_DEBUG) console.log(`scenario ${name}: final check after ${Date.now() - started} ms`);
   const vendor = vendorDelta(await vendorCounts(emulator), before);
   const store = await checkStore(await setup.storePorts(), emulator);
   const counts = load.counts;

@@ -21,7 +21,7 @@ import { runEmbed } from './embed/index.js';
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only size,throughput,upstream,browser,outage,fleet,edge,chaos,embed` runs a subset (`rotation`: rows 5 alone).
+ * labels. `--only=size,throughput,upstream,browser,outage,fleet,edge,chaos,embed` runs a subset (`rotation`: rows 5 alone).
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -165,13 +165,19 @@ export interface Flapped {
   line: string;
 }
 
+/** The flapping scenario's demand by default: far beyond the budget, cheap for a test. */
+export const FLAP_DEMAND = { newCustomers: 10, returning: 10 };
+/** The issue's demand: about 185 requests a second across the two processes (bench row 8k). */
+export const FLAP_DEMAND_OF_THE_ISSUE = { newCustomers: 10, returning: 175 };
+
 /**
  * Redis killed and restarted empty every second for `forMs`, under a demand far beyond the budget
- * (10 new customers a second, each asking once) while the customers served so far come back (10 a
- * second; each process has served each of them, so holds its entry). Before, every recovery gave
- * each process a fresh local budget, and every empty restart a fresh shared one.
+ * (`demand.newCustomers` new customers a second, each asking once) while the customers served so
+ * far come back (`demand.returning` visits a second; each process has served each of them, so
+ * holds its entry). Before, every recovery gave each process a fresh local budget, and every empty
+ * restart a fresh shared one.
  */
-export async function flapRedis(chaos: ChaosFleet<RedisServer>, forMs: number): Promise<Flapped> {
+export async function flapRedis(chaos: ChaosFleet<RedisServer>, forMs: number, demand = FLAP_DEMAND): Promise<Flapped> {
   const { fleet, serving, load } = chaos;
   const cached = new Set(load.customers.filter((c) => c.token !== undefined));
   await load.finalCheck();
@@ -188,7 +194,7 @@ export async function flapRedis(chaos: ChaosFleet<RedisServer>, forMs: number): 
     }
   })();
   // New customers the budget refuses are not asked again here: the run measures the vendor calls.
-  await load.run({ newCustomers: 10, returning: 10, rotations: 0 }, flapping, { returning: (customer) => cached.has(customer), maxAttempts: 1 });
+  await load.run({ ...demand, rotations: 0 }, flapping, { returning: (customer) => cached.has(customer), maxAttempts: 1 });
   const seconds = (Date.now() - started) / 1000;
   const vendor = vendorDelta(await vendorCounts(fleet.emulator), before);
   const used = budgetDelta(await budgetUsed(serving), usedBefore);

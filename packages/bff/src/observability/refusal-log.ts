@@ -4,9 +4,10 @@ import type { BffMetrics } from './metrics.js';
 /**
  * Why the BFF refused a request on purpose, without a failing dependency behind the refusal: the
  * vendor budget had no slot in time (503), the vendor's circuit is open for everyone or for this
- * customer (503), the session's rate limit or the rotation throttle (429).
+ * customer (503), another process is still at work on this customer's group and the wait for it
+ * is over (503, `group_busy`), the session's rate limit or the rotation throttle (429).
  */
-export type RefusalReason = 'vendor_budget' | 'vendor_circuit' | 'customer_circuit' | 'session_rate_limit' | 'rotation_throttle';
+export type RefusalReason = 'vendor_budget' | 'vendor_circuit' | 'customer_circuit' | 'group_busy' | 'session_rate_limit' | 'rotation_throttle';
 
 /** How often at most the summary line is written while refusals go on. */
 export const REFUSAL_SUMMARY_INTERVAL_MS = 10_000;

@@ -19,10 +19,14 @@ export interface GroupEntriesSettings {
 /** The longest pause between two polls of a waiting process. */
 const MAX_POLL_INTERVAL_MS = 200;
 
-/** A waiting process's answer when its wait is over: the holder is still at work (or died, and its lock has not expired yet). */
+/**
+ * A waiting process's answer when its wait is over: the holder is still at work (or died, and its
+ * lock has not expired yet). A refusal on purpose (`group_busy`): the retry is served by the
+ * holder's result, and a burst of new customers meets many of them.
+ */
 export class BusyError extends BffError {
   constructor(what: string) {
-    super('upstream_unavailable', `another process is ${what}; retry shortly`, { retryAfterSeconds: 1 });
+    super('upstream_unavailable', `another process is ${what}; retry shortly`, { retryAfterSeconds: 1, refusal: 'group_busy' });
   }
 }
 

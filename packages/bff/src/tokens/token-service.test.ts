@@ -470,8 +470,10 @@ describe('store shared by several BFF processes', () => {
     const upstream = new FakeUpstream();
     const gate = deferred();
     upstream.gate = gate.promise;
+    const logs = captureLogs();
+    const metrics = createBffMetrics();
     const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 60 };
-    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const [a, b] = [createBffApp(opts), createBffApp({ ...opts, logger: logs.logger, metrics })];
     const jwt = await session();
     const first = getToken(a, jwt);
     await new Promise((r) => setTimeout(r, 5));
@@ -481,6 +483,9 @@ describe('store shared by several BFF processes', () => {
     expect(waiter.status).toBe(503);
     expect(waiter.headers.get('retry-after')).toBe('1');
     expect(waiter.body).toMatchObject({ error: { code: 'upstream_unavailable', retryable: true } });
+    // A refusal on purpose, counted, not an error line: nothing failed.
+    expect(await metrics.registry.metrics()).toContain('embed_bff_refusals_total{reason="group_busy"} 1');
+    expect(logs.lines.filter((line) => line.includes('"level":"error"'))).toEqual([]);
     gate.resolve();
     const held = await first;
     expect((await getToken(b, jwt)).body).toMatchObject({ token: (held.body as { token: string }).token });

@@ -420,6 +420,19 @@ describe('an entry pinned by a session from the future', () => {
 });
 
 describe('store shared by several BFF processes', () => {
+  /** Two BFF processes (apps) sharing one memory store and one fake vendor; `hold()` holds the vendor's answers until the gate it returns resolves. */
+  function twoProcesses(options: Partial<BffAppOptions> = {}, onlyB: Partial<BffAppOptions> = {}) {
+    const upstream = new FakeUpstream();
+    const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+    const opts = { upstream, session: { secret: SESSION_SECRET }, store: createMemoryStore(), logger: captureLogs().logger, rateLimit: false as const, sleep, ...options };
+    const hold = () => {
+      const gate = deferred();
+      upstream.gate = gate.promise;
+      return gate;
+    };
+    return { upstream, a: createBffApp(opts), b: createBffApp({ ...opts, ...onlyB }), hold };
+  }
+
   it('never hands out an entry another vendor account wrote, even under the same key', async () => {
     const store = createMemoryStore();
     const a = Object.assign(new FakeUpstream(), { accountId: 'account-a' });
@@ -447,13 +460,8 @@ describe('store shared by several BFF processes', () => {
   });
 
   it('single-flights across apps sharing a store: the lock holder calls upstream, the other waits and reads', async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const gate = deferred();
-    upstream.gate = gate.promise;
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const };
-    const a = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
-    const b = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const { upstream, a, b, hold } = twoProcesses();
+    const gate = hold();
     const jwt = await session();
     const first = getToken(a, jwt);
     await new Promise((r) => setTimeout(r, 5));
@@ -466,14 +474,10 @@ describe('store shared by several BFF processes', () => {
   });
 
   it('a process waiting longer than lockWaitMs for another one\'s sync answers 503 (retry in 1 s), never a second vendor call; the holder\'s result serves the retry', async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const gate = deferred();
-    upstream.gate = gate.promise;
     const logs = captureLogs();
     const metrics = createBffMetrics();
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 60 };
-    const [a, b] = [createBffApp(opts), createBffApp({ ...opts, logger: logs.logger, metrics })];
+    const { upstream, a, b, hold } = twoProcesses({ lockWaitMs: 60 }, { logger: logs.logger, metrics });
+    const gate = hold();
     const jwt = await session();
     const first = getToken(a, jwt);
     await new Promise((r) => setTimeout(r, 5));
@@ -493,15 +497,11 @@ describe('store shared by several BFF processes', () => {
   });
 
   it('a waiting process takes the lock as soon as the holder ends without a result (its vendor call failed), without waiting out lockWaitMs', async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const gate = deferred();
-    upstream.gate = gate.promise;
-    upstream.failNext.getOrCreate = [new UserGroupNetworkError('socket hang up')];
     let slept = 0;
     const sleep = (ms: number) => ((slept += ms), new Promise<void>((r) => setTimeout(r, ms)));
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 5_000, sleep, circuitBreaker: false as const };
-    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const { upstream, a, b, hold } = twoProcesses({ lockWaitMs: 5_000, sleep, circuitBreaker: false });
+    const gate = hold();
+    upstream.failNext.getOrCreate = [new UserGroupNetworkError('socket hang up')];
     const jwt = await session();
     const first = getToken(a, jwt);
     await new Promise((r) => setTimeout(r, 5));
@@ -515,12 +515,8 @@ describe('store shared by several BFF processes', () => {
   });
 
   it('renews a held lock while its holder works, so a slow vendor call is not duplicated by a process that finds the lock expired', async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const gate = deferred();
-    upstream.gate = gate.promise;
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockTtlMs: 90, lockWaitMs: 300 };
-    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const { upstream, a, b, hold } = twoProcesses({ lockTtlMs: 90, lockWaitMs: 300 });
+    const gate = hold();
     const jwt = await session();
     const first = getToken(a, jwt);
     await new Promise((r) => setTimeout(r, 5));
@@ -532,14 +528,10 @@ describe('store shared by several BFF processes', () => {
   });
 
   it("a process waiting for another's rotation longer than lockWaitMs answers 503, never the token it was shown (its holder presents it because the vendor refused it)", async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const, lockWaitMs: 60 };
-    const [a, b] = [createBffApp(opts), createBffApp(opts)];
+    const { upstream, a, b, hold } = twoProcesses({ lockWaitMs: 60 });
     const jwt = await session();
     const presented = ((await getToken(a, jwt)).body as { token: string }).token;
-    const gate = deferred();
-    upstream.gate = gate.promise;
+    const gate = hold();
     const first = rotate(a, jwt, presented);
     await new Promise((r) => setTimeout(r, 5));
     const waiter = await rotate(b, jwt, presented);
@@ -552,15 +544,10 @@ describe('store shared by several BFF processes', () => {
   });
 
   it("a process waiting for another's sync answers only once the vendor holds the session's properties, never the entry it found stale", async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const };
-    const a = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
-    const b = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const { upstream, a, b, hold } = twoProcesses();
     await getToken(a, await session());
     const changed = await session({ ...acme, embed_properties: { region: 'US', plan: 'pro' } });
-    const gate = deferred();
-    upstream.gate = gate.promise;
+    const gate = hold();
     const first = getToken(a, changed);
     await new Promise((r) => setTimeout(r, 5));
     let vendorRegionWhenBAnswered: unknown;
@@ -575,15 +562,10 @@ describe('store shared by several BFF processes', () => {
   });
 
   it("a process waiting for another's rotation of the same token answers the new token, not the one presented", async () => {
-    const store = createMemoryStore();
-    const upstream = new FakeUpstream();
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store, logger: captureLogs().logger, rateLimit: false as const };
-    const a = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
-    const b = createBffApp({ ...opts, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
+    const { upstream, a, b, hold } = twoProcesses();
     const jwt = await session();
     const presented = ((await getToken(a, jwt)).body as { token: string }).token;
-    const gate = deferred();
-    upstream.gate = gate.promise;
+    const gate = hold();
     const first = rotate(a, jwt, presented);
     await new Promise((r) => setTimeout(r, 5));
     const second = rotate(b, jwt, presented);

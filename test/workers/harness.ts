@@ -113,10 +113,11 @@ export function workerdStore(send: (path: string, init: RequestInit) => Promise<
     get: async (key) => (await op<{ entry: GroupEntry | null }>('get', { key })).entry ?? undefined,
     set: async (key, entry, ttlMs) => void (await op('set', { key, entry, ttlMs })),
     setIfAbsent: (key, entry, ttlMs) => op<boolean>('setIfAbsent', { key, entry, ttlMs }),
+    setIfAbsentOrSuperseded: (key, entry, ttlMs, superseded) => op<boolean>('setIfAbsentOrSuperseded', { key, entry, ttlMs, superseded }),
     delete: async (key) => void (await op('delete', { key })),
     tryLock: async (key, ttlMs): Promise<LockHandle | undefined> => {
       const id = await op<string | null>('tryLock', { key, ttlMs });
-      return id === null ? undefined : { release: async () => void (await op('release', { id })) };
+      return id === null ? undefined : { release: async () => void (await op('release', { id })), extend: (ttlMs) => op<boolean>('extend', { id, ttlMs }) };
     },
     hit: (key, windowMs) => op<WindowCount>('hit', { key, windowMs }),
     reserveBudget: (key, request: BudgetRequest) => op<BudgetDecision>('reserveBudget', { key, request }),

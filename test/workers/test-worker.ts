@@ -28,7 +28,7 @@ const locks = new Map<string, LockHandle>();
 const json = (value: unknown, status = 200) => new Response(JSON.stringify(value ?? null), { status, headers: { 'content-type': 'application/json' } });
 
 async function store(op: string, request: Request, env: Env): Promise<Response> {
-  const body = (await request.json()) as { key: string; entry: GroupEntry; ttlMs: number; windowMs: number; request: never; id: string };
+  const body = (await request.json()) as { key: string; entry: GroupEntry; ttlMs: number; windowMs: number; request: never; id: string; superseded: string[] };
   const s = createDurableObjectStore(env.EMBED_STORE, { keyPrefix: request.headers.get('x-store-prefix') ?? 'embed:' });
   try {
     switch (op) {
@@ -38,6 +38,8 @@ async function store(op: string, request: Request, env: Env): Promise<Response> 
         return json(await s.set(body.key, body.entry, body.ttlMs));
       case 'setIfAbsent':
         return json(await s.setIfAbsent(body.key, body.entry, body.ttlMs));
+      case 'setIfAbsentOrSuperseded':
+        return json(await s.setIfAbsentOrSuperseded(body.key, body.entry, body.ttlMs, body.superseded));
       case 'delete':
         return json(await s.delete(body.key));
       case 'tryLock': {
@@ -49,6 +51,10 @@ async function store(op: string, request: Request, env: Env): Promise<Response> 
       }
       case 'release':
         return json(await locks.get(body.id)?.release());
+      case 'extend': {
+        const lock = locks.get(body.id);
+        return json(lock === undefined ? false : await lock.extend!(body.ttlMs));
+      }
       case 'hit':
         return json(await s.hit(body.key, body.windowMs));
       case 'reserveBudget':

@@ -4,7 +4,7 @@ import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/t
 import type { EmbedStore } from './embed-store.js';
 
 /** The RPC surface of {@link EmbedStore} as a Worker sees it through a stub. */
-export type EmbedStoreStub = Pick<EmbedStore, 'getEntry' | 'setEntry' | 'deleteEntry' | 'tryLock' | 'releaseLock' | 'hit' | 'reserveBudget' | 'ping'>;
+export type EmbedStoreStub = Pick<EmbedStore, 'getEntry' | 'setEntry' | 'setEntryIfAbsentOrSuperseded' | 'deleteEntry' | 'tryLock' | 'releaseLock' | 'extendLock' | 'hit' | 'reserveBudget' | 'ping'>;
 
 /** A Durable Object namespace binding of the {@link EmbedStore} class (`env.EMBED_STORE`). */
 export interface EmbedStoreNamespace {
@@ -29,7 +29,7 @@ const checkMs = (name: string, value: number): number => {
 };
 const MAX_PREFIX_LENGTH = 256;
 
-export type DurableObjectStore = TokenStore & Required<Pick<TokenStore, 'setIfAbsent' | 'reserveBudget'>>;
+export type DurableObjectStore = TokenStore & Required<Pick<TokenStore, 'setIfAbsent' | 'setIfAbsentOrSuperseded' | 'reserveBudget'>>;
 
 /**
  * The BFF's `TokenStore` in Durable Objects of the {@link EmbedStore} class: one object per key
@@ -87,6 +87,13 @@ export function createDurableObjectStore(namespace: EmbedStoreNamespace, options
       return call('setIfAbsent', stub, (s) => s.setEntry(encoded, ttlMs, true));
     },
 
+    async setIfAbsentOrSuperseded(groupKey: string, entry: GroupEntry, ttlMs: number, superseded: readonly string[]): Promise<boolean> {
+      const stub = object('group', groupKey);
+      const encoded = encodeEntry(entry);
+      checkMs('ttlMs', ttlMs);
+      return call('setIfAbsentOrSuperseded', stub, (s) => s.setEntryIfAbsentOrSuperseded(encoded, ttlMs, [...superseded]));
+    },
+
     async delete(groupKey: string): Promise<void> {
       const stub = object('group', groupKey);
       await call('delete', stub, (s) => s.deleteEntry());
@@ -103,6 +110,11 @@ export function createDurableObjectStore(namespace: EmbedStoreNamespace, options
           if (released) return;
           released = true;
           await call('release', object('lock', name), (s) => s.releaseLock(owner));
+        },
+        async extend(extraMs: number) {
+          checkMs('ttlMs', extraMs);
+          if (released) return false;
+          return call('extendLock', object('lock', name), (s) => s.extendLock(owner, extraMs));
         },
       };
     },

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { reserve, type BudgetDecision, type BudgetRequest } from '../budget/reservation.js';
+import { decodeEntry } from '../store/entry-codec.js';
 
 /** What one object keeps: the value of its one store key and when it stops counting. */
 interface Stored {
@@ -62,6 +63,22 @@ export class EmbedStore extends DurableObject {
     return true;
   }
 
+  /**
+   * Stores the encoded entry for `ttlMs` where no live entry is, or where the live one's token is
+   * among `superseded` (`TokenStore.setIfAbsentOrSuperseded`); resolves whether it did. A value
+   * that does not read as an entry is replaced, as the Redis store's script does.
+   */
+  async setEntryIfAbsentOrSuperseded(encoded: string, ttlMs: number, superseded: string[]): Promise<boolean> {
+    if (typeof encoded !== 'string') throw new TypeError('entry must be a string');
+    if (!Array.isArray(superseded) || !superseded.every((token) => typeof token === 'string')) throw new TypeError('superseded must be an array of tokens');
+    positiveMs(ttlMs);
+    const stored = await this.#read();
+    const token = typeof stored?.value === 'string' ? decodeEntry(stored.value)?.token : undefined;
+    if (token !== undefined && !superseded.includes(token)) return false;
+    await this.#write(encoded, Date.now() + ttlMs);
+    return true;
+  }
+
   async deleteEntry(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }
@@ -78,6 +95,15 @@ export class EmbedStore extends DurableObject {
   async releaseLock(owner: string): Promise<void> {
     const stored = await this.#read();
     if (stored?.value === owner) await this.ctx.storage.deleteAll();
+  }
+
+  /** Gives the lock `ttlMs` more from now while `owner` still holds it; resolves whether it did. */
+  async extendLock(owner: string, ttlMs: number): Promise<boolean> {
+    positiveMs(ttlMs);
+    const stored = await this.#read();
+    if (stored?.value !== owner) return false;
+    await this.#write(owner, Date.now() + ttlMs);
+    return true;
   }
 
   /** One hit in a fixed window of `windowMs` that starts with its first hit. */

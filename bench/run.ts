@@ -80,7 +80,7 @@ if (wanted('embed')) {
 }
 
 if (wanted('chaos')) {
-  log('8. the fleet under chaos: the cluster cold burst, and every fault of the chaos tests under a steady load');
+  log('9. the fleet under chaos: the cluster cold burst, and every fault of the chaos tests under a steady load');
   rows.push(...(await runChaos(quick)));
 }
 

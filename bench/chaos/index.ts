@@ -25,27 +25,27 @@ import { countValue, formatMs, formatSpread } from '../lib/format.js';
 import { NotAvailable, judgeTiming, unavailableRows, type Row, type RowKind } from '../lib/row.js';
 import { percentile } from '../lib/stats.js';
 
-const progress = (message: string) => process.stderr.write(`bench: 8. ${message}\n`);
+const progress = (message: string) => process.stderr.write(`bench: 9. ${message}\n`);
 
 /** The issue's cold burst: 40 new customers × 10 requests through 2 fresh BFF processes. */
 const CUSTOMERS = 40;
 const PER_CUSTOMER = 10;
 
 const BURST_ROWS = [
-  ['8a', `cluster cold burst (${CUSTOMERS} new customers × ${PER_CUSTOMER} requests, 2 fresh BFF processes, 3 masters + 3 replicas): 504 answers`, 'fixed target'],
-  ['8b', 'cluster cold burst: vendor calls beyond one per customer served (duplicates), and customers given two tokens or another\'s', 'fixed target'],
-  ['8c', 'cluster cold burst p99 (answers 200), budget not binding: the fleet\'s own work, no deliberate wait', 'fixed target'],
-  ['8d', 'cluster cold burst p99 (answers 200) with the default budget (150/min, burst 25): the deliberate waits apart', 'fixed target'],
+  ['9a', `cluster cold burst (${CUSTOMERS} new customers × ${PER_CUSTOMER} requests, 2 fresh BFF processes, 3 masters + 3 replicas): 504 answers`, 'fixed target'],
+  ['9b', 'cluster cold burst: vendor calls beyond one per customer served (duplicates), and customers given two tokens or another\'s', 'fixed target'],
+  ['9c', 'cluster cold burst p99 (answers 200), budget not binding: the fleet\'s own work, no deliberate wait', 'fixed target'],
+  ['9d', 'cluster cold burst p99 (answers 200) with the default budget (150/min, burst 25): the deliberate waits apart', 'fixed target'],
 ] as const;
 
 const FAULT_ROWS = [
-  ['8e', 'slots migrate (reshard, hot slot held half-moved: ASK on a Lua script, rebalance)'],
-  ['8f', 'CLUSTER FAILOVER of a master to its replica'],
-  ['8g', 'kill -9 of a cluster master, replica promoted'],
-  ['8h', 'kill -9 of a BFF holding a group\'s lock mid-rotation'],
-  ['8i', 'Sentinel failover (kill -9 of the master)'],
-  ['8j', 'Redis restarts empty (data lost)'],
-  ['8k', 'Redis killed and restarted empty every second, demand beyond the budget'],
+  ['9e', 'slots migrate (reshard, hot slot held half-moved: ASK on a Lua script, rebalance)'],
+  ['9f', 'CLUSTER FAILOVER of a master to its replica'],
+  ['9g', 'kill -9 of a cluster master, replica promoted'],
+  ['9h', 'kill -9 of a BFF holding a group\'s lock mid-rotation'],
+  ['9i', 'Sentinel failover (kill -9 of the master)'],
+  ['9j', 'Redis restarts empty (data lost)'],
+  ['9k', 'Redis killed and restarted empty every second, demand beyond the budget'],
 ] as const;
 
 interface Plan {
@@ -119,22 +119,22 @@ async function burstRows(plan: Plan, serverPath: string, cliPath: string, quick:
   const budgetP99 = p99(budgeted);
   return [
     {
-      id: '8a', metric: BURST_ROWS[0][1], kind: 'fixed target',
+      id: '9a', metric: BURST_ROWS[0][1], kind: 'fixed target',
       ours: `${countValue(count(504))} of ${countValue(requests)} requests (${runs}: budget not binding, default budget)`,
       baseline: '', ratio: '', target: '0', result: count(504) === 0 ? 'pass' : 'miss',
     },
     {
-      id: '8b', metric: BURST_ROWS[1][1], kind: 'fixed target',
+      id: '9b', metric: BURST_ROWS[1][1], kind: 'fixed target',
       ours: `${countValue(duplicates)} duplicate calls for ${countValue(all.reduce((s, b) => s + b.served, 0))} customers served; ${inconsistent} customers with two tokens or another's`,
       baseline: '', ratio: '', target: '0 and 0', result: duplicates === 0 && inconsistent === 0 ? 'pass' : 'miss',
     },
     {
-      id: '8c', metric: BURST_ROWS[2][1], kind: 'fixed target',
+      id: '9c', metric: BURST_ROWS[2][1], kind: 'fixed target',
       ours: `${formatSpread(freeP99, formatMs, '')}over ${plan.bursts} runs; answers other than 200: ${others(free)}`,
       baseline: '', ratio: '', target: `< ${formatMs(deadline)} (the BFF's deadline)`, result: judgeTiming(Math.max(...freeP99) < deadline, quick),
     },
     {
-      id: '8d', metric: BURST_ROWS[3][1], kind: 'fixed target',
+      id: '9d', metric: BURST_ROWS[3][1], kind: 'fixed target',
       ours:
         `${formatSpread(budgetP99, formatMs, '')}over ${plan.bursts} runs; deliberate: ${countValue(budgeted.reduce((s, b) => s + b.budgetWaits, 0))} vendor calls waited for their slot (≤ 3 s), ` +
         `${countValue(count(503, budgeted))} × 503 with Retry-After (customers beyond the burst and 3 s of waiting); other answers: ${others(budgeted).replace(/\d[\d,]* × 503(, )?/, '') || 'none'}`,

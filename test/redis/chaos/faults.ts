@@ -167,7 +167,7 @@ export interface Flapped {
 
 /** The flapping scenario's demand by default: far beyond the budget, cheap for a test. */
 export const FLAP_DEMAND = { newCustomers: 10, returning: 10 };
-/** The issue's demand: about 185 requests a second across the two processes (bench row 8k). */
+/** The issue's demand: about 185 requests a second across the two processes (bench row 9k). */
 export const FLAP_DEMAND_OF_THE_ISSUE = { newCustomers: 10, returning: 175 };
 
 /**

@@ -7,7 +7,7 @@ import { budgetDelta, budgetUsed, ChaosLoad, ROTATION_SPACING_MS, runScenario, v
 
 /*
  * The deployments and faults of the chaos scenarios (issue 23; ARCHITECTURE §4 "The fleet under
- * faults"), shared by the tests (test/redis/chaos/*.test.ts) and the bench (bench/chaos).
+ * faults"), shared by the tests (test/redis/chaos/fleet-under-faults.test.ts: cluster.ts, sentinel.ts, single.ts) and the bench (bench/chaos).
  */
 
 /** Small and steady: about 1.5 vendor calls a second, under the default budget (2.5 a second) and the vendor's 180 a minute. */
@@ -94,17 +94,24 @@ export async function singleFleet(serverBinary: string, options: ChaosFleetOptio
 /** The masters serving slots now. */
 const masterPorts = async (cluster: RedisCluster) => (await cluster.topology()).filter((n) => n.role === 'master' && n.slots > 0).map((n) => n.port);
 
+/** How much the slots migrate: the bench's (1,500 slots, the budget's slot half-moved for 2 s) by default; the test moves less, the same way. */
+export interface Migration {
+  slots: number;
+  holdMs: number;
+}
+export const BENCH_MIGRATION: Migration = { slots: 1_500, holdMs: 2_000 };
+
 /**
- * Slots migrate between masters: `redis-cli --cluster reshard` of 1,500 slots, the vendor
- * budget's slot (every vendor call runs a Lua script on its one key) held half-moved for 2 s
- * (ASK), then `redis-cli --cluster rebalance`. Resolves the redirections the nodes answered.
+ * Slots migrate between masters: `redis-cli --cluster reshard` of `slots` slots, the vendor
+ * budget's slot (every vendor call runs a Lua script on its one key) held half-moved for
+ * `holdMs` (ASK), then `redis-cli --cluster rebalance`. Resolves the redirections the nodes answered.
  */
-export async function slotsMigrate(cluster: RedisCluster): Promise<{ ask: number; moved: number; note: string }> {
+export async function slotsMigrate(cluster: RedisCluster, migration: Migration = BENCH_MIGRATION): Promise<{ ask: number; moved: number; note: string }> {
   const before = await cluster.redirections();
   const masters = await masterPorts(cluster);
-  await cluster.reshard(masters[0]!, masters[1]!, 1_500);
+  await cluster.reshard(masters[0]!, masters[1]!, migration.slots);
   const { key, port: owner } = await findKey(masters, '*budget:*');
-  await cluster.migrateSlotOf(key, masters.find((port) => port !== owner)!, 2_000);
+  await cluster.migrateSlotOf(key, masters.find((port) => port !== owner)!, migration.holdMs);
   await cluster.rebalance();
   const after = await cluster.redirections();
   const [ask, moved] = [after.ask - before.ask, after.moved - before.moved];

@@ -436,8 +436,8 @@ export interface ScenarioResult {
 }
 
 /**
- * Runs the load, with `fault` happening after a quiet second (and a second and a half of load
- * after it), then asks every customer once more through every process; measures the promises
+ * Runs the load, with `fault` happening after 0.6 s of it (and a second of load after the
+ * fault is over), then asks every customer once more through every process; measures the promises
  * (ARCHITECTURE §4, "The fleet under faults") and prints the scenario's line of the chaos table.
  */
 export async function runScenario(setup: ScenarioSetup, name: string, fault: () => Promise<string | void>, allow: Allowance = {}): Promise<ScenarioResult> {
@@ -450,9 +450,9 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   let note = '';
   let failure: unknown;
   const faulted = (async () => {
-    await sleep(1_000);
+    await sleep(600);
     note = (await fault()) ?? '';
-    await sleep(1_500);
+    await sleep(1_000);
   })().catch((error: unknown) => {
     failure = error;
   });

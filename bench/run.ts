@@ -74,14 +74,13 @@ if (wanted('edge')) {
   log('8. the BFF as a Cloudflare Worker and an AWS Lambda function');
   rows.push(...(await runEdge(quick)));
 }
-if (wanted('embed')) {
-  log('10. embed tokens: vendor calls and token route latency per kind of token');
-  rows.push(...(await runEmbed(quick)));
-}
-
 if (wanted('chaos')) {
   log('9. the fleet under chaos: the cluster cold burst, and every fault of the chaos tests under a steady load');
   rows.push(...(await runChaos(quick)));
+}
+if (wanted('embed')) {
+  log('10. embed tokens: vendor calls and token route latency per kind of token');
+  rows.push(...(await runEmbed(quick)));
 }
 
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);

@@ -116,12 +116,11 @@ export class VendorMinter implements EmbedTokenMinter {
         const latest = await this.#read(request);
         return latest !== undefined && answers(latest) ? latest : this.#mint(request, latest ?? stored, replacing);
       };
-      // A holder that is slow or gone is not waited for longer: a second token is no harm, only a call.
+      // As for a customer token (GroupEntries.exclusive): another process's mint is waited for,
+      // taken over when it ends without a token or dies, and never duplicated; when the wait is
+      // over the answer is 503 `group_busy` (retry in 1 s), served by the holder's token.
       pending = this.#entries
-        .withLock(`mint:${key}`, mint, async () => {
-          const minted = await this.#entries.waitFor(key, (entry) => entry.fingerprint === scope(request) && answers(entry));
-          return minted ?? mint();
-        })
+        .exclusive(`mint:${key}`, key, (entry) => entry.fingerprint === scope(request) && answers(entry), mint, 'minting this embed token')
         .finally(() => this.#inFlight.delete(flight));
       this.#inFlight.set(flight, pending);
     }

@@ -11,6 +11,8 @@ import { runOk } from '../packaging/consumer.js';
 export interface Certificates {
   /** The CA's certificate (PEM file): what a client that trusts the test CA loads. */
   caPath: string;
+  /** The server's certificate alone (what WebKit is told to accept per host). */
+  serverPath: string;
   /** The server's certificate followed by the CA's (what nginx sends), and its key. */
   chainPath: string;
   keyPath: string;
@@ -33,5 +35,5 @@ export async function makeCertificates(dir: string, hosts: readonly string[], na
   await openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
   const ca = readFileSync(path('ca.pem'), 'utf8');
   writeFileSync(path('chain.pem'), readFileSync(path('server.pem'), 'utf8') + ca);
-  return { caPath: path('ca.pem'), chainPath: path('chain.pem'), keyPath: path('server.key'), hosts };
+  return { caPath: path('ca.pem'), serverPath: path('server.pem'), chainPath: path('chain.pem'), keyPath: path('server.key'), hosts };
 }

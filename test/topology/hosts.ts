@@ -39,6 +39,8 @@ export interface TopologyInfo {
   available: boolean;
   /** The run's CA (PEM): what the browsers and Node's requests trust. */
   caPath: string;
+  /** The certificate nginx presents for every named host (PEM, without the CA): WebKit's per-host pin. */
+  serverCertificatePath: string;
   lanes: Record<EngineName, Lane>;
   /** The HTTP proxy WebKit reaches the named hosts through (`CONNECT <host>:443` to the webkit lane). */
   proxyPort: number;

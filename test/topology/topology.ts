@@ -13,11 +13,16 @@
  *   instead); the CA in its profile's NSS database (`trustedCa`: certutil).
  * - WebKitGTK: MiniBrowser has no resolver setting; it asks its HTTP proxy (`--proxy`) to
  *   `CONNECT app.test:443` by name, and the run's proxy (connect-proxy.ts) tunnels that to the
- *   lane; loopback addresses bypass the proxy (`--ignore-host`: WebKit would proxy them too). It cannot trust a CA for one launch (GnuTLS reads only the system's CA file, shared by
- *   the whole machine), so it accepts the run's certificates through WebDriver's
- *   `acceptInsecureCerts`, which accepts any certificate: the chain is checked by the other two.
- * A host with a certificate of another CA (`UNTRUSTED_HOST`) shows it: Chromium and Firefox refuse
- * it, WebKit loads it (demo.test.ts).
+ *   lane; loopback addresses bypass the proxy (`--ignore-host`: WebKit would proxy them too). It
+ *   cannot trust a CA for one launch: GnuTLS reads only the system's CA file, compiled in
+ *   (/etc/ssl/certs/ca-certificates.crt: no SSL_CERT_FILE, and glib-networking's only variable,
+ *   G_TLS_GNUTLS_PRIORITY, sets ciphers), shared by the whole machine. So it is given, per named
+ *   host, the one server certificate nginx presents there (`webkitCertificates`: WebKitWebDriver's
+ *   `certificates` capability, webkit_web_context_allow_tls_certificate_for_host): a pin, not a
+ *   CA, and any other certificate is refused as in the other two; the chain to the CA is
+ *   checked by Chromium and Firefox only.
+ * A host with a certificate of another CA (`UNTRUSTED_HOST`) shows it: every engine refuses it
+ * (demo.test.ts).
  */
 import { request as httpsRequest } from 'node:https';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -45,7 +50,8 @@ export function topologyLaunch(engine: EngineName, topology: TopologyInfo, extra
   }
   // Loopback stays direct (the apps' own http://127.0.0.1:PORT): WebKit sends everything to its proxy unless told.
   const direct = ['localhost', '127.0.0.1', '::1'].map((host) => `--ignore-host=${host}`);
-  return { ...extra, acceptInsecureCerts: true, webkitArgs: [`--proxy=http://127.0.0.1:${topology.proxyPort}`, ...direct] };
+  const webkitCertificates = Object.values(HOSTS).map((host) => ({ host, certificateFile: topology.serverCertificatePath }));
+  return { ...extra, webkitCertificates, webkitArgs: [`--proxy=http://127.0.0.1:${topology.proxyPort}`, ...direct] };
 }
 
 /** An engine of this run, with its lane of the topology. */

@@ -55,14 +55,21 @@ export interface LaunchOptions {
    * A CA certificate (PEM file) the browser trusts for this launch only, besides its own roots:
    * Chromium by the CA's key (`--ignore-certificate-errors-spki-list`), Firefox in the NSS
    * database of the launch's fresh profile (`certutil`, package libnss3-tools). WebKitGTK
-   * cannot (GnuTLS reads one system-wide file): launching it with this throws; use
-   * `acceptInsecureCerts` there.
+   * cannot (GnuTLS reads one system-wide file): launching it with this throws; give it
+   * `webkitCertificates` instead.
    */
   trustedCa?: string;
   /** Engine-specific extras, for what the options above do not cover. */
   chromiumArgs?: readonly string[];
   firefoxPrefs?: Readonly<Record<string, string | number | boolean>>;
   webkitArgs?: readonly string[];
+  /**
+   * WebKitGTK: the server certificate (PEM file) each host presents, accepted for that host only,
+   * for this launch (WebKitWebDriver's `webkitgtk:browserOptions.certificates`, which the browser
+   * passes to `webkit_web_context_allow_tls_certificate_for_host`): a pin per host, not a CA, so
+   * any other certificate, at these hosts or others, is still refused.
+   */
+  webkitCertificates?: readonly { host: string; certificateFile: string }[];
 }
 
 export interface ContextOptions {

@@ -35,11 +35,13 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
   if (options.namedHosts?.length) throw new Error('named hosts are not supported in WebKit (MiniBrowser has no host-resolver setting): give it an HTTP proxy that tunnels them (webkitArgs --proxy, as test/topology does)');
   const xvfb = await startXvfb(paths.xvfb);
   const contexts = new Set<WebKitContext>();
-  if (options.trustedCa) throw new Error('WebKitGTK cannot trust a CA for one launch (GnuTLS reads only the system-wide /etc/ssl/certs/ca-certificates.crt): use acceptInsecureCerts');
+  if (options.trustedCa) throw new Error('WebKitGTK cannot trust a CA for one launch (GnuTLS reads only the system-wide /etc/ssl/certs/ca-certificates.crt): give it webkitCertificates, each host\'s own certificate');
   // `no-third-party` (MiniBrowser's default) refuses cookies a third party sets, yet sends those a
   // site set as a first party; blocking them as Safari does takes its Intelligent Tracking Prevention.
   const cookies = options.thirdPartyCookies === 'allow' ? ['--cookies-policy=always'] : options.thirdPartyCookies === 'block' ? ['--cookies-policy=no-third-party', '--enable-itp'] : ['--cookies-policy=no-third-party'];
   const args = ['--automation', ...cookies, ...(options.webkitArgs ?? [])];
+  const certificates = (options.webkitCertificates ?? []).map(({ host, certificateFile }) => ({ host, certificateFile }));
+  const browserOptions = certificates.length ? { args, certificates } : { args };
   let version = '';
   const browser: EngineBrowser = {
     engine: 'webkit',
@@ -48,7 +50,7 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
     },
     supports: WEBKIT_SUPPORT,
     async newContext(contextOptions = {}) {
-      const context = await WebKitContext.start(paths, xvfb.display, args, options.acceptInsecureCerts ?? false, contextOptions.viewport ?? DEFAULT_VIEWPORT, () => contexts.delete(context));
+      const context = await WebKitContext.start(paths, xvfb.display, browserOptions, options.acceptInsecureCerts ?? false, contextOptions.viewport ?? DEFAULT_VIEWPORT, () => contexts.delete(context));
       contexts.add(context);
       version ||= context.version;
       return context;
@@ -141,7 +143,7 @@ class WebKitContext implements EngineContext {
     private readonly forget: () => void,
   ) {}
 
-  static async start(paths: WebKitPaths, display: string, args: string[], acceptInsecureCerts: boolean, viewport: Viewport, forget: () => void): Promise<WebKitContext> {
+  static async start(paths: WebKitPaths, display: string, browserOptions: { args: string[]; certificates?: { host: string; certificateFile: string }[] }, acceptInsecureCerts: boolean, viewport: Viewport, forget: () => void): Promise<WebKitContext> {
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       // MiniBrowser keeps cookies and storage under XDG_DATA_HOME even in automation mode: a
@@ -163,7 +165,7 @@ class WebKitContext implements EngineContext {
           acceptInsecureCerts,
           // An axe-core run over a page takes seconds in WebKit on two busy cores.
           timeouts: { script: 60_000 },
-          'webkitgtk:browserOptions': { binary: paths.minibrowser, args },
+          'webkitgtk:browserOptions': { binary: paths.minibrowser, ...browserOptions },
         });
         const context = new WebKitContext(driver, session, `MiniBrowser (WebKitGTK ${String(session.capabilities.browserVersion ?? '?')})`, viewport, forget);
         context.spare = await session.command<string>('GET', '/window');

@@ -59,6 +59,18 @@ describe('embeddedDashboard() in vite dev', () => {
     expect(await unknown.text()).toBe('dev sign-in: ?customer= must be one of acme, globex, initech\n');
   });
 
+  it('behind a TLS proxy at a public name: a same-origin request is served on the browser\'s Sec-Fetch-Site, a cross-site one is 403', async () => {
+    // What a browser at https://dev.example.test sends through a proxy to this dev server at http://127.0.0.1:PORT.
+    const login = await fetch(`${base}/__embedded-dashboard/login?customer=acme`, { redirect: 'manual' });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const ask = (site: string) =>
+      fetch(`${base}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://dev.example.test', 'sec-fetch-site': site, cookie }, body: '{}' });
+    expect((await ask('same-origin')).status).toBe(200);
+    const refused = await ask('cross-site');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+  });
+
   it('redirects only to paths on the dev server after sign-in', async () => {
     for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
       const login = await fetch(`${base}/__embedded-dashboard/login?customer=acme&next=${encodeURIComponent(next)}`, { redirect: 'manual' });

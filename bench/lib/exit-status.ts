@@ -14,7 +14,7 @@ export interface ExitInputs {
  */
 export function failureReasons({ rows, withinBudget, strict }: ExitInputs): string[] {
   const reasons: string[] = [];
-  if (withinBudget === false) reasons.push('our element with Lit inside is over the gzip size budget (row 1a)');
+  if (withinBudget === false) reasons.push('our element with Lit inside is over the gzip size budget (row 1a or 1b)');
   const errored = rows.filter((row) => row.result === 'error').map((row) => row.id);
   if (errored.length > 0) reasons.push(`row(s) ${errored.join(', ')} errored`);
   const missing = rows.filter((row) => row.result === 'n/a').map((row) => row.id);

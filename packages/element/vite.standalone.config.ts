@@ -17,16 +17,6 @@ const minifyCssTemplates = (): Plugin => ({
   },
 });
 
-/**
- * Lit `html` templates keep their indentation through minification. In the minified chunk a
- * newline followed by spaces occurs only inside those templates (Lit's own template literals
- * carry no such run), where it is insignificant whitespace between tags and attributes.
- */
-const squeezeHtmlTemplates = (): Plugin => ({
-  name: 'squeeze-html-templates',
-  renderChunk: (code) => ({ code: code.replace(/\n {2,}/g, ' '), map: null }),
-});
-
 /** Cuts Lit code that cannot run in this bundle (see build/squeeze-lit.mjs). */
 const squeezeLitBuild = (): Plugin => ({
   name: 'squeeze-lit',
@@ -37,7 +27,7 @@ const squeezeLitBuild = (): Plugin => ({
 });
 
 export default defineConfig({
-  plugins: [minifyCssTemplates(), squeezeHtmlTemplates(), squeezeLitBuild()],
+  plugins: [minifyCssTemplates(), squeezeLitBuild()],
   mode: 'production',
   resolve: {
     // Lit's minified production build, whatever NODE_ENV the caller (e.g. vitest) runs under.

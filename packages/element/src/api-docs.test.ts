@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(packageDir, path), 'utf8');
 const source = read('src/embedded-dashboard.ts');
+const view = read('src/view/shadow-view.ts');
 const styles = read('src/embedded-dashboard.styles.ts');
 const readme = read('README.md');
 interface Named {
@@ -34,8 +35,9 @@ const code = {
     // Read at render time only, passed through to the iframe.
     .concat(all(source, /getAttribute\('([a-z-]+)'\)/g)),
   events: all(source, /emit\(this, '([a-z-]+)'/g),
-  parts: all(source, /part="([a-z-]+)"/g),
-  slots: all(source, /<slot name="([a-z-]+)"/g),
+  // The shadow DOM is written by the view.
+  parts: all(view, /part: '([a-z-]+)'/g),
+  slots: all(view, /create\('slot', \{ name: '([a-z-]+)'/g),
   cssProperties: all(styles, /var\((--embedded-dashboard-[a-z-]+)/g),
 };
 
@@ -69,6 +71,8 @@ describe('custom-elements.json', () => {
   it('lists every attribute, event, part, slot and custom property the code has', () => {
     expect(code.attributes.length).toBeGreaterThanOrEqual(10);
     expect(code.events).toHaveLength(5);
+    expect(code.parts).toEqual(['base', 'frame', 'status']);
+    expect(code.slots).toEqual(['error', 'frame', 'loading']);
     expect(names(element.attributes)).toEqual([...code.attributes].sort());
     expect(names(element.events)).toEqual(code.events);
     expect(names(element.cssParts)).toEqual(code.parts);

@@ -1,4 +1,4 @@
-import { unsafeCSS } from 'lit';
+import { unsafeCSS } from '@lit/reactive-element';
 
 // One static string: unsafeCSS instead of the css tag keeps the tag's interpolation checks (and
 // their long error text) out of the 10 KB bundle. Nothing is interpolated, so nothing is unsafe.

@@ -1,4 +1,4 @@
-import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import {
   DashboardEvent,
   MAX_DASHBOARD_HEIGHT,
@@ -17,6 +17,7 @@ import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import { TokenRequestError, type TokenReason } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
+import { ShadowView } from './view/shadow-view.js';
 
 /**
  * The frame protocols the element knows, by `protocol` attribute value: `message`, `explo` and
@@ -72,7 +73,7 @@ const emit = <K extends keyof EmbeddedDashboardEventMap>(
  * <embedded-dashboard dashboard="sales-overview"
  *   src-template="https://dashboards.example.com/iframe/{dashboard}"></embedded-dashboard>
  */
-export class EmbeddedDashboard extends LitElement implements TokenHost {
+export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
   static override properties = {
     dashboard: {},
     srcTemplate: { attribute: 'src-template' },
@@ -155,6 +156,7 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
    * that had it was removed before the render); `null` when focus was elsewhere.
    */
   #focus?: Element | null;
+  #view?: ShadowView;
 
   constructor() {
     super();
@@ -258,6 +260,30 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
         : status;
   }
 
+  protected override update(changed: PropertyValues<this>): void {
+    super.update(changed);
+    // (An adopted frame is a slotted child of the element, outside the shadow root.)
+    this.#focus ??= this.shadowRoot?.activeElement ?? this.#ownFocus();
+    const state = this.state;
+    const strings = this.strings ?? en;
+    (this.#view ??= new ShadowView(this.renderRoot, () => this.retry())).render({
+      state,
+      message: this.problem || strings[state],
+      retry: strings.retry,
+      loaded: this.#loaded,
+      // A frame the server rendered visible (no `hidden`) shows its own loading: the page may load
+      // this script late, after the dashboard; no skeleton or hiding over it (§5).
+      live: this.#loaded || this.#own?.hidden === false,
+      adopted: !!this.#own,
+      srcs: this.#srcs,
+      cur: this.#cur,
+      height: !this.noAutoResize && this.#height,
+      title: this.label || this.dashboard || 'Dashboard',
+      sandbox: this.getAttribute('sandbox'),
+      loading: this.getAttribute('loading'),
+    });
+  }
+
   protected override updated(changed: PropertyValues<this>): void {
     // Until the first token answer the element keeps exactly its server-rendered attributes:
     // React (and other frameworks) compare them when they hydrate, and an added one is a mismatch.
@@ -270,57 +296,6 @@ export class EmbeddedDashboard extends LitElement implements TokenHost {
     this.#focus = null;
     const root = this.renderRoot;
     if (had) (changed.has('state') && root.querySelector('button') || (had.isConnected ? null : root.querySelector('div')))?.focus();
-  }
-
-  protected override render(): TemplateResult {
-    // (An adopted frame is a slotted child of the element, outside the shadow root.)
-    this.#focus ??= this.shadowRoot?.activeElement ?? this.#ownFocus();
-    const state = this.state;
-    const failed = state === DashboardState.error || state === DashboardState.unauthenticated;
-    const text = this.strings ?? en;
-    const message = this.problem || text[state];
-    const height = !this.noAutoResize && this.#height;
-    const srcs = this.#srcs;
-    const cur = this.#cur;
-    // A frame the server rendered visible (no `hidden`) shows its own loading: the page may load
-    // this script late, after the dashboard; no skeleton or hiding over it (§5).
-    const live = this.#loaded || this.#own?.hidden === false;
-    // Each slot keeps its own place in the DOM: moving an iframe would reload it. An adopted frame
-    // stays where the server put it, shown through a slot (visibility and the height custom
-    // property inherit into it).
-    const frame = (slot: number) => {
-      const cls = slot !== cur ? 'pending next' : live ? '' : 'pending';
-      const style = height ? `--embedded-dashboard-height:${height}px` : '';
-      return !slot && this.#own
-        ? html`<slot name="frame" class=${cls} style=${style}></slot>`
-        : srcs[slot] || slot === cur
-        ? html`<iframe
-            part="frame"
-            id=${'f' + slot}
-            title=${this.label || this.dashboard || 'Dashboard'}
-            src=${srcs[slot] ?? nothing}
-            ?hidden=${!srcs[slot]}
-            class=${cls}
-            style=${style}
-            allow="fullscreen"
-            referrerpolicy="strict-origin"
-            sandbox=${this.getAttribute('sandbox') ?? nothing}
-            loading=${this.getAttribute('loading') ?? nothing}
-          ></iframe>`
-        : nothing;
-    };
-    return html`<div part="base" tabindex="-1" class=${this.#loaded ? '' : 'reserve'}>
-      ${frame(0)}${frame(1)}
-      ${state === DashboardState.loading
-        ? live ? nothing : html`<slot name="loading" class="overlay skeleton"></slot>`
-        : failed
-          ? html`<slot name="error" class="overlay"
-              ><p>${message}</p>
-              <button type="button" @click=${() => this.retry()}>${text.retry}</button></slot
-            >`
-          : nothing}
-      <div part="status" role="status">${message}</div>
-    </div>`;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
 import { isTokenResponse, TOKEN_REQUEST_TIMEOUT_MS, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 import { DashboardState } from '../state.js';
 import { retryDelay } from './backoff.js';

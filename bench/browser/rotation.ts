@@ -33,7 +33,7 @@ export interface Rotation {
 /** Frames keep being sampled this long after the dashboard shows the new data. */
 const SETTLE_MS = 500;
 
-/** The emulator page notices an expired token on its next data refresh (every 15 s). */
+/** The emulator page notices an expired token on its next data refresh (every 15 s; quick runs 2 s). */
 const NOTICE_TIMEOUT_MS = 45_000;
 
 /**

@@ -7,9 +7,9 @@
  * frame), and after sign-out stops at one 401. The BFF code in them is the README's, unchanged
  * (test/packaging/examples.test.ts checks).
  */
-import { expect, inject, it } from 'vitest';
+import { beforeAll, expect, inject, it } from 'vitest';
 import { eventually, sleep, useDemo, watchDashboardFrame } from '../e2e/harness.js';
-import { EXAMPLE_USERS, startExample, type ExampleName } from '../packaging/example-apps.js';
+import { EXAMPLE_USERS, preparedExample, startExample, type ExampleName } from '../packaging/example-apps.js';
 import {
   describeTopology,
   expireAtVendor,
@@ -33,6 +33,13 @@ const EXAMPLES: ReadonlyArray<[ExampleName, HostName, string]> = [
   ['fastify', HOSTS.app, '/logout'],
   ['nextjs', HOSTS.next, '/api/logout'],
 ];
+
+// The Next.js build (once per consumer project; minutes on a busy machine) before the scenarios,
+// in a hook's time, not in the first engine's test timeout (seen: three 180 s timeouts while
+// another Next.js build shared the machine).
+beforeAll(async () => {
+  if (topology.available) await preparedExample(consumerDir, 'nextjs');
+}, 600_000);
 
 describeTopology(topology, 'the examples in $name behind nginx with TLS at public names', (engine) => {
   const run = useDemo(engine, { launch: topologyLaunch(engine.name, topology) });

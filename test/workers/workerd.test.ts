@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,7 +55,10 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
 
   beforeAll(async () => {
     assertFreshBuild('protocol', 'client', 'emulator', 'bff');
-    persistDir = mkdtempSync(join(tmpdir(), 'edge22-workerd-'));
+    // The Durable Objects' SQLite files on tmpfs where there is one: local workerd commits them with
+    // fsync on its one event-loop thread (ARCHITECTURE §8.1), so on a disk shared with busy
+    // processes every isolate, timer and socket of workerd stalls for seconds at a time.
+    persistDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'edge22-workerd-'));
     [emu, limited, unguarded] = await Promise.all([startVendor('--rate-limit', '0'), startVendor(...VENDOR_LIMIT), startVendor(...VENDOR_LIMIT)]);
     w = await startWorkerd({ bindings: bindings(), persistDir });
   }, 60_000);
@@ -143,10 +146,10 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     expect(held.vendor.requests.getOrCreate).toBe(60 - held.refused.length);
     expect(held.vendor.requests.getOrCreate).toBeLessThanOrEqual(16 + Math.ceil(0.8 * held.seconds));
     expect(held.statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
-    // A refusal is 503 with Retry-After, never a 401 or a 429. A vendor call may time out (504): in
-    // local workerd under this cold burst, some calls the vendor answered at once reached the
-    // Worker only when their 3 s attempt timer fired (ARCHITECTURE §8.1, not root-caused).
-    expect(held.statuses.every((s) => s === 200 || s === 503 || s === 504)).toBe(true);
+    // A refusal is 503 with Retry-After, never a 401, a 429 or a 504: an admitted call is answered
+    // (its storage kept off a contended disk: with it on one, workerd's fsyncs held vendor answers
+    // past their 3 s attempt timer and most admitted calls ended 504).
+    expect(held.statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
     for (const r of held.refused) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const flooded = await burst('no-budget', unguarded);
     expect(flooded.vendor.rejected.rateLimited).toBeGreaterThan(0);

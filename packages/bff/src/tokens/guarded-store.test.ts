@@ -59,6 +59,51 @@ describe('GuardedStore on a store that hangs', () => {
     expect(asked).toBe(2);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
   });
+
+  it('asks the store again as soon as a call that missed its deadline answers after all (slow, not hung), and releases a lock that came too late', async () => {
+    const inner = createMemoryStore();
+    const clock = 1_000_000;
+    let asked = 0;
+    const late = { ms: 0 };
+    const slow = <T>(call: () => Promise<T>): Promise<T> => {
+      asked += 1;
+      const ms = late.ms;
+      return ms === 0 ? call() : new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+    };
+    const store = new GuardedStore(
+      {
+        get: (key) => slow(() => inner.get(key)),
+        set: (key, entry, ttl) => inner.set(key, entry, ttl),
+        delete: (key) => inner.delete(key),
+        hit: (key, windowMs) => slow(() => inner.hit(key, windowMs)),
+        tryLock: (name, ttl) => slow(() => inner.tryLock(name, ttl)),
+        ping: () => inner.ping(),
+        close: () => inner.close(),
+      },
+      captureLogs().logger,
+      createBffMetrics(),
+      30,
+      () => clock,
+    );
+    // One answer 60 ms late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
+    late.ms = 60;
+    await expect(store.hit('session:a', 60_000)).resolves.toMatchObject({ count: 1 });
+    late.ms = 0;
+    await expect(store.get('acme')).resolves.toBeUndefined();
+    expect(asked).toBe(1);
+    // ...until that answer arrives (the clock has not moved: without it, 2 s of skipping).
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await inner.set('acme', groupEntry('tok-shared'), 60_000);
+    await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
+    expect(asked).toBe(2);
+    // A lock taken after its deadline was not used (the request went on without it): released, not left to block others.
+    late.ms = 60;
+    expect(await store.tryLock('sync:acme', 60_000)).toBeDefined();
+    late.ms = 0;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const other = await inner.tryLock('sync:acme', 60_000);
+    expect(other).toBeDefined();
+  });
 });
 
 describe('GuardedStore while the store is down', () => {

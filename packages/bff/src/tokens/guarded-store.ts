@@ -101,9 +101,17 @@ export class GuardedStore {
     return this.#lastFailureAt !== undefined && this.#now() - this.#lastFailureAt < windowMs;
   }
 
-  #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
+  /**
+   * The store call within the deadline, else `fallback()`. A call that missed its deadline but
+   * answers after all shows a slow store, not a hung one (a CPU-starved machine: an answer 10 ms
+   * late): its answer lifts the skip it started, so one busy moment does not send every call of
+   * this process to the fallback for 2 s, and `onLate` gets what it answered (a lock taken too
+   * late to be used is released, instead of holding other processes off for its lifetime).
+   */
+  #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void): Promise<T> {
     if (this.#bypassUntil > this.#now()) return Promise.resolve(fallback());
-    return this.#within(op, call).then(
+    let pending: Promise<T> | undefined;
+    return this.#within(op, () => (pending = call())).then(
       (value) => {
         if (this.#failing) {
           this.#failing = false;
@@ -117,8 +125,21 @@ export class GuardedStore {
       },
       (error: unknown) => {
         this.#failed(op, error);
+        if (error instanceof StoreTimeoutError && pending !== undefined) this.#whenLate(pending, onLate);
         return fallback();
       },
+    );
+  }
+
+  #whenLate<T>(late: Promise<T>, onLate: ((value: T) => void) | undefined): void {
+    const skipping = this.#bypassUntil;
+    late.then(
+      (value) => {
+        // Unless a later call hung meanwhile (then its own skip stands).
+        if (this.#bypassUntil === skipping) this.#bypassUntil = 0;
+        onLate?.(value);
+      },
+      () => undefined,
     );
   }
 
@@ -217,6 +238,8 @@ export class GuardedStore {
         return handle;
       },
       () => NO_LOCK,
+      // The request went on without it: holding it would keep every other process waiting for nothing.
+      (late) => void late?.release().catch(() => undefined),
     );
   }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { redisCliTool, redisServerTool } from '../support/tools.js';
 import { emulatorStats, groupNameOf, readiness, requestToken, sessionFor, startFleetOn, type Fleet, type TokenAnswer } from './fleet.js';
+import { storeFailures } from './chaos/load.js';
 
 const server = redisServerTool();
 const cli = redisCliTool();
@@ -46,6 +47,24 @@ async function expectOwnTokenEach(fleet: Fleet<RedisCluster>, answers: Map<strin
   expect(await groupNameOf(fleet.emulator, list[0]!.token!)).toBe(`Org ${org}`);
 }
 
+/**
+ * A burst's get-or-create calls: one per customer, unless a process's store calls missed their
+ * deadline meanwhile (on a CPU-starved machine every store call in flight can miss the 1 s deadline
+ * at once: 69-80 calls for 40 were measured here at load 14-21). Then, as ARCHITECTURE §4.4 allows
+ * while the store cannot say what it holds, at most one per customer per process; the test
+ * output says so. Without a store failure, exactly one per customer.
+ */
+async function expectOneCallPerCustomer(fleet: Fleet<RedisCluster>, calls: number, failuresBefore: Map<number, number>): Promise<void> {
+  const after = await storeFailures(fleet.bffs);
+  const failing = [...after].filter(([pid, count]) => count > (failuresBefore.get(pid) ?? 0)).length;
+  if (failing === 0) {
+    expect(calls).toBe(GROUPS);
+    return;
+  }
+  console.log(`scale-out-cluster: ${calls} get-or-create for ${GROUPS} new customers; ${failing} of 2 processes had store calls miss their deadline meanwhile`);
+  expect(calls).toBeLessThanOrEqual(GROUPS * fleet.bffs.length);
+}
+
 const waitUntilReady = (fleet: Fleet<RedisCluster>) =>
   vi.waitFor(async () => expect(await Promise.all(fleet.bffs.map(readiness))).toEqual([200, 200]), { timeout: 20_000, interval: 100 });
 
@@ -55,7 +74,7 @@ describe.skipIf(!server.available || !cli.available)('two BFF processes sharing 
 
   beforeAll(async () => {
     const cluster = await startRedisCluster(server.path, cli.path);
-    fleet = await startFleetOn(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: cluster.nodes.slice(1).join(',') }, () => cluster.dispose());
+    fleet = await startFleetOn(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: cluster.nodes.slice(1).join(',') }, () => cluster.dispose(), { bffEnv: { EMBED_METRICS_PORT: '0' } });
     await waitUntilReady(fleet);
   }, 90_000);
   afterAll(async () => {
@@ -63,11 +82,11 @@ describe.skipIf(!server.available || !cli.available)('two BFF processes sharing 
   });
 
   it(`calls the vendor once per customer for ${GROUPS * REQUESTS_PER_GROUP} first visits split across both`, async () => {
-    const before = await emulatorStats(fleet.emulator);
+    const [before, failures] = [await emulatorStats(fleet.emulator), await storeFailures(fleet.bffs)];
     const answers = await burst(fleet, 'first');
     const after = await emulatorStats(fleet.emulator);
     await expectOwnTokenEach(fleet, answers);
-    expect(after.getOrCreate - before.getOrCreate).toBe(GROUPS);
+    await expectOneCallPerCustomer(fleet, after.getOrCreate - before.getOrCreate, failures);
     expect(after.update - before.update).toBe(0);
   });
 
@@ -81,10 +100,10 @@ describe.skipIf(!server.available || !cli.available)('two BFF processes sharing 
     await fleet.redis.waitUntilHealthy();
     await waitUntilReady(fleet);
 
-    const before = await emulatorStats(fleet.emulator);
+    const [before, failures] = [await emulatorStats(fleet.emulator), await storeFailures(fleet.bffs)];
     const again = await burst(fleet, 'after-restart');
     const after = await emulatorStats(fleet.emulator);
     await expectOwnTokenEach(fleet, again);
-    expect(after.getOrCreate - before.getOrCreate).toBe(GROUPS);
+    await expectOneCallPerCustomer(fleet, after.getOrCreate - before.getOrCreate, failures);
   });
 });

@@ -298,15 +298,34 @@ export class ChaosLoad {
 export async function budgetUsed(bffs: readonly RunningProcess[]): Promise<Map<number, Record<string, number>>> {
   const used = new Map<number, Record<string, number>>();
   for (const bff of bffs) {
-    const line = bff.output.find((l) => l.includes('"metrics listening"'));
-    if (line === undefined || bff.child.exitCode !== null || bff.child.signalCode !== null) continue;
-    const response = await fetch((JSON.parse(line) as { url: string }).url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
-    const text = (await response?.text()) ?? '';
+    const text = await metricsOf(bff);
+    if (text === undefined) continue;
     const counts: Record<string, number> = {};
     for (const [, priority, value] of text.matchAll(/^embed_bff_budget_used_total\{priority="([^"]+)"\} (\d+)/gm)) counts[priority!] = Number(value);
     used.set(bff.child.pid!, counts);
   }
   return used;
+}
+
+/** A live BFF process's Prometheus metrics (its CLI started with EMBED_METRICS_PORT), or `undefined`. */
+async function metricsOf(bff: RunningProcess): Promise<string | undefined> {
+  const line = bff.output.find((l) => l.includes('"metrics listening"'));
+  if (line === undefined || bff.child.exitCode !== null || bff.child.signalCode !== null) return undefined;
+  const response = await fetch((JSON.parse(line) as { url: string }).url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  return (await response?.text()) ?? '';
+}
+
+/** Each process's store failures so far (`embed_bff_store_failures_total`, every op), by pid. */
+export async function storeFailures(bffs: readonly RunningProcess[]): Promise<Map<number, number>> {
+  const failures = new Map<number, number>();
+  for (const bff of bffs) {
+    const text = await metricsOf(bff);
+    if (text === undefined) continue;
+    let sum = 0;
+    for (const [, value] of text.matchAll(/^embed_bff_store_failures_total\{[^}]*\} (\d+)/gm)) sum += Number(value);
+    failures.set(bff.child.pid!, sum);
+  }
+  return failures;
 }
 
 /** What the processes alive at the end counted since `before` (a process started meanwhile counts from zero), summed by priority. */

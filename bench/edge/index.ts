@@ -9,6 +9,7 @@ import { formatBytes, formatRatio, formatSpread, msValue } from '../lib/format.j
 import { benchDir, distScript, repoDir } from '../lib/paths.js';
 import { NotAvailable, unavailableRows, type Row } from '../lib/row.js';
 import { median, ratio } from '../lib/stats.js';
+import { runWorkerdRows } from './workerd-rows.js';
 
 /** Cloudflare's limit on a Worker's size after compression on the Workers Free plan (Paid: 10 MB). */
 const WORKER_SIZE_LIMIT_BYTES = 3 * 1024 * 1024;
@@ -81,7 +82,7 @@ const spreadRow = (id: string, metric: string, ours: number[], baseline: number[
 });
 
 /**
- * Rows 8a–8c: the BFF at the edge and on Lambda (bench/README.md §8). The Worker is the example's
+ * Rows 8a–8f: the BFF at the edge and on Lambda (bench/README.md §8). The Worker is the example's
  * two-line Worker bundled as wrangler does; cold starts alternate ours and the baseline, each a
  * new process (workerd, resp. Node), to the first answer.
  */
@@ -131,5 +132,6 @@ export async function runEdge(quick: boolean): Promise<Row[]> {
   } finally {
     await redis?.dispose();
   }
+  rows.push(...(await runWorkerdRows(quick)));
   return rows;
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
@@ -11,7 +11,12 @@ export const COMPATIBILITY_DATE = '2026-04-01';
 
 let bundled: Promise<WorkerBundle> | undefined;
 /** test-worker.ts bundled once per test file (esbuild, Node built-ins refused). */
-export const testWorkerBundle = (): Promise<WorkerBundle> => (bundled ??= bundleWorker(fileURLToPath(new URL('./test-worker.ts', import.meta.url))));
+export const testWorkerBundle = (): Promise<WorkerBundle> => (bundled ??= bundleWorker(testWorkerSource()));
+
+/** test-worker.ts beside this file, or, compiled into bench/dist (the bench's rows 8d–8f), in the repository's test/workers. */
+const testWorkerSource = (): string =>
+  [new URL('./test-worker.ts', import.meta.url), new URL('../../../../test/workers/test-worker.ts', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path)) ??
+  fileURLToPath(new URL('./test-worker.ts', import.meta.url));
 
 /**
  * `fetch` over a connection of its own (no keep-alive): bursts of tests reuse no socket that
@@ -80,16 +85,16 @@ export async function startWorkerd(options: { bindings: Record<string, string>; 
   };
 }
 
-/** The workerd processes this process started (children named workerd), to kill one as a crash would. */
-export function workerdChildren(): number[] {
+/** The workerd processes this process started (children named workerd, or `name`), to kill one as a crash would or read its CPU time. */
+export function workerdChildren(name = 'workerd'): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (name === 'workerd' && ppid === process.pid) pids.push(Number(entry));
+      if (command === name && ppid === process.pid) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }

@@ -105,6 +105,13 @@ function expectNoSeriousFindings(name: string, findings: Finding[]): void {
   expect(failing.map(describeFinding)).toEqual([]);
 }
 
+/**
+ * Each check visits several pages at two widths and runs axe in every document: 3–45 s on a
+ * quiet machine, past the e2e project's 60 s on a loaded one (seen in CI runs at load 13–29).
+ * A bound on a hung run, not a timed assertion.
+ */
+const A11Y_TEST_TIMEOUT_MS = 180_000;
+
 describe.each(engines())('demo in $name: axe-core finds no serious WCAG 2.x A/AA violation', (engine) => {
   const run = useDemo(engine, { sharedDemo: true });
   const minWidth = engine.supports.minViewportWidth;
@@ -123,7 +130,7 @@ describe.each(engines())('demo in $name: axe-core finds no serious WCAG 2.x A/AA
     expect(refused).toBe(run.browser.supports.navigationStatus ? 400 : 0);
     findings.push(...(await checkPage('unknown customer', page, minWidth)));
     expectNoSeriousFindings(report('public'), findings);
-  });
+  }, A11Y_TEST_TIMEOUT_MS);
 
   it.skipIf(!engine.available)('on the app page of every demo customer, with both frame protocols and a refused variables entry', async () => {
     // Each customer in a browser context of its own (a sign-in replaces the previous one's
@@ -149,7 +156,7 @@ describe.each(engines())('demo in $name: axe-core finds no serious WCAG 2.x A/AA
       }),
     );
     expectNoSeriousFindings(report('app'), perCustomer.flat());
-  });
+  }, A11Y_TEST_TIMEOUT_MS);
 
   it.skipIf(!engine.available)('in the error states: vendor outage, signed out elsewhere, and after signing out', async () => {
     // A demo of its own: the outage is switched on for the whole vendor.
@@ -178,5 +185,5 @@ describe.each(engines())('demo in $name: axe-core finds no serious WCAG 2.x A/AA
     await eventually('the sign-in page', async () => (await app.tab.url()) === `${demo.url}/`);
     findings.push(...(await checkPage('signed out', app.tab, minWidth)));
     expectNoSeriousFindings(report('errors'), findings);
-  });
+  }, A11Y_TEST_TIMEOUT_MS);
 });

@@ -10,6 +10,8 @@ import { ELEMENT_KEY, WebDriverSession, webdriverCommand, type ElementRef } from
 
 /** MiniBrowser's toolbar keeps its window at least this wide (CSS px of the page at zoom 1). */
 const MIN_WINDOW_WIDTH = 447;
+/** How long a resize may take to reach the page before it is measured again (X applies it asynchronously). */
+const RESIZE_SETTLE_MS = 3_000;
 
 export const WEBKIT_SUPPORT: EngineSupport = { initScripts: false, console: false, network: false, namedHosts: false, navigationStatus: false, minViewportWidth: MIN_WINDOW_WIDTH };
 
@@ -294,20 +296,49 @@ class WebKitContext implements EngineContext {
     return tab;
   }
 
-  /** Sizes the window so that the page's viewport is `viewport` (the window adds its toolbar). */
+  /**
+   * Sizes the window so that the page's viewport is `viewport` (the window adds its toolbar).
+   * X applies a window's new size asynchronously: the page sees it a moment after the WebDriver
+   * command answers, seconds later on a busy machine. So each attempt reads the toolbar's size
+   * (window minus viewport) only after the previous resize has reached the page, and waits for
+   * the page to see the size asked before it tries again (a read taken too early once made the
+   * correction overshoot: "viewport is 1024x768, not the 1280x800 asked").
+   */
   private async resize(viewport: Viewport): Promise<void> {
     if (viewport.width < MIN_WINDOW_WIDTH) throw new Error(`MiniBrowser's window cannot be narrower than ${MIN_WINDOW_WIDTH} px (asked ${viewport.width}); see supports.minViewportWidth`);
     const inner = () => this.session.command<[number, number]>('POST', '/execute/sync', { script: 'return [innerWidth, innerHeight]', args: [] });
-    let rect = await this.session.command<{ width: number; height: number }>('POST', '/window/rect', { width: viewport.width, height: viewport.height });
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [width, height] = await inner();
-      if (width === viewport.width && height === viewport.height) return;
-      rect = await this.session.command('POST', '/window/rect', { width: rect.width + viewport.width - width, height: rect.height + viewport.height - height });
+    const fits = ([width, height]: [number, number]) => width === viewport.width && height === viewport.height;
+    let seen = await inner();
+    let target: { width: number; height: number } | undefined;
+    for (let attempt = 0; attempt < 4 && !fits(seen); attempt++) {
+      // The window's size for the viewport asked, from a window and a page that agree; if the
+      // last resize never reached the page, the same size is asked again.
+      if (target === undefined) {
+        const rect = await this.session.command<{ width: number; height: number }>('GET', '/window/rect');
+        target = { width: rect.width + viewport.width - seen[0], height: rect.height + viewport.height - seen[1] };
+      }
+      await this.session.command('POST', '/window/rect', target);
+      // Wait until the page sees the size asked; or, once it has moved and then held still a
+      // while, measure again from there (the toolbar may change height with the width).
+      const deadline = Date.now() + RESIZE_SETTLE_MS;
+      let last = seen;
+      let still = 0;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const now = await inner();
+        if (fits(now)) return;
+        still = now[0] === last[0] && now[1] === last[1] ? still + 1 : 0;
+        last = now;
+        if ((now[0] !== seen[0] || now[1] !== seen[1]) && still >= 5) {
+          target = undefined;
+          break;
+        }
+        if (Date.now() > deadline) break;
+      }
+      seen = last;
     }
-    const [width, height] = await inner();
-    // The last resize may have been the one that fit.
-    if (width === viewport.width && height === viewport.height) return;
-    throw new Error(`MiniBrowser's viewport is ${width}x${height}, not the ${viewport.width}x${viewport.height} asked`);
+    if (fits(seen)) return;
+    throw new Error(`MiniBrowser's viewport is ${seen[0]}x${seen[1]}, not the ${viewport.width}x${viewport.height} asked`);
   }
 
   /** Runs `work` in a window at `url`'s origin: an open tab there, else the spare window, else a new one (closed after). */

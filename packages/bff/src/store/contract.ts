@@ -261,13 +261,17 @@ export function describeStoreContract(name: string, open: () => Promise<Contract
       });
 
       it('gives waiting callers their own slots, one interval apart', async () => {
-        for (let i = 0; i < 5; i++) await a.reserveBudget!('acct-1', request);
+        // Fill the bucket until it refuses: five calls one after another can outlast an interval on a
+        // loaded machine (the bucket refills meanwhile), so count to the refusal, not to five.
+        for (let i = 0; i < 20 && (await a.reserveBudget!('acct-1', request)).admitted; i++);
         const started = Date.now();
         const waits = await Promise.all(Array.from({ length: 3 }, (_, i) => (i % 2 ? a : b).reserveBudget!('acct-1', { ...request, maxLatenessMs: 5000 })));
         // Each wait is counted from when the store took the call; the calls were taken within `spread`.
         const spread = Date.now() - started;
         const ms = waits.map((d) => (d.admitted ? d.waitMs : -1)).sort((x, y) => x - y);
-        expect(ms[0]).toBeGreaterThan(0);
+        // A slot refilled since the refusal may admit the first caller at once; the others wait.
+        expect(ms[0]).toBeGreaterThanOrEqual(0);
+        expect(ms[1]).toBeGreaterThan(0);
         expect(ms[1]! - ms[0]!).toBeGreaterThanOrEqual(1000 - spread);
         expect(ms[2]! - ms[1]!).toBeGreaterThanOrEqual(1000 - spread);
         expect(ms[2]).toBeLessThanOrEqual(3000);

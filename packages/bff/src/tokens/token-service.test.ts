@@ -420,7 +420,11 @@ describe('an entry pinned by a session from the future', () => {
 });
 
 describe('store shared by several BFF processes', () => {
-  /** Two BFF processes (apps) sharing one memory store and one fake vendor; `hold()` holds the vendor's answers until the gate it returns resolves. */
+  /**
+   * Two BFF processes (apps) sharing one memory store and one fake vendor; `hold()` holds the
+   * vendor's answers until the gate it returns resolves; `overlap(jwt)` holds them while A asks
+   * for the token, B asks 5 ms later, and releases them 30 ms after that: both answers, pending.
+   */
   function twoProcesses(options: Partial<BffAppOptions> = {}, onlyB: Partial<BffAppOptions> = {}) {
     const upstream = new FakeUpstream();
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -430,7 +434,18 @@ describe('store shared by several BFF processes', () => {
       upstream.gate = gate.promise;
       return gate;
     };
-    return { upstream, a: createBffApp(opts), b: createBffApp({ ...opts, ...onlyB }), hold };
+    const a = createBffApp(opts);
+    const b = createBffApp({ ...opts, ...onlyB });
+    const overlap = async (jwt: string) => {
+      const gate = hold();
+      const first = getToken(a, jwt);
+      await new Promise((r) => setTimeout(r, 5));
+      const second = getToken(b, jwt);
+      await new Promise((r) => setTimeout(r, 30));
+      gate.resolve();
+      return [first, second] as const;
+    };
+    return { upstream, a, b, hold, overlap };
   }
 
   it('never hands out an entry another vendor account wrote, even under the same key', async () => {
@@ -460,15 +475,8 @@ describe('store shared by several BFF processes', () => {
   });
 
   it('single-flights across apps sharing a store: the lock holder calls upstream, the other waits and reads', async () => {
-    const { upstream, a, b, hold } = twoProcesses();
-    const gate = hold();
-    const jwt = await session();
-    const first = getToken(a, jwt);
-    await new Promise((r) => setTimeout(r, 5));
-    const second = getToken(b, jwt);
-    await new Promise((r) => setTimeout(r, 30));
-    gate.resolve();
-    const [ra, rb] = await Promise.all([first, second]);
+    const { upstream, overlap } = twoProcesses();
+    const [ra, rb] = await Promise.all(await overlap(await session()));
     expect((ra.body as { token: string }).token).toBe((rb.body as { token: string }).token);
     expect(upstream.calls.getOrCreate).toBe(1);
   });
@@ -499,15 +507,9 @@ describe('store shared by several BFF processes', () => {
   it('a waiting process takes the lock as soon as the holder ends without a result (its vendor call failed), without waiting out lockWaitMs', async () => {
     let slept = 0;
     const sleep = (ms: number) => ((slept += ms), new Promise<void>((r) => setTimeout(r, ms)));
-    const { upstream, a, b, hold } = twoProcesses({ lockWaitMs: 5_000, sleep, circuitBreaker: false });
-    const gate = hold();
+    const { upstream, overlap } = twoProcesses({ lockWaitMs: 5_000, sleep, circuitBreaker: false });
     upstream.failNext.getOrCreate = [new UserGroupNetworkError('socket hang up')];
-    const jwt = await session();
-    const first = getToken(a, jwt);
-    await new Promise((r) => setTimeout(r, 5));
-    const second = getToken(b, jwt);
-    await new Promise((r) => setTimeout(r, 30));
-    gate.resolve();
+    const [first, second] = await overlap(await session());
     expect((await first).status).toBe(503);
     expect((await second).status).toBe(200);
     expect(upstream.calls.getOrCreate).toBe(2);

@@ -57,7 +57,7 @@ export interface WindowCount {
  * rotation lock are built on `tryLock`, so they hold across every process sharing the store.
  * A method that cannot reach its backend rejects; the BFF then degrades (straight to the vendor).
  * Every implementation passes the one contract suite, `store/contract.ts` (a new operation gets
- * its cases there, and every store passes them).
+ * its cases in its group's file under `store/contract/`, and every store passes them).
  */
 export interface TokenStore {
   get(groupKey: string): Promise<GroupEntry | undefined>;

@@ -11,6 +11,7 @@ import { runSize } from './size/index.js';
 import { runThroughput } from './throughput/index.js';
 import { runUpstream } from './upstream/index.js';
 import { runBrowser } from './browser/index.js';
+import { runEngines } from './browser/engines.js';
 import { runOutage } from './outage/index.js';
 import { runFleet } from './fleet/index.js';
 import { runEdge } from './edge/index.js';
@@ -21,7 +22,7 @@ import { runEmbed } from './embed/index.js';
  * `npm run bench` (full) or `npm run bench:quick` (short runs for CI: timings are printed but
  * not judged; only the size budget fails the run). `--write-results=<label>` also writes the run
  * to bench/RESULTS.md under that label (e.g. "Loaded run", "Quiet run"), keeping the runs of other
- * labels. `--only=size,throughput,upstream,browser,outage,fleet,edge,chaos,embed` runs a subset (`rotation`: rows 5 alone).
+ * labels. `--only=size,throughput,upstream,browser,outage,fleet,edge,chaos,embed` runs a subset (`rotation`: rows 5 alone; `engines`: rows 4m/4n in Firefox and WebKit alone).
  */
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -54,9 +55,13 @@ if (wanted('upstream')) {
   rows.push(...(await runUpstream(quick)));
 }
 if (wanted('browser')) {
-  log('4–5. time to dashboard and rotation in Chromium');
+  log('4–5. time to dashboard and rotation in Chromium (and the judged rows 4m/4n in Firefox and WebKit)');
   rows.push(...(await runBrowser(quick)));
-} else if (wanted('rotation')) {
+} else if (wanted('engines')) {
+  log('4m/4n. time to dashboard in Firefox and WebKit');
+  rows.push(...(await runEngines(quick)));
+}
+if (!wanted('browser') && wanted('rotation')) {
   log("5. rotation in Chromium (and row 4a's baseline page)");
   rows.push(...(await runBrowser(quick, { timeToDashboard: false })));
 }

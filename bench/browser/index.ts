@@ -1,24 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../test/support/chromium.js';
-import { freePort } from '../../test/support/ports.js';
 import { chromiumTool } from '../../test/support/tools.js';
-import { BFF_ROUTES, DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
 import { startBurner } from '../lib/burner.js';
-import { startEmulator } from '../lib/emulator.js';
 import { formatMs, formatRatio, formatSpread, msValue } from '../lib/format.js';
-import { distScript, repoDir } from '../lib/paths.js';
-import { startServerProcess } from '../lib/process.js';
 import { NotAvailable, judgeTiming, unavailableRows, type Row, type RowKind } from '../lib/row.js';
 import { signSession } from '../lib/session.js';
 import { median, ratio } from '../lib/stats.js';
-import { PAGES_LISTENING_PREFIX } from './page-server.js';
+import { engineOptions, engineRowIds, engineRows, OTHER_ENGINES } from './engines.js';
 import { measureRotation, type Rotation } from './rotation.js';
-import { measureTimeToDashboard, type LoadMarks, type PageLoad } from './time-to-dashboard.js';
+import { COOKIE, judgedPages, startBrowserServers, ttdSession } from './servers.js';
+import { loadSteps, measureTimeToDashboard, STEPS_METRIC, TTD_TARGET, ttdRow, type PageLoad } from './time-to-dashboard.js';
 
 const SAME_RUN: RowKind = 'ratio (same run)';
+const ENGINE_ROW_IDS = OTHER_ENGINES.flatMap((name) => Object.values(engineRowIds(name)).map(([id]) => id)).join(', ');
 const TTD_FETCH = ['4a', 'time to dashboard, element fetches its first token, no extra load', SAME_RUN] as const;
 const TTD_FIRST = ['4b', 'time to dashboard, first token rendered into the page, no extra load', SAME_RUN] as const;
 const TTD_FETCH_LOADED = ['4c', 'time to dashboard, element fetches its first token, under added CPU load', SAME_RUN] as const;
@@ -32,8 +28,6 @@ const SWAP_TIME = ['5c', 'rotation, vendor embed (protocol="explo", token in the
 const SWAP_BLANK = ['5d', 'rotation, vendor embed (protocol="explo"): host-page animation frames with no visible iframe showing dashboard content', 'fixed target'] as const;
 const RENEWAL_TIME = ['5e', 'renewal, embed tokens (protocol="explo-jwt", updateCustomerJwt to the running frame) vs the explo swap of 5c: customerJwtExpired → dashboard running on the new token', SAME_RUN] as const;
 const RENEWAL_BLANK = ['5f', 'renewal, embed tokens (protocol="explo-jwt"): animation frames without dashboard content, and dashboard documents loaded by the renewal', 'fixed target'] as const;
-/** Quick runs' dashboard data refresh (the emulator's default is 15 s): a shorter wait for rows 5 to begin. */
-const QUICK_DASHBOARD_REFRESH_SECONDS = 2;
 const ROTATION_ROWS = [ROTATION_TIME, ROTATION_BLANK, SWAP_TIME, SWAP_BLANK, RENEWAL_TIME, RENEWAL_BLANK] as const;
 const TTD_WARM = ['4h', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, no extra load', SAME_RUN] as const;
 const TTD_WARM_LOADED = ['4i', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, under added CPU load', SAME_RUN] as const;
@@ -44,9 +38,6 @@ const TTD_FRAGMENT = ['4m', 'time to dashboard, iframe rendered by the server, s
 const TTD_FRAGMENT_LOADED = ['4n', 'time to dashboard, iframe rendered by the server, shown, with the first token in its URL fragment (#token={token}); the element\'s script loaded once the dashboard says it is loaded, then adopting it, under added CPU load', SAME_RUN] as const;
 const TTD_EXPLO_ADOPT = ['4o', 'time to dashboard, vendor embed (protocol="explo", token in the URL path), iframe rendered by the server, shown; the element\'s script loaded once the dashboard says it is loaded, then adopting it, no extra load', SAME_RUN] as const;
 const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED, TTD_ADOPT, TTD_ADOPT_LOADED, TTD_URL_ADOPT, TTD_FRAGMENT, TTD_FRAGMENT_LOADED, TTD_EXPLO_ADOPT] as const;
-/** Time to dashboard ÷ the server-rendered baseline: on a machine without added load, and with it. */
-const TTD_TARGET = { quiet: 1.05, loaded: 1.1 };
-const COOKIE = 'bench_session';
 
 type Variant = 'baseline' | 'fetch' | 'first' | 'adopt' | 'fragment' | 'urlFetch' | 'urlFirst' | 'urlAdopt' | 'exploAdopt' | 'baselineWarm' | 'firstWarm';
 /** The pages measured without added load only: they show what another URL shape costs. */
@@ -61,45 +52,18 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
   const stoppers: Array<() => Promise<void>> = [];
   const rows: Row[] = [];
   try {
-    const elementScript = join(repoDir, 'packages', 'element', 'dist', 'standalone', 'embedded-dashboard.js');
-    if (!existsSync(elementScript)) throw new NotAvailable('packages/element/dist/standalone/embedded-dashboard.js is missing (element not built)');
     const chromium = chromiumTool();
     if (!chromium.available) throw new NotAvailable('chromium not installed');
-
-    // Quick (CI): the dashboards re-read their data every 2 s instead of 15 s, so each rotation
-    // row's wait for the page to notice its expired token (not part of any figure: rows 5 count
-    // from the expiry event) costs about 1 s instead of about 7.5 s. Full runs keep 15 s.
-    const emulator = await startEmulator('browser-emulator', quick ? ['--dashboard-refresh', String(QUICK_DASHBOARD_REFRESH_SECONDS)] : []);
-    stoppers.push(emulator.stop);
-    // The host pages' server mounts the BFF (the library) in its own process, as an integrator's
-    // Node server does; the BFF must know the pages' origin: the port is chosen first.
-    const pagesOrigin = `http://127.0.0.1:${await freePort()}`;
-    const pageServer = await startServerProcess(distScript('browser/page-server-main.js'), [], {
-      readyPrefix: PAGES_LISTENING_PREFIX,
-      logName: 'browser-pages',
-      env: {
-        PAGES_EMULATOR_URL: emulator.url,
-        PAGES_ELEMENT_SCRIPT: elementScript,
-        PAGES_SESSION_COOKIE: COOKIE,
-        PAGES_PORT: new URL(pagesOrigin).port,
-      },
-    });
-    stoppers.push(() => pageServer.stop());
-    const pagesUrl = pageServer.url;
+    const servers = await startBrowserServers(quick);
+    stoppers.push(servers.stop);
+    const { elementScript, pagesUrl } = servers;
+    const emulator = { url: servers.emulatorUrl };
     const browser: Browser = await launchChromium(chromium.path);
     stoppers.push(() => browser.close());
 
     let baselineMs = Number.NaN;
     try {
-      // The baseline's token is the same group's, fetched ahead as a server-rendered page would have it.
-      const session = await signSession('bench-ttd');
-      const answer = await fetch(`${pagesUrl}${DEFAULT_BFF_BASE_PATH}${BFF_ROUTES.token}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: pagesUrl, cookie: `${COOKIE}=${session}` },
-        body: '{}',
-      });
-      if (answer.status !== 200) throw new Error(`POST /embed/token answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
-      const { token } = (await answer.json()) as { token: string };
+      const { session, token } = await ttdSession(pagesUrl);
       const pages: Record<Exclude<Variant, 'fragment'>, string | { url: string; warm: true }> = {
         baseline: `${pagesUrl}/baseline?token=${encodeURIComponent(token)}`,
         fetch: `${pagesUrl}/ours`,
@@ -114,7 +78,8 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       };
       // The vendor-URL pages are measured without added load only: they show what that protocol costs.
       const { urlFetch: _urlFetch, urlFirst: _urlFirst, urlAdopt: _urlAdopt, exploAdopt: _exploAdopt, ...mainPages } = pages;
-      const context = { viewport: { width: 1024, height: 900 }, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
+      const { viewport } = engineOptions(pagesUrl, session);
+      const context = { viewport, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
       const runs = quick ? 2 : 15;
       if (!timeToDashboard) {
         // Rows 4 not asked for: only the baseline page, for rows 5a and 5c; the catch below leaves rows 4 out.
@@ -125,13 +90,13 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
 
       // The judged pair (4m, 4n) again in a pass of its own with more runs: on this machine a
       // median of 15 loads moves by about ±0.1x from run to run.
-      const judgedPages = { baseline: pages.baseline, fragment: `${pagesUrl}/ours?src=fragment&first=inline&frame=server&late=1` };
+      const judged = judgedPages(pagesUrl, token);
       const judgedRuns = quick ? 2 : 40;
       const quietLoad = loadavg()[0] ?? Number.NaN;
-      const quiet = await measureTimeToDashboard(browser, pages, context, runs);
+      const quiet = await measureTimeToDashboard(browser, pages, context, runs, !quick);
       baselineMs = median(quiet.baseline.map((load) => load.ms));
       const judgedQuietLoad = loadavg()[0] ?? Number.NaN;
-      const judgedQuiet = await measureTimeToDashboard(browser, judgedPages, context, judgedRuns);
+      const judgedQuiet = await measureTimeToDashboard(browser, judged, context, judgedRuns, !quick);
       const burner = startBurner();
       let loaded: Record<Exclude<Variant, QuietOnly | 'fragment'>, PageLoad[]>;
       let judgedLoaded: Record<'baseline' | 'fragment', PageLoad[]>;
@@ -139,9 +104,9 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       let judgedLoadedLoad: number;
       try {
         loadedLoad = loadavg()[0] ?? Number.NaN;
-        loaded = await measureTimeToDashboard(browser, mainPages, context, runs);
+        loaded = await measureTimeToDashboard(browser, mainPages, context, runs, !quick);
         judgedLoadedLoad = loadavg()[0] ?? Number.NaN;
-        judgedLoaded = await measureTimeToDashboard(browser, judgedPages, context, judgedRuns);
+        judgedLoaded = await measureTimeToDashboard(browser, judged, context, judgedRuns, !quick);
       } finally {
         await burner.stop();
       }
@@ -166,6 +131,11 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         ttdRow(TTD_FRAGMENT_LOADED, judgedLoaded, 'fragment', judgedLoadedNote, TTD_TARGET.loaded, quick),
         ttdRow(TTD_EXPLO_ADOPT, quiet, 'exploAdopt', quietNote, TTD_TARGET.quiet, quick),
       );
+      // The judged pair in Firefox and WebKit, each against its own baseline (rows 4m/4n-<engine>).
+      // Not in quick runs (CI): launching the two browsers alone takes 16-30 s on this shared
+      // machine, more than the 10 s CI can spare; `--quick --only=engines` runs one load of each.
+      if (quick) process.stderr.write(`bench: quick: rows ${ENGINE_ROW_IDS} left out (npm run bench, or --only=engines, measures them)\n`);
+      else rows.push(...(await engineRows(judged, engineOptions(pagesUrl, session), quick)));
     } catch (error) {
       if (timeToDashboard) rows.push(...unavailableRows(TTD_ROWS, error));
     }
@@ -200,52 +170,12 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
   }
 }
 
-function ttdRow(
-  [id, metric, kind]: readonly [string, string, RowKind],
-  loads: { baseline: PageLoad[] } & Partial<Record<Variant, PageLoad[]>>,
-  variant: Exclude<Variant, 'baseline'>,
-  note: string,
-  target: number,
-  quick: boolean,
-  cache: 'cold' | 'warm' = 'cold',
-): Row {
-  const ours = (loads[variant] ?? []).map((load) => load.ms);
-  const baseline = loads.baseline.map((load) => load.ms);
-  const r = ratio(median(ours), median(baseline));
-  return {
-    id,
-    metric: `${metric} (navigation start → dashboard loaded; ${note})`,
-    kind,
-    ours: formatSpread(ours, msValue, 'ms'),
-    baseline: `token in iframe URL${cache === 'warm' ? ', warm cache too' : ''} ${formatSpread(baseline, msValue, 'ms')}`,
-    ratio: `${formatRatio(r)} (medians)`,
-    target: `≤ ${target.toFixed(2)}×`,
-    result: judgeTiming(r <= target, quick),
-  };
-}
-
 /** The steps of each page's load, medians over the runs without added load. */
 function stepsRow(loads: Record<Variant, PageLoad[]>): Row {
-  const at = (variant: Variant, mark: keyof LoadMarks) => median(loads[variant].map((load) => load.marks[mark] ?? Number.NaN));
-  const steps = (variant: Variant) => {
-    const parts = [
-      ['script', at(variant, 'elementEnd')],
-      ['defined', at(variant, 'defined')],
-      ['token', at(variant, 'tokenStart')],
-      ['→', at(variant, 'tokenEnd')],
-      ['frame', at(variant, 'frameStart')],
-      ['→', at(variant, 'frameEnd')],
-      ['loaded', median(loads[variant].map((load) => load.ms))],
-      ['element ready', at(variant, 'ready')],
-    ] as const;
-    return parts
-      .filter(([, value]) => Number.isFinite(value))
-      .map(([name, value]) => `${name} ${msValue(value)}`)
-      .join(', ');
-  };
+  const steps = (variant: Variant) => loadSteps(loads[variant]);
   return {
     id: TTD_STEPS[0],
-    metric: `${TTD_STEPS[1]}: element script arrived, element defined, token request sent → answered, frame document requested → arrived, dashboard loaded (and, where the element's script comes after it, element ready)`,
+    metric: `${TTD_STEPS[1]}: ${STEPS_METRIC}`,
     kind: TTD_STEPS[2],
     ours: `fetch: ${steps('fetch')}; first token: ${steps('first')}; server-rendered frame adopted: ${steps('adopt')}; shown with the first token in its fragment, element after the dashboard: ${steps('fragment')}`,
     baseline: steps('baseline'),

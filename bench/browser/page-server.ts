@@ -42,15 +42,19 @@ export const LOADED_MESSAGE = 'bench:loaded';
 /*
  * Both pages record `performance.now()` (ms since navigation start) when the dashboard reports
  * itself loaded, in `window.__bench.loadAt`, and log it to the console, where the bench reads it
- * without running anything in the page. They differ only in how the iframe gets its token.
+ * in Chromium without running anything in the page. The same line resolves the promise
+ * `window.__bench.line`, which a driver without console events (WebKit's classic WebDriver) awaits
+ * in one script call made after the page's `load` (bench/browser/engines.ts). They differ only in
+ * how the iframe gets its token. The frame's resource entry is found by its initiator (`iframe`)
+ * or, where an engine does not list it so, by its URL (`/iframe/`, the dashboard host's path).
  */
 const HEAD = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bench</title>
 <style>body{margin:0;font:16px sans-serif}embedded-dashboard,iframe{display:block;width:960px;border:0}iframe{height:400px}</style>
-<script>window.__bench={};customElements.whenDefined('embedded-dashboard').then(()=>{window.__bench.defined=performance.now()});
+<script>window.__bench={};window.__bench.line=new Promise((r)=>{window.__bench.said=r});customElements.whenDefined('embedded-dashboard').then(()=>{window.__bench.defined=performance.now()});
 const loaded=(at)=>{if(window.__bench.loadAt!==undefined)return;const b=window.__bench;b.loadAt=at??performance.now();
-const r=performance.getEntriesByType('resource'),f=(p)=>r.find(p),e=f((x)=>x.name.endsWith('/element.js')),t=f((x)=>x.name.includes('/embed/token')),i=f((x)=>x.initiatorType==='iframe');
+const r=performance.getEntriesByType('resource'),f=(p)=>r.find(p),e=f((x)=>x.name.endsWith('/element.js')),t=f((x)=>x.name.includes('/embed/token')),i=f((x)=>x.initiatorType==='iframe')||f((x)=>new URL(x.name).pathname.startsWith('/iframe/'));
 const m={defined:b.defined,ready:b.ready,elementEnd:e&&e.responseEnd,tokenStart:t&&t.startTime,tokenEnd:t&&t.responseEnd,frameStart:i&&i.startTime,frameEnd:i&&i.responseEnd};
-console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m))}</script>`;
+console.log('${LOADED_MESSAGE}',b.loadAt,JSON.stringify(m));b.said('${LOADED_MESSAGE} '+b.loadAt+' '+JSON.stringify(m))}</script>`;
 
 /**
  * The integrator's page, head and body apart so the server can send the head (and the browser

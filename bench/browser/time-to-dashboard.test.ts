@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLoadedMessage } from './time-to-dashboard.js';
+import { parseLoadedMessage, takeTurns } from './time-to-dashboard.js';
 
 describe('parseLoadedMessage', () => {
   it('reads the time and the marks the host page logs', () => {
@@ -16,5 +16,36 @@ describe('parseLoadedMessage', () => {
     expect(parseLoadedMessage('bench:loaded 0')).toBeUndefined();
     expect(parseLoadedMessage('bench:loadedX 12')).toBeUndefined();
     expect(parseLoadedMessage('something else')).toBeUndefined();
+  });
+});
+
+describe('takeTurns', () => {
+  const recorder = () => {
+    const order: string[] = [];
+    let at = 0;
+    return { order, once: async (key: string) => (order.push(key), { ms: ++at, marks: {} }) };
+  };
+
+  it('loads each page once unmeasured, then the pages take turns with the order rotating every round', async () => {
+    const { order, once } = recorder();
+    const results = await takeTurns(['a', 'b', 'c'], 3, once);
+    expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'c', 'b', 'c', 'a', 'c', 'a', 'b']);
+    // The warm-up loads (times 1-3) are in no result.
+    expect(results).toEqual({
+      a: [{ ms: 4, marks: {} }, { ms: 9, marks: {} }, { ms: 11, marks: {} }],
+      b: [{ ms: 5, marks: {} }, { ms: 7, marks: {} }, { ms: 12, marks: {} }],
+      c: [{ ms: 6, marks: {} }, { ms: 8, marks: {} }, { ms: 10, marks: {} }],
+    });
+  });
+
+  it('leaves the warm-up out when asked (quick runs)', async () => {
+    const { order, once } = recorder();
+    const results = await takeTurns(['a', 'b'], 1, once, false);
+    expect(order).toEqual(['a', 'b']);
+    expect(results).toEqual({ a: [{ ms: 1, marks: {} }], b: [{ ms: 2, marks: {} }] });
+  });
+
+  it('stops at the first failed load', async () => {
+    await expect(takeTurns(['a'], 2, async () => Promise.reject(new Error('no dashboard')))).rejects.toThrow('no dashboard');
   });
 });

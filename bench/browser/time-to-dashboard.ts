@@ -1,4 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage } from 'playwright-core';
+import { formatRatio, formatSpread, msValue } from '../lib/format.js';
+import { judgeTiming, type Row, type RowKind } from '../lib/row.js';
+import { median, ratio } from '../lib/stats.js';
 import { LOADED_MESSAGE } from './page-server.js';
 
 /** Milliseconds since navigation start at which each step of one load happened (resource timing). */
@@ -54,6 +57,7 @@ export async function measureTimeToDashboard<K extends string>(
   pages: Record<K, string | { url: string; warm: true }>,
   context: BrowserContextOptions & { cookies: Parameters<BrowserContext['addCookies']>[0] },
   runs: number,
+  warmUp = true,
 ): Promise<Record<K, PageLoad[]>> {
   const { cookies, ...options } = context;
   const newContext = async () => {
@@ -93,21 +97,81 @@ export async function measureTimeToDashboard<K extends string>(
       else await browserContext.close();
     }
   };
-  const keys = Object.keys(pages) as K[];
-  const results = Object.fromEntries(keys.map((key) => [key, [] as PageLoad[]])) as Record<K, PageLoad[]>;
   try {
-    // One unmeasured load of each warms Chromium's process pool, the servers' code paths and the
-    // warm pages' caches.
-    for (const key of keys) await once(key);
-    for (let run = 0; run < runs; run++) {
-      // The order rotates every round, so no page always comes first (or right after another).
-      for (let index = 0; index < keys.length; index++) {
-        const key = keys[(index + run) % keys.length] as K;
-        results[key].push(await once(key));
-      }
-    }
+    return await takeTurns(Object.keys(pages) as K[], runs, once, warmUp);
   } finally {
     for (const warmContext of warmContexts.values()) await warmContext.close();
   }
+}
+
+/**
+ * `runs` loads of each page (`once`), the pages taking turns in every round with the order
+ * rotating, so no page always comes first (or right after another) and drifting load hits all
+ * alike; after one unmeasured load of each (`warmUp`), which warms the browser's process pool,
+ * the servers' code paths and the warm pages' caches.
+ */
+export async function takeTurns<K extends string>(keys: readonly K[], runs: number, once: (key: K) => Promise<PageLoad>, warmUp = true): Promise<Record<K, PageLoad[]>> {
+  const results = Object.fromEntries(keys.map((key) => [key, [] as PageLoad[]])) as Record<K, PageLoad[]>;
+  if (warmUp) for (const key of keys) await once(key);
+  for (let run = 0; run < runs; run++) {
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[(index + run) % keys.length] as K;
+      results[key].push(await once(key));
+    }
+  }
   return results;
+}
+
+/** Time to dashboard ÷ the server-rendered baseline: on a machine without added load, and with it. */
+export const TTD_TARGET = { quiet: 1.05, loaded: 1.1 };
+
+/**
+ * A time-to-dashboard row: the page `variant`'s loads against the baseline page's of the same
+ * pass, min / median / max each, judged on the ratio of the medians (not in quick runs).
+ */
+export function ttdRow<V extends string>(
+  [id, metric, kind]: readonly [string, string, RowKind],
+  loads: { baseline: PageLoad[] } & Partial<Record<V, PageLoad[]>>,
+  variant: V,
+  note: string,
+  target: number,
+  quick: boolean,
+  cache: 'cold' | 'warm' = 'cold',
+): Row {
+  const ours = (loads[variant] ?? []).map((load) => load.ms);
+  const baseline = loads.baseline.map((load) => load.ms);
+  const r = ratio(median(ours), median(baseline));
+  return {
+    id,
+    metric: `${metric} (navigation start → dashboard loaded; ${note})`,
+    kind,
+    ours: formatSpread(ours, msValue, 'ms'),
+    baseline: `token in iframe URL${cache === 'warm' ? ', warm cache too' : ''} ${formatSpread(baseline, msValue, 'ms')}`,
+    ratio: `${formatRatio(r)} (medians)`,
+    target: `≤ ${target.toFixed(2)}×`,
+    result: judgeTiming(r <= target, quick),
+  };
+}
+
+/** What a steps cell (`loadSteps`) lists. */
+export const STEPS_METRIC =
+  "element script arrived, element defined, token request sent → answered, frame document requested → arrived, dashboard loaded (and, where the element's script comes after it, element ready)";
+
+/** The steps of one page's loads, medians over the runs, in ms after navigation start (those the page had). */
+export function loadSteps(loads: readonly PageLoad[]): string {
+  const at = (mark: keyof LoadMarks) => median(loads.map((load) => load.marks[mark] ?? Number.NaN));
+  const parts = [
+    ['script', at('elementEnd')],
+    ['defined', at('defined')],
+    ['token', at('tokenStart')],
+    ['→', at('tokenEnd')],
+    ['frame', at('frameStart')],
+    ['→', at('frameEnd')],
+    ['loaded', median(loads.map((load) => load.ms))],
+    ['element ready', at('ready')],
+  ] as const;
+  return parts
+    .filter(([, value]) => Number.isFinite(value))
+    .map(([name, value]) => `${name} ${msValue(value)}`)
+    .join(', ');
 }

@@ -1,0 +1,165 @@
+import { loadavg } from 'node:os';
+import { engine, type EngineBrowser, type EngineName, type Viewport } from '../../test/support/browsers/index.js';
+import { startBurner } from '../lib/burner.js';
+import { NotAvailable, unavailableRows, type Row, type RowKind } from '../lib/row.js';
+import { COOKIE, judgedPages, startBrowserServers, ttdSession } from './servers.js';
+import { loadSteps, parseLoadedMessage, STEPS_METRIC, takeTurns, TTD_TARGET, ttdRow, type PageLoad } from './time-to-dashboard.js';
+
+/** The engines besides Chromium whose time to dashboard rows 4m/4n are measured in too. */
+export const OTHER_ENGINES = ['firefox', 'webkit'] as const satisfies readonly EngineName[];
+export type OtherEngine = (typeof OTHER_ENGINES)[number];
+
+/** The longest a page may take to say the dashboard is loaded, after its `load` event. */
+const LOADED_WITHIN_MS = 30_000;
+
+/**
+ * Starts `name`'s browser through the end-to-end drivers' launch interface
+ * (test/support/browsers: Firefox ESR over WebDriver BiDi, WebKitGTK's MiniBrowser through
+ * WebKitWebDriver under Xvfb), with each engine's default options.
+ */
+export async function launchEngine(name: OtherEngine): Promise<EngineBrowser> {
+  const chosen = engine(name);
+  if (!chosen.available) throw new NotAvailable(`${name} not installed`);
+  return chosen.launch();
+}
+
+/**
+ * As `measureTimeToDashboard` for Chromium, through the drivers' interface any engine has:
+ * every load in a fresh context (cold cache; in WebKit a fresh MiniBrowser session), the
+ * session cookie set first for every page alike (WebKit's driver sets it from a page of the
+ * pages' origin, so its connection to that server is open before each load, the baseline's
+ * too). The time is the same as in Chromium, the host page's `performance.now()` when the
+ * dashboard says it is loaded; it is read from the promise `window.__bench.line` in one script
+ * call after the page's `load` event (drivers return from a navigation then), since WebKit's
+ * classic WebDriver has no console events. That call lands on both pages alike, and nothing is
+ * polled during the load.
+ */
+export async function measureInEngine<K extends string>(
+  browser: EngineBrowser,
+  pages: Record<K, string>,
+  options: { viewport: Viewport; cookie: { url: string; name: string; value: string } },
+  runs: number,
+  warmUp = true,
+): Promise<Record<K, PageLoad[]>> {
+  const once = async (key: K): Promise<PageLoad> => {
+    const url = pages[key];
+    const context = await browser.newContext({ viewport: options.viewport });
+    try {
+      await context.setCookie(options.cookie.url, options.cookie.name, options.cookie.value);
+      const tab = await context.newTab();
+      await tab.goto(url);
+      const line = await tab.evaluate(
+        (timeoutMs) =>
+          Promise.race([
+            (window as unknown as { __bench: { line: Promise<string> } }).__bench.line,
+            new Promise<string>((_, reject) => setTimeout(() => reject(new Error(`the page said nothing within ${timeoutMs} ms of its load event`)), timeoutMs)),
+          ]),
+        LOADED_WITHIN_MS,
+      );
+      const load = parseLoadedMessage(String(line));
+      if (!load) throw new Error(`${browser.engine}: ${new URL(url).pathname} said "${String(line).slice(0, 100)}" without a time`);
+      return load;
+    } catch (error) {
+      throw new Error(`${browser.engine}: ${new URL(url).pathname}${new URL(url).search.replace(/token=[^&]*/, 'token=…')}: ${(error as Error).message.split('\n')[0]}`);
+    } finally {
+      await context.close();
+    }
+  };
+  return takeTurns(Object.keys(pages) as K[], runs, once, warmUp);
+}
+
+/** Loads of each page per pass in full runs: as Chromium's 4m/4n pass (a median of 15 moves by about ±0.1× here). */
+const FULL_RUNS = 40;
+const SAME_RUN: RowKind = 'ratio (same run)';
+const ENGINE_LABEL: Record<OtherEngine, string> = { firefox: 'Firefox ESR (WebDriver BiDi)', webkit: 'WebKitGTK MiniBrowser (WebKitWebDriver, Xvfb)' };
+
+/** The ids and metrics of one engine's rows: 4m and 4n's pages, and where their time goes (as 4e). */
+export function engineRowIds(name: OtherEngine) {
+  const label = ENGINE_LABEL[name];
+  return {
+    quiet: [`4m-${name}`, `time to dashboard in ${label}: 4m's page (frame rendered by the server, shown, first token in its fragment, the element's script once the dashboard says it is loaded) vs its own baseline, no extra load`, SAME_RUN],
+    loaded: [`4n-${name}`, `time to dashboard in ${label}: 4n's page vs its own baseline, under added CPU load`, SAME_RUN],
+    steps: [`4e-${name}`, `where the time goes in ${label}, 4m's page and the baseline (medians, ms after navigation start)`, SAME_RUN],
+  } as const;
+}
+
+/**
+ * Rows 4m/4n (and their steps) in each other engine, each against its own server-rendered
+ * baseline in the same pass, loads interleaved. Full runs: 40 loads of each page without added
+ * load, then 40 under one busy-loop process. Quick runs (CI) prove the path works within a few
+ * seconds an engine: one load of each page, no warm-up, no loaded pass (its rows are left out,
+ * and `log` says so).
+ */
+export async function engineRows(
+  pages: { baseline: string; fragment: string },
+  options: { viewport: Viewport; cookie: { url: string; name: string; value: string } },
+  quick: boolean,
+  log: (message: string) => void = (message) => process.stderr.write(`bench: ${message}\n`),
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const runs = quick ? 1 : FULL_RUNS;
+  for (const name of OTHER_ENGINES) {
+    const ids = engineRowIds(name);
+    let browser: EngineBrowser | undefined;
+    const started = performance.now();
+    const seconds = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
+    try {
+      browser = await launchEngine(name).catch((error: unknown) => {
+        if (error instanceof NotAvailable) throw error;
+        // A launch is not measured: one more try, said aloud (a WebKit launch on this shared
+        // machine once lost its Xvfb display: "cannot open display").
+        log(`${name} did not start (${String((error as Error).message).split('\n')[0]}); trying once more`);
+        return launchEngine(name);
+      });
+      const launched = performance.now();
+      const quietLoad = loadavg()[0] ?? Number.NaN;
+      const quiet = await measureInEngine(browser, pages, options, runs, !quick);
+      log(`${name}: launched in ${seconds(started)}, ${runs} load(s) of each page${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
+      const note = `${browser.version}; ${runs} runs each, load average (1 min) at start ${quietLoad.toFixed(2)}`;
+      rows.push(ttdRow(ids.quiet, quiet, 'fragment', note, TTD_TARGET.quiet, quick), stepsRow(ids.steps, quiet));
+      if (quick) {
+        log(`quick: row ${ids.loaded[0]} (under added load) left out; npm run bench measures it`);
+        continue;
+      }
+      const burner = startBurner();
+      try {
+        const loadedLoad = loadavg()[0] ?? Number.NaN;
+        const loaded = await measureInEngine(browser, pages, options, runs);
+        const loadedNote = `${browser.version}; ${runs} runs each, ${burner.description}, load average at start ${loadedLoad.toFixed(2)}`;
+        rows.push(ttdRow(ids.loaded, loaded, 'fragment', loadedNote, TTD_TARGET.loaded, quick));
+      } finally {
+        await burner.stop();
+      }
+    } catch (error) {
+      const done = new Set(rows.map((row) => row.id));
+      rows.push(...unavailableRows([ids.quiet, ...(quick ? [] : [ids.loaded]), ids.steps].filter(([id]) => !done.has(id)), error));
+    } finally {
+      await browser?.close().catch(() => undefined);
+    }
+  }
+  return rows;
+}
+
+function stepsRow([id, metric, kind]: readonly [string, string, RowKind], loads: { baseline: PageLoad[]; fragment: PageLoad[] }): Row {
+  return { id, metric: `${metric}: ${STEPS_METRIC}`, kind, ours: loadSteps(loads.fragment), baseline: loadSteps(loads.baseline), ratio: '', target: '', result: 'info' };
+}
+
+/** `--only=engines`: the other engines' rows alone, on servers of their own. */
+export async function runEngines(quick: boolean): Promise<Row[]> {
+  let servers: Awaited<ReturnType<typeof startBrowserServers>> | undefined;
+  try {
+    servers = await startBrowserServers(quick);
+    const { session, token } = await ttdSession(servers.pagesUrl);
+    return await engineRows(judgedPages(servers.pagesUrl, token), engineOptions(servers.pagesUrl, session), quick);
+  } catch (error) {
+    return unavailableRows(OTHER_ENGINES.flatMap((name) => Object.values(engineRowIds(name))), error);
+  } finally {
+    await servers?.stop();
+  }
+}
+
+/** What every engine's loads use: the viewport of Chromium's rows 4, the session cookie for the pages' origin. */
+export const engineOptions = (pagesUrl: string, session: string) => ({
+  viewport: { width: 1024, height: 900 },
+  cookie: { url: pagesUrl, name: COOKIE, value: session },
+});

@@ -111,10 +111,11 @@ export async function engineRows(
         log(`${name} did not start (${String((error as Error).message).split('\n')[0]}); trying once more`);
         return launchEngine(name);
       });
+      const launchTime = seconds(started);
       const launched = performance.now();
       const quietLoad = loadavg()[0] ?? Number.NaN;
       const quiet = await measureInEngine(browser, pages, options, runs, !quick);
-      log(`${name}: launched in ${seconds(started)}, ${runs} load(s) of each page${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
+      log(`${name}: launched in ${launchTime}, ${runs} load(s) of each page${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
       const note = `${browser.version}; ${runs} runs each, load average (1 min) at start ${quietLoad.toFixed(2)}`;
       rows.push(ttdRow(ids.quiet, quiet, 'fragment', note, TTD_TARGET.quiet, quick), stepsRow(ids.steps, quiet));
       if (quick) {

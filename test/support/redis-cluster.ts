@@ -303,8 +303,10 @@ export interface RedisSentinelGroup {
   masterName: string;
   master: RedisNode;
   replica: RedisNode;
-  /** The port of whichever node the sentinels now call master. */
+  /** The port of whichever node the sentinels now call master (the first sentinel that answers). */
   currentMasterPort(): Promise<number>;
+  /** Whether every sentinel names the node on `port` as the master and none has a failover under way. */
+  allSentinelsSettledOn(port: number): Promise<boolean>;
   dispose(): Promise<void>;
 }
 
@@ -372,7 +374,20 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
       }
       throw new Error('no sentinel answered get-master-addr-by-name');
     };
-    return { sentinels, masterName, master, replica, currentMasterPort, dispose };
+    const allSentinelsSettledOn = async (port: number) => {
+      for (const address of sentinels) {
+        const sentinelPort = address.split(':')[1]!;
+        try {
+          const named = (await run(cliBinary, ['-p', sentinelPort, 'sentinel', 'get-master-addr-by-name', masterName], { timeout: 5_000 })).stdout.trim().split('\n');
+          const flags = (await run(cliBinary, ['-p', sentinelPort, 'sentinel', 'master', masterName], { timeout: 5_000 })).stdout;
+          if (Number(named[1]) !== port || flags.includes('failover_in_progress')) return false;
+        } catch {
+          return false;
+        }
+      }
+      return true;
+    };
+    return { sentinels, masterName, master, replica, currentMasterPort, allSentinelsSettledOn, dispose };
   } catch (error) {
     await dispose();
     throw error;

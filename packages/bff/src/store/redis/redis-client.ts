@@ -8,7 +8,7 @@ import type { RedisStoreOptions } from './redis-store.js';
  */
 
 /** Exponential from 50 ms, capped at 1 s, with jitter so a fleet does not reconnect in lockstep; never gives up. */
-const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), 1_000) + Math.floor(Math.random() * 100);
+export const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), 1_000) + Math.floor(Math.random() * 100);
 
 const checkUrl = (url: unknown): URL => {
   let parsed: URL | undefined;
@@ -82,7 +82,11 @@ export function createClient(options: RedisStoreOptions, connectTimeoutMs: numbe
       enableOfflineQueue: false,
       retryStrategy: reconnectDelay,
       sentinelRetryStrategy: reconnectDelay,
-      // Subscribe to the sentinels' +switch-master, so a failover is followed at once.
+      // A sentinel that accepts the connection but never answers (stopped, starved) would hold
+      // the client's reconnection forever: ioredis sets no timeout on the sentinel's command.
+      sentinelCommandTimeout: connectTimeoutMs,
+      // Subscribe to the sentinels' +switch-master, so a failover is followed at once (ioredis
+      // may then end a client that was reconnecting: the store starts it again, see redis-store.ts).
       failoverDetector: true,
     });
   }

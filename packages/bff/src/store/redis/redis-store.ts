@@ -5,7 +5,7 @@ import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../types.j
 import { decodeEntry, encodeEntry } from '../entry-codec.js';
 import { RedisStoreError } from './errors.js';
 import { redisKeys } from './keys.js';
-import { createClient } from './redis-client.js';
+import { createClient, reconnectDelay } from './redis-client.js';
 import { BUDGET_SCRIPT, EXTEND_LOCK_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT, SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT } from './scripts.js';
 import { MAX_DEBT_MS, type BudgetDecision, type BudgetRequest } from '../../budget/reservation.js';
 
@@ -110,7 +110,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           };
         });
 
+  /** Times in a row the client was started again after it ended (see `onEnd`). */
+  let restarts = 0;
   const onReady = () => {
+    restarts = 0;
     status = 'ready';
     settleFirstConnection?.(true);
   };
@@ -118,11 +121,25 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     status = 'down';
     settleFirstConnection?.(false);
   };
+  // ioredis ends a client for good when its connection attempt is cut short: a Sentinel client's
+  // failover detector (+switch-master) calls the connector's disconnect() while the client is
+  // reconnecting after its master died, the attempt under way then fails with "Connection is
+  // closed", and the client goes to `end` instead of retrying. Seen in the chaos tests' Sentinel
+  // failovers under load: one BFF process never reached Redis again and served its own copy
+  // while the other wrote the store. A client this store owns is started again.
+  const onEnd = () => {
+    onDown();
+    if (closed || !ownsClient) return;
+    const timer = setTimeout(() => {
+      if (!closed && client.status === 'end') client.connect().catch(onError);
+    }, reconnectDelay(++restarts));
+    timer.unref();
+  };
   // Without a listener ioredis prints every failed reconnect; failures reach callers as rejections.
   const onError = () => undefined;
   client.on('ready', onReady);
   client.on('close', onDown);
-  client.on('end', onDown);
+  client.on('end', onEnd);
   client.on('error', onError);
   if (client.status === 'wait') client.connect().catch(onError);
 
@@ -250,7 +267,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       closed = true;
       client.off('ready', onReady);
       client.off('close', onDown);
-      client.off('end', onDown);
+      client.off('end', onEnd);
       status = 'down';
       settleFirstConnection?.(false);
       if (!ownsClient) {

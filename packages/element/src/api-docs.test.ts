@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(packageDir, path), 'utf8');
 const source = read('src/embedded-dashboard.ts');
+// The frames' events (load, resize, variable change) are dispatched by the frame controller.
+const frames = read('src/frame/frame-controller.ts');
 const view = read('src/view/shadow-view.ts');
 const styles = read('src/embedded-dashboard.styles.ts');
 const readme = read('README.md');
@@ -34,7 +36,7 @@ const code = {
     .concat(all(source, /^ {4}(\w+): \{\s*(?:reflect: true\s*)?\},?$/gm))
     // Read at render time only, passed through to the iframe.
     .concat(all(source, /getAttribute\('([a-z-]+)'\)/g)),
-  events: all(source, /emit\(this, '([a-z-]+)'/g),
+  events: all(source + frames, /emit\((?:this|host|this\.#host), '([a-z-]+)'/g),
   // The shadow DOM is written by the view.
   parts: all(view, /part: '([a-z-]+)'/g),
   slots: all(view, /create\('slot', \{ name: '([a-z-]+)'/g),

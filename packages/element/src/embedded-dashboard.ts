@@ -1,13 +1,8 @@
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import {
-  DashboardEvent,
-  MAX_DASHBOARD_HEIGHT,
-  MIN_DASHBOARD_HEIGHT,
-  type DashboardVariables,
-  type TokenResponse,
-} from '@embedded-dashboard/protocol';
+import type { DashboardVariables, TokenResponse } from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
-import type { EmbeddedDashboardEventMap } from './events.js';
+import { emit } from './events.js';
+import { FrameController, type FrameHost } from './frame/frame-controller.js';
 import { parseVariables } from './frame/parse-variables.js';
 import { exploJwtProtocol } from './protocol/explo-jwt-protocol.js';
 import { exploProtocol } from './protocol/explo-protocol.js';
@@ -15,7 +10,7 @@ import type { FrameProtocol } from './protocol/frame-protocol.js';
 import { messageProtocol } from './protocol/message-protocol.js';
 import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
-import { TokenRequestError, type TokenReason } from './token/request-token.js';
+import type { TokenReason, TokenRequestError } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 import { ShadowView } from './view/shadow-view.js';
 
@@ -25,15 +20,6 @@ import { ShadowView } from './view/shadow-view.js';
  * one more entry.
  */
 export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol };
-
-/** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
-export const FRAME_SWAP_TIMEOUT_MS = 15_000;
-
-const emit = <K extends keyof EmbeddedDashboardEventMap>(
-  target: EventTarget,
-  type: K,
-  detail: EmbeddedDashboardEventMap[K]['detail'],
-): boolean => target.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 
 /**
  * Shows a vendor dashboard in an iframe and keeps its user group token fresh through the BFF.
@@ -73,7 +59,7 @@ const emit = <K extends keyof EmbeddedDashboardEventMap>(
  * <embedded-dashboard dashboard="sales-overview"
  *   src-template="https://dashboards.example.com/iframe/{dashboard}"></embedded-dashboard>
  */
-export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
+export class EmbeddedDashboard extends ReactiveElement implements TokenHost, FrameHost {
   static override properties = {
     dashboard: {},
     srcTemplate: { attribute: 'src-template' },
@@ -131,31 +117,12 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
   /** @internal The dashboard token requests name (`explo-jwt`), else `undefined`. */
   tokenScope?: string | undefined;
   readonly #tokens = new TokenController(this);
-  /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
-  #srcs: (string | undefined)[] = [];
-  #cur = 0;
-  /** The token in the visible frame's URL, and in the last frame loaded to replace it. */
-  #srcToken?: string | undefined;
-  #nextToken?: string | undefined;
-  #swapTimer?: ReturnType<typeof setTimeout>;
-  #adapter: FrameProtocol = messageProtocol;
-  #origin = '';
-  #srcKey?: string;
-  #vars: DashboardVariables = {};
+  readonly #frames = new FrameController(this, this.#tokens);
   /**
-   * The frame the server rendered into the page (`<iframe slot="frame">` child), taken over
-   * instead of loading a second one: it is the visible frame (slot 0) until its src changes or a
-   * swap replaces it, then it is removed.
+   * What had focus in the element as the coming render began (the adopted frame when a swap
+   * removed it before the render); `null` when focus was elsewhere.
    */
-  #own?: HTMLIFrameElement | null | void;
-  #frameReady = false;
-  #loaded = false;
-  #height?: number;
-  /**
-   * What had focus in the element as the coming render began (set earlier when the adopted frame
-   * that had it was removed before the render); `null` when focus was elsewhere.
-   */
-  #focus?: Element | null;
+  #focus?: Element | null | undefined;
   #view?: ShadowView;
 
   constructor() {
@@ -167,86 +134,24 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
     this.state = DashboardState.loading;
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    addEventListener('message', this.#onMessage);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    removeEventListener('message', this.#onMessage);
-    this.#dropSwap();
-  }
-
-  #win(slot: number): Window | null | undefined {
-    return ((!slot && this.#own) || this.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot))?.contentWindow;
-  }
-
-  /** The adopted frame when it has focus (a slotted child: outside the shadow root's activeElement). */
-  #ownFocus(): Element | null {
-    return this.#own?.matches(':focus') ? this.#own : null;
-  }
-
-  #dropSwap(): void {
-    clearTimeout(this.#swapTimer);
-    this.#srcs[this.#cur ^ 1] = undefined;
-  }
-
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('tokenUrl') && changed.get('tokenUrl') !== undefined) this.#tokens.reset();
     let problem: string | undefined;
-    const own = this.querySelector<HTMLIFrameElement>('iframe[slot=frame]');
     try {
-      this.#vars = parseVariables(this.variables);
+      this.#frames.vars = parseVariables(this.variables);
       if (!this.dashboard) throw new Error('dashboard is required');
       // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
-      const adapter = (this.#adapter = FRAME_PROTOCOLS[this.protocol]!);
+      const adapter = FRAME_PROTOCOLS[this.protocol]!;
       // A token for one dashboard is no token for another: a new scope starts the tokens over.
       const scope = adapter.perDashboard ? this.dashboard : undefined;
       if (scope !== this.tokenScope && this.hasUpdated) this.#tokens.reset();
       this.tokenScope = scope;
-      const cur = this.#cur;
-      const token = this.#tokens.token;
-      const key = `${this.srcTemplate}\n${this.dashboard}\n${this.environment}\n${this.protocol}`;
-      const url = () => adapter.src(this.srcTemplate, { dashboard: this.dashboard!, environment: this.environment, token }, this.#vars);
-      // The src changes with the dashboard, template, environment or protocol; a new token changes
-      // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
-      if (key !== this.#srcKey || !this.#srcs[cur] || (adapter.swap && token !== this.#srcToken && !this.#loaded)) {
-        const next = url();
-        this.#dropSwap();
-        this.#srcKey = key;
-        this.#srcs[cur] = next?.href;
-        this.#srcToken = token;
-        this.#origin = next?.origin ?? '';
-        this.#loaded = false;
-        // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
-        // origin); any other is removed. If its document is in (no longer the initial about:blank,
-        // which would refuse the message), it may have said ready before this element listened:
-        // it is sent the token now (and again when it says ready).
-        this.#own = own?.src === next?.href && !cur ? own : own?.remove();
-        if ((this.#frameReady = !!this.#own && own!.contentDocument?.URL != 'about:blank')) {
-          this.#sendToken();
-          // What it said before this element listened, kept by the page's loader
-          // (renderElementScript, which loads this script late): replayed through the same checks.
-          for (const early of (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages ?? []) this.#onMessage(early);
-        }
-      } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
-        this.#dropSwap();
-        this.#srcs[cur ^ 1] = url()?.href;
-        this.#nextToken = token;
-        this.#swapTimer = setTimeout(() => {
-          this.#dropSwap();
-          this.requestUpdate();
-          this.#tokens.fail(new TokenRequestError('timeout', en.error, true));
-        }, FRAME_SWAP_TIMEOUT_MS);
-      }
+      this.#frames.show(adapter);
     } catch (error) {
       problem = (error as Error).message;
-      this.#own = own?.remove();
-      this.#dropSwap();
-      this.#srcs[this.#cur] = undefined;
+      this.#frames.clear();
     }
     if (problem !== this.problem && (this.problem = problem)) {
       emit(this, 'dashboard-error', { code: 'invalid_attribute', message: problem, retryable: false });
@@ -255,7 +160,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
     const status = this.#tokens.status;
     this.state = problem
       ? DashboardState.error
-      : !this.#loaded && (status === DashboardState.ready || status === DashboardState.refreshing)
+      : !this.#frames.loaded && (status === DashboardState.ready || status === DashboardState.refreshing)
         ? DashboardState.loading
         : status;
   }
@@ -263,21 +168,14 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
     // (An adopted frame is a slotted child of the element, outside the shadow root.)
-    this.#focus ??= this.shadowRoot?.activeElement ?? this.#ownFocus();
+    this.#focus = this.#frames.focused() ?? this.shadowRoot?.activeElement;
     const state = this.state;
     const strings = this.strings ?? en;
     (this.#view ??= new ShadowView(this.renderRoot, () => this.retry())).render({
+      ...this.#frames.view(),
       state,
       message: this.problem || strings[state],
       retry: strings.retry,
-      loaded: this.#loaded,
-      // A frame the server rendered visible (no `hidden`) shows its own loading: the page may load
-      // this script late, after the dashboard; no skeleton or hiding over it (§5).
-      live: this.#loaded || this.#own?.hidden === false,
-      adopted: !!this.#own,
-      srcs: this.#srcs,
-      cur: this.#cur,
-      height: !this.noAutoResize && this.#height,
       title: this.label || this.dashboard || 'Dashboard',
       sandbox: this.getAttribute('sandbox'),
       loading: this.getAttribute('loading'),
@@ -288,7 +186,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
     // Until the first token answer the element keeps exactly its server-rendered attributes:
     // React (and other frameworks) compare them when they hydrate, and an added one is a mismatch.
     if (changed.has('state') && (this.state !== DashboardState.loading || this.hasAttribute('state'))) this.setAttribute('state', this.state);
-    if (changed.has('variables') && this.#loaded) this.#sendVariables();
+    if (changed.has('variables') && this.#frames.loaded) this.#frames.sendVariables();
     // Focus moves only when it was inside the element (ARCHITECTURE §5.2): to the retry button when
     // the error UI appears, to the wrapper when this render removed what had it (the retry button
     // pressed, a swapped-out frame) instead of losing it to <body>.
@@ -308,7 +206,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
 
   /** @internal Called by the token controller with every token obtained. */
   tokenChanged(response: TokenResponse, reason: TokenReason): void {
-    this.#sendToken();
+    this.#frames.sendToken();
     emit(this, 'dashboard-token', { reason, expiresAt: response.expiresAt });
   }
 
@@ -316,76 +214,4 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost {
   tokenFailed({ code, message, retryable }: TokenRequestError): void {
     emit(this, 'dashboard-error', { code, message, retryable });
   }
-
-  #post(message: object | undefined): void {
-    // Only the origin of our own src may read it: never '*'.
-    if (message) this.#win(this.#cur)?.postMessage(message, this.#origin);
-  }
-
-  #sendToken(): void {
-    const token = this.#tokens.token;
-    if (this.#frameReady && token) this.#post(this.#adapter.token?.(token));
-  }
-
-  #sendVariables(): void {
-    this.#post(this.#adapter.variables(this.#vars));
-  }
-
-  #resize(height: number): void {
-    if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
-    height = Math.ceil(height);
-    if (height !== this.#height) {
-      this.#height = height;
-      this.requestUpdate();
-      emit(this, 'dashboard-resize', { height });
-    }
-  }
-
-  #onMessage = (event: MessageEvent): void => {
-    const cur = this.#cur;
-    const origin = this.#origin;
-    if (!event.source || event.origin !== origin) return;
-    const message = this.#adapter.parse(event.data);
-    if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
-      // The hidden new frame: it replaces the visible one only once it has loaded.
-      if (message?.event !== DashboardEvent.loaded) return;
-      clearTimeout(this.#swapTimer);
-      this.#srcs[cur] = undefined;
-      // Focus in the adopted frame goes to the wrapper after the render (it is removed before it).
-      this.#focus = this.#ownFocus();
-      this.#own = this.#own?.remove();
-      this.#cur ^= 1;
-      this.#srcToken = this.#nextToken;
-      // The new frame's own load, reported below.
-      this.#loaded = false;
-    } else if (event.source !== this.#win(cur)) return;
-    switch (message?.event) {
-      case DashboardEvent.readyToLoad:
-        this.#frameReady = true;
-        this.#sendToken();
-        break;
-      case DashboardEvent.loaded:
-        this.#resize(message.detail.dashboardHeight);
-        // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
-        if (!this.#loaded) {
-          this.#frameReady = this.#loaded = true;
-          this.requestUpdate();
-          emit(this, 'dashboard-load', {
-            dashboardId: message.detail.dashboardId,
-            height: this.#height ?? 0,
-            loadTime: message.detail.loadTime,
-          });
-          if (this.variables) this.#sendVariables();
-        }
-        break;
-      case DashboardEvent.resized:
-        this.#resize(message.detail.dashboardHeight);
-        break;
-      case DashboardEvent.tokenExpired:
-        this.#tokens.rotate();
-        break;
-      case DashboardEvent.variableUpdated:
-        emit(this, 'dashboard-variable-change', { name: message.detail.varName, value: message.detail.newValue });
-    }
-  };
 }

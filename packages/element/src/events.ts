@@ -21,6 +21,13 @@ export interface EmbeddedDashboardEventMap {
   'dashboard-variable-change': DashboardVariableChangeEvent;
 }
 
+/** Dispatches one of the element's events: bubbling and composed, so a page hears it through shadow roots. */
+export const emit = <K extends keyof EmbeddedDashboardEventMap>(
+  target: EventTarget,
+  type: K,
+  detail: EmbeddedDashboardEventMap[K]['detail'],
+): boolean => target.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+
 declare global {
   interface HTMLElementEventMap extends EmbeddedDashboardEventMap {}
 }

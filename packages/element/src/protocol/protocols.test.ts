@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { FRAME_PROTOCOLS, FRAME_SWAP_TIMEOUT_MS } from '../embedded-dashboard.js';
+import { FRAME_PROTOCOLS } from '../embedded-dashboard.js';
+import { FRAME_SWAP_TIMEOUT_MS } from '../frame/frame-controller.js';
 import * as exploEntry from '../explo.js';
 import { json, mount, ORIGIN, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../test-support/fixtures.js';
 import { exploJwtProtocol } from './explo-jwt-protocol.js';

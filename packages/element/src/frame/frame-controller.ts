@@ -1,0 +1,241 @@
+import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
+import { DashboardEvent, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, type DashboardVariables } from '@embedded-dashboard/protocol';
+import { emit } from '../events.js';
+import type { FrameProtocol } from '../protocol/frame-protocol.js';
+import { messageProtocol } from '../protocol/message-protocol.js';
+import { en } from '../strings/strings.js';
+import { TokenRequestError } from '../token/request-token.js';
+import type { TokenController } from '../token/token-controller.js';
+import type { ViewModel } from '../view/shadow-view.js';
+
+/** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
+export const FRAME_SWAP_TIMEOUT_MS = 15_000;
+
+/** What the controller reads from, and reports to, the element that owns it. */
+export interface FrameHost extends ReactiveControllerHost, EventTarget {
+  readonly dashboard?: string | undefined;
+  readonly srcTemplate?: string | undefined;
+  readonly environment?: string | undefined;
+  readonly protocol: string;
+  readonly variables?: unknown;
+  readonly noAutoResize: boolean;
+  /** The shadow root, holding the element's own frames (`#f0`, `#f1`). */
+  readonly renderRoot: ParentNode;
+  /** Finds the frame the server rendered into the element (a light DOM child). */
+  querySelector<E extends Element>(selectors: string): E | null;
+}
+
+/** What the view shows of the frames. */
+export type FramesView = Pick<ViewModel, 'loaded' | 'live' | 'adopted' | 'srcs' | 'cur' | 'height'>;
+
+/**
+ * The dashboard frames of one element, as a reactive controller: the visible frame and, while a
+ * new token in the URL loads, a hidden second one that replaces it once loaded; the frame the
+ * server rendered, adopted instead of loading a second; and the messages with the visible frame,
+ * checked by source and origin and posted to its exact origin only. Everything it starts is
+ * stopped in `hostDisconnected`.
+ */
+export class FrameController implements ReactiveController {
+  /** The visible frame reported loaded (once per frame). */
+  loaded = false;
+  /** The dashboard variables, as last parsed: sent once the frame has loaded and when they change. */
+  vars: DashboardVariables = {};
+  readonly #host: FrameHost;
+  readonly #tokens: TokenController;
+  /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
+  #srcs: (string | undefined)[] = [];
+  #cur = 0;
+  /** The token in the visible frame's URL, and in the last frame loaded to replace it. */
+  #srcToken?: string | undefined;
+  #nextToken?: string | undefined;
+  #swapTimer?: ReturnType<typeof setTimeout>;
+  #adapter: FrameProtocol = messageProtocol;
+  #origin = '';
+  #srcKey?: string;
+  /**
+   * The frame the server rendered into the page (`<iframe slot="frame">` child), taken over
+   * instead of loading a second one: it is the visible frame (slot 0) until its src changes or a
+   * swap replaces it, then it is removed.
+   */
+  #own?: HTMLIFrameElement | null | void;
+  /** The adopted frame, when it had focus as a swap removed it (before the render that follows). */
+  #lostFocus?: Element | null;
+  #ready = false;
+  #height?: number;
+
+  constructor(host: FrameHost, tokens: TokenController) {
+    this.#host = host;
+    this.#tokens = tokens;
+    host.addController(this);
+  }
+
+  hostConnected(): void {
+    addEventListener('message', this.#onMessage);
+  }
+
+  hostDisconnected(): void {
+    removeEventListener('message', this.#onMessage);
+    this.#dropSwap();
+  }
+
+  /**
+   * Points the visible frame at the element's URL for `adapter` when the URL changed, or loads a
+   * new token that travels in the URL into the hidden frame. The element calls this in
+   * `willUpdate` once its attributes are valid. Throws what the adapter's `src` throws.
+   */
+  show(adapter: FrameProtocol): void {
+    const host = this.#host;
+    const own = host.querySelector<HTMLIFrameElement>('iframe[slot=frame]');
+    const cur = this.#cur;
+    const token = this.#tokens.token;
+    const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
+    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token }, this.vars);
+    this.#adapter = adapter;
+    // The src changes with the dashboard, template, environment or protocol; a new token changes
+    // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
+    if (key !== this.#srcKey || !this.#srcs[cur] || (adapter.swap && token !== this.#srcToken && !this.loaded)) {
+      const next = url();
+      this.#dropSwap();
+      this.#srcKey = key;
+      this.#srcs[cur] = next?.href;
+      this.#srcToken = token;
+      this.#origin = next?.origin ?? '';
+      this.loaded = false;
+      // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
+      // origin); any other is removed. If its document is in (no longer the initial about:blank,
+      // which would refuse the message), it may have said ready before this element listened:
+      // it is sent the token now (and again when it says ready).
+      this.#own = own?.src === next?.href && !cur ? own : own?.remove();
+      if ((this.#ready = !!this.#own && own!.contentDocument?.URL != 'about:blank')) {
+        this.sendToken();
+        // What it said before this element listened, kept by the page's loader
+        // (renderElementScript, which loads this script late): replayed through the same checks.
+        for (const early of (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages ?? []) this.#onMessage(early);
+      }
+    } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
+      this.#dropSwap();
+      this.#srcs[cur ^ 1] = url()?.href;
+      this.#nextToken = token;
+      this.#swapTimer = setTimeout(() => {
+        this.#dropSwap();
+        host.requestUpdate();
+        this.#tokens.fail(new TokenRequestError('timeout', en.error, true));
+      }, FRAME_SWAP_TIMEOUT_MS);
+    }
+  }
+
+  /** No frame while the attributes are unusable: the adopted one is removed too. */
+  clear(): void {
+    this.#own = this.#host.querySelector('iframe[slot=frame]')?.remove();
+    this.#dropSwap();
+    this.#srcs[this.#cur] = undefined;
+  }
+
+  view(): FramesView {
+    return {
+      loaded: this.loaded,
+      // A frame the server rendered visible (no `hidden`) shows its own loading: the page may load
+      // this script late, after the dashboard; no skeleton or hiding over it (§5).
+      live: this.loaded || this.#own?.hidden === false,
+      adopted: !!this.#own,
+      srcs: this.#srcs,
+      cur: this.#cur,
+      height: !this.#host.noAutoResize && this.#height,
+    };
+  }
+
+  /**
+   * The adopted frame when it has focus (a slotted child: outside the shadow root's
+   * activeElement) or had it as a swap removed it since the last call; else `null`.
+   */
+  focused(): Element | null {
+    const had = this.#lostFocus ?? this.#ownFocus();
+    this.#lostFocus = null;
+    return had;
+  }
+
+  /** Hands the token to the frame, once it is ready for one (protocols that post it). */
+  sendToken(): void {
+    const token = this.#tokens.token;
+    if (this.#ready && token) this.#post(this.#adapter.token?.(token));
+  }
+
+  sendVariables(): void {
+    this.#post(this.#adapter.variables(this.vars));
+  }
+
+  #ownFocus(): Element | null {
+    return this.#own?.matches(':focus') ? this.#own : null;
+  }
+
+  #win(slot: number): Window | null | undefined {
+    return ((!slot && this.#own) || this.#host.renderRoot.querySelector<HTMLIFrameElement>('#f' + slot))?.contentWindow;
+  }
+
+  #dropSwap(): void {
+    clearTimeout(this.#swapTimer);
+    this.#srcs[this.#cur ^ 1] = undefined;
+  }
+
+  #post(message: object | undefined): void {
+    // Only the origin of our own src may read it: never '*'.
+    if (message) this.#win(this.#cur)?.postMessage(message, this.#origin);
+  }
+
+  #resize(height: number): void {
+    if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
+    height = Math.ceil(height);
+    if (height !== this.#height) {
+      this.#height = height;
+      this.#host.requestUpdate();
+      emit(this.#host, 'dashboard-resize', { height });
+    }
+  }
+
+  #onMessage = (event: MessageEvent): void => {
+    const cur = this.#cur;
+    if (!event.source || event.origin !== this.#origin) return;
+    const message = this.#adapter.parse(event.data);
+    if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
+      // The hidden new frame: it replaces the visible one only once it has loaded.
+      if (message?.event !== DashboardEvent.loaded) return;
+      clearTimeout(this.#swapTimer);
+      this.#srcs[cur] = undefined;
+      // Focus in the adopted frame goes to the wrapper after the render (it is removed before it).
+      this.#lostFocus = this.#ownFocus();
+      this.#own = this.#own?.remove();
+      this.#cur ^= 1;
+      this.#srcToken = this.#nextToken;
+      // The new frame's own load, reported below.
+      this.loaded = false;
+    } else if (event.source !== this.#win(cur)) return;
+    switch (message?.event) {
+      case DashboardEvent.readyToLoad:
+        this.#ready = true;
+        this.sendToken();
+        break;
+      case DashboardEvent.loaded:
+        this.#resize(message.detail.dashboardHeight);
+        // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
+        if (!this.loaded) {
+          this.#ready = this.loaded = true;
+          this.#host.requestUpdate();
+          emit(this.#host, 'dashboard-load', {
+            dashboardId: message.detail.dashboardId,
+            height: this.#height ?? 0,
+            loadTime: message.detail.loadTime,
+          });
+          if (this.#host.variables) this.sendVariables();
+        }
+        break;
+      case DashboardEvent.resized:
+        this.#resize(message.detail.dashboardHeight);
+        break;
+      case DashboardEvent.tokenExpired:
+        this.#tokens.rotate();
+        break;
+      case DashboardEvent.variableUpdated:
+        emit(this.#host, 'dashboard-variable-change', { name: message.detail.varName, value: message.detail.newValue });
+    }
+  };
+}

@@ -50,9 +50,10 @@ async function expectOwnTokenEach(fleet: Fleet<RedisCluster>, answers: Map<strin
 /**
  * A burst's get-or-create calls: one per customer, unless a process's store calls missed their
  * deadline meanwhile (on a CPU-starved machine every store call in flight can miss the 1 s deadline
- * at once: 69-80 calls for 40 were measured here at load 14-21). Then, as ARCHITECTURE §4.4 allows
- * while the store cannot say what it holds, at most one per customer per process; the test
- * output says so. Without a store failure, exactly one per customer.
+ * at once: 69-80 calls for 40 were measured here at load 14-21, before a slow store's lock stopped
+ * being granted locally). A store silent for 3 s still counts as lost: then, as ARCHITECTURE §4.4
+ * allows while the store cannot say what it holds, at most one per customer per process; the
+ * test output says so. Without a store failure, exactly one per customer.
  */
 async function expectOneCallPerCustomer(fleet: Fleet<RedisCluster>, calls: number, failuresBefore: Map<number, number>): Promise<void> {
   const after = await storeFailures(fleet.bffs);

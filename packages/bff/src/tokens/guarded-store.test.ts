@@ -96,13 +96,59 @@ describe('GuardedStore on a store that hangs', () => {
     await inner.set('acme', groupEntry('tok-shared'), 60_000);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
     expect(asked).toBe(2);
-    // A lock taken after its deadline was not used (the request went on without it): released, not left to block others.
+    // A lock taken after its deadline was not used (the store is slow, not lost: the caller waits as for another holder): released, not left to block others.
     late.ms = 60;
-    expect(await store.tryLock('sync:acme', 60_000)).toBeDefined();
+    expect(await store.tryLock('sync:acme', 60_000)).toBeUndefined();
     late.ms = 0;
     await new Promise((resolve) => setTimeout(resolve, 80));
     const other = await inner.tryLock('sync:acme', 60_000);
     expect(other).toBeDefined();
+  });
+
+  it('grants no lock of its own while the store is slow, not lost: two processes whose lock calls both miss the deadline never both hold a group (a CPU-starved machine)', async () => {
+    const inner = createMemoryStore();
+    let clock = 1_000_000;
+    const late = { ms: 0 };
+    const slow = <T>(call: () => Promise<T>): Promise<T> => {
+      const ms = late.ms;
+      if (ms < 0) return new Promise<T>(() => undefined);
+      return ms === 0 ? call() : new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+    };
+    const processOf = () =>
+      new GuardedStore(
+        {
+          get: (key) => slow(() => inner.get(key)),
+          set: (key, entry, ttl) => slow(() => inner.set(key, entry, ttl)),
+          delete: (key) => inner.delete(key),
+          hit: (key, windowMs) => slow(() => inner.hit(key, windowMs)),
+          tryLock: (name, ttl) => slow(() => inner.tryLock(name, ttl)),
+          ping: () => inner.ping(),
+          close: () => inner.close(),
+        },
+        captureLogs().logger,
+        createBffMetrics(),
+        30,
+        () => clock,
+      );
+    const [a, b] = [processOf(), processOf()];
+    // Both processes have been talking to the store; then every answer comes 60 ms late (deadline 30 ms).
+    await Promise.all([a.get('acme'), b.get('acme')]);
+    late.ms = 60;
+    const locks = await Promise.all([a.tryLock('sync:acme', 60_000), b.tryLock('sync:acme', 60_000), a.tryLock('sync:globex', 60_000)]);
+    // Before: each got a lock of its own (the store deemed failing) and called the vendor: a duplicate.
+    expect(locks).toEqual([undefined, undefined, undefined]);
+    // Skipped after the missed deadline, and still slow: waits, no local lock either.
+    expect(await b.tryLock('sync:acme', 60_000)).toBeUndefined();
+    // The late answers arrive (the locks they took are released); the store is asked again: one holder.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    late.ms = 0;
+    const again = await Promise.all([a.tryLock('sync:acme', 60_000), b.tryLock('sync:acme', 60_000)]);
+    expect(again.filter(Boolean)).toHaveLength(1);
+    // A store that stops answering altogether counts as lost after 3 s of silence: the lock is granted locally (availability).
+    late.ms = -1;
+    expect(await a.tryLock('sync:initech', 60_000)).toBeUndefined();
+    clock += 3_001;
+    expect(await a.tryLock('sync:initech', 60_000)).toBeDefined();
   });
 });
 

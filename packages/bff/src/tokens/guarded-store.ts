@@ -22,6 +22,9 @@ const HUNG_STORE_BYPASS_MS = 2_000;
 /** After the store failed, how long what other processes synced meanwhile may still be on its way to it. */
 const WRITE_BACK_GRACE_MS = 10_000;
 
+/** How long after its last answer a store whose calls miss their deadline is slow, not lost (see `tryLock`). */
+const SLOW_STORE_GRACE_MS = 3_000;
+
 /** A store that fails and recovers by turns is logged at most this often. */
 const LOG_EVERY_MS = 10_000;
 
@@ -65,6 +68,9 @@ export class GuardedStore {
   #failureLogged = false;
   /** Until when calls skip a store that hung (epoch ms of `now`). */
   #bypassUntil = 0;
+  /** When the store last answered (late answers too); whether its last failure was a missed deadline. */
+  #answeredAt: number | undefined;
+  #lastFailureTimedOut = false;
 
   constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number) {
     this.#store = store;
@@ -113,6 +119,7 @@ export class GuardedStore {
     let pending: Promise<T> | undefined;
     return this.#within(op, () => (pending = call())).then(
       (value) => {
+        this.#answeredAt = this.#now();
         if (this.#failing) {
           this.#failing = false;
           this.#metrics.storeDegraded.set(0);
@@ -135,6 +142,7 @@ export class GuardedStore {
     const skipping = this.#bypassUntil;
     late.then(
       (value) => {
+        this.#answeredAt = this.#now();
         // Unless a later call hung meanwhile (then its own skip stands).
         if (this.#bypassUntil === skipping) this.#bypassUntil = 0;
         onLate?.(value);
@@ -150,7 +158,8 @@ export class GuardedStore {
   #failed(op: string, error: unknown): void {
     this.#metrics.storeFailures.labels(op).inc();
     this.#lastFailureAt = this.#now();
-    if (error instanceof StoreTimeoutError) this.#bypassUntil = this.#lastFailureAt + HUNG_STORE_BYPASS_MS;
+    this.#lastFailureTimedOut = error instanceof StoreTimeoutError;
+    if (this.#lastFailureTimedOut) this.#bypassUntil = this.#lastFailureAt + HUNG_STORE_BYPASS_MS;
     if (!this.#failing) {
       this.#failing = true;
       this.#metrics.storeDegraded.set(1);
@@ -226,6 +235,13 @@ export class GuardedStore {
     if (written > 0) this.#logger.info('store recovered: wrote back entries synced while it failed', { entries: written });
   }
 
+  /**
+   * The store lock `name`, or `undefined` while another holder has it. A failing store's lock is
+   * granted in this process (in-process single-flight holds), unless the store is only slow: its
+   * calls miss their deadline but it answered (late answers too) within `SLOW_STORE_GRACE_MS`, as
+   * on a CPU-starved machine. Another process may hold the lock then, and a vendor call without
+   * it would be a duplicate: the caller waits as for another holder (503 `group_busy` at worst).
+   */
   tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
     return this.#run(
       'tryLock',
@@ -237,7 +253,7 @@ export class GuardedStore {
         if (lock.extend !== undefined) handle.extend = (extraMs) => this.#within('extendLock', () => lock.extend!(extraMs)).catch(() => false);
         return handle;
       },
-      () => NO_LOCK,
+      () => (this.#lastFailureTimedOut && this.#now() - (this.#answeredAt ?? -Infinity) < SLOW_STORE_GRACE_MS ? undefined : NO_LOCK),
       // The request went on without it: holding it would keep every other process waiting for nothing.
       (late) => void late?.release().catch(() => undefined),
     );

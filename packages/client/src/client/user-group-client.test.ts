@@ -335,7 +335,7 @@ describe('UserGroupClient keeps secrets out of errors', () => {
 
   it('redacts a transport error that quotes the API token, in message and cause chain', async () => {
     const inner = new Error(`proxy refused Authorization: Token ${API_TOKEN}`);
-    const outer = new Error('request failed', { cause: inner });
+    const outer = new Error(`connect refused for Token ${API_TOKEN}`, { cause: inner });
     const error = await failure(makeClient(scripted(outer), { maxAttempts: 1 }).client.getOrCreateUserGroup(INPUT));
     expect(error.code).toBe('network');
     expect(leaks(error, API_TOKEN)).toEqual([]);

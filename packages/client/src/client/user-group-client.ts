@@ -1,4 +1,4 @@
-import { backoffDelay, VENDOR_AUTH_SCHEME } from '@embedded-dashboard/protocol';
+import { backoffDelay } from '@embedded-dashboard/protocol';
 import type {
   ExploGenerateJwtInput,
   ExploGenerateJwtResponse,
@@ -8,20 +8,15 @@ import type {
   UpstreamApiName,
   UserGroupInput,
 } from '@embedded-dashboard/protocol';
-import {
-  UserGroupAbortedError,
-  UserGroupApiError,
-  UserGroupDeadlineError,
-  UserGroupNetworkError,
-  UserGroupTimeoutError,
-} from '../errors/errors.js';
-import { redact, sanitizeCause } from '../errors/redact.js';
+import { abortedError, toApiError } from '../errors/call-errors.js';
+import { UserGroupApiError, UserGroupDeadlineError } from '../errors/errors.js';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { defaultTransport, sha256Hex } from '#client-platform';
-import type { Transport, TransportResponse } from '../transport/types.js';
+import type { Transport } from '../transport/types.js';
 import { generateJwtBody, rotateBody, userGroupBody } from '../validation/input.js';
 import { resolveOptions, type ResolvedOptions } from '../validation/options.js';
 import { interpretResponse, type Expectation, type ResponseFor } from '../validation/response.js';
+import { exchange, invoke, type ExchangeContext } from './exchange.js';
 import { defaultSleep, linkedController, raceAbort } from './signals.js';
 
 /** Options of {@link UserGroupClient}. Invalid values throw a `TypeError` naming the option. */
@@ -84,9 +79,8 @@ export interface CallOptions {
  */
 export class UserGroupClient {
   readonly #options: ResolvedOptions;
-  readonly #transport: Transport;
   readonly #ownTransport: (Transport & { close(): void }) | undefined;
-  readonly #slots: ConcurrencyLimit;
+  readonly #exchange: ExchangeContext;
   readonly #random: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
@@ -102,16 +96,16 @@ export class UserGroupClient {
     this.#options = resolveOptions(options);
     const { transport, maxInFlight, random, sleep, now } = this.#options;
     this.#ownTransport = transport ? undefined : defaultTransport(maxInFlight);
-    this.#transport = transport ?? this.#ownTransport!;
+    const sender = transport ?? this.#ownTransport!;
     const getOrCreate = this.#options.api.route('getOrCreate');
-    if (getOrCreate.method === 'GET' && this.#transport.getWithBody === false) {
+    if (getOrCreate.method === 'GET' && sender.getWithBody === false) {
       this.#ownTransport?.close();
       throw new TypeError(
         `UserGroupClient: the ${this.#options.api.name} API's get-or-create is a GET with a JSON body, which fetch refuses to send; ` +
           "use api: 'explo-customer' (POSTs only), or a transport that can send it (createNodeTransport, on Node)",
       );
     }
-    this.#slots = new ConcurrencyLimit(maxInFlight);
+    this.#exchange = { options: this.#options, transport: sender, slots: new ConcurrencyLimit(maxInFlight) };
     this.#random = random ?? Math.random;
     this.#sleep = sleep ?? defaultSleep;
     this.#now = now ?? Date.now;
@@ -197,7 +191,7 @@ export class UserGroupClient {
     };
     try {
       for (let attempt = 1; ; attempt += 1) {
-        const outcome = await this.#attempt(expectation.op, body, scope.controller.signal, interrupted);
+        const outcome = await exchange(this.#exchange, expectation.op, body, scope.controller.signal, interrupted);
         let error: UserGroupApiError;
         if (outcome instanceof UserGroupApiError) {
           error = outcome;
@@ -225,49 +219,6 @@ export class UserGroupClient {
       scope.dispose();
     }
   }
-
-  /** One exchange: waits for a slot, then sends with its own timeout. Never throws. */
-  async #attempt(
-    op: Expectation['op'],
-    body: string,
-    scope: AbortSignal,
-    interrupted: (caught: unknown) => UserGroupApiError,
-  ): Promise<TransportResponse | UserGroupApiError> {
-    let release: () => void;
-    try {
-      release = await this.#slots.acquire(scope);
-    } catch (caught) {
-      return interrupted(caught);
-    }
-    const { url: root, api, apiToken, timeoutMs } = this.#options;
-    const { method, path } = api.route(op);
-    const url = `${root}${path}`;
-    const attempt = linkedController([scope]);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      attempt.controller.abort(new Error('attempt timed out'));
-    }, timeoutMs);
-    try {
-      const signal = attempt.controller.signal;
-      const headers = {
-        [api.authHeader]: `${VENDOR_AUTH_SCHEME} ${apiToken}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-      };
-      const response = await raceAbort(invoke(() => this.#transport({ method, url, headers, body, signal })), signal);
-      return isTransportResponse(response)
-        ? response
-        : new UserGroupApiError('malformed_response', 'transport resolved with something that is not a response');
-    } catch (caught) {
-      if (timedOut && !scope.aborted) return new UserGroupTimeoutError(`attempt timed out after ${timeoutMs} ms`);
-      return interrupted(caught);
-    } finally {
-      clearTimeout(timer);
-      attempt.dispose();
-      release();
-    }
-  }
 }
 
 /**
@@ -286,44 +237,4 @@ function callSignal(options: unknown): AbortSignal | undefined {
   const { signal } = options as { signal?: unknown };
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('UserGroupClient: "signal" must be an AbortSignal');
   return signal;
-}
-
-function invoke<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-function isTransportResponse(value: unknown): value is TransportResponse {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return (
-    typeof r.status === 'number' &&
-    Number.isInteger(r.status) &&
-    typeof r.body === 'string' &&
-    typeof r.headers === 'object' &&
-    r.headers !== null
-  );
-}
-
-function abortedError(signal: AbortSignal, secrets: readonly string[]): UserGroupAbortedError {
-  return new UserGroupAbortedError('call aborted by the caller', { cause: sanitizeCause(signal.reason, secrets) });
-}
-
-/** Whatever a transport threw, as a typed error with no secret in its message or cause chain. */
-function toApiError(caught: unknown, secrets: readonly string[]): UserGroupApiError {
-  if (caught instanceof UserGroupApiError) {
-    const cause = sanitizeCause(caught.cause, secrets);
-    if (cause === caught.cause && redact(caught.message, secrets) === caught.message) return caught;
-    return new UserGroupApiError(caught.code, redact(caught.message, secrets), {
-      cause,
-      status: caught.status,
-      retryable: caught.retryable,
-      retryAfterMs: caught.retryAfterMs,
-    });
-  }
-  const message = caught instanceof Error ? caught.message : 'transport failed';
-  return new UserGroupNetworkError(`request failed: ${redact(message, secrets)}`, { cause: sanitizeCause(caught, secrets) });
 }

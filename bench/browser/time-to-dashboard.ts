@@ -18,6 +18,13 @@ export interface LoadMarks {
   /** The dashboard iframe's document was requested and arrived. */
   frameStart?: number;
   frameEnd?: number;
+  /**
+   * The dashboard's data request (`/iframe-data/…`) sent and answered, from the frame's own
+   * resource timing moved onto the host page's clock (the difference of the two documents'
+   * `performance.timeOrigin`): read after the load, in Firefox and WebKit only (engines.ts).
+   */
+  dataStart?: number;
+  dataEnd?: number;
 }
 
 export interface PageLoad {
@@ -155,7 +162,7 @@ export function ttdRow<V extends string>(
 
 /** What a steps cell (`loadSteps`) lists. */
 export const STEPS_METRIC =
-  "element script arrived, element defined, token request sent → answered, frame document requested → arrived, dashboard loaded (and, where the element's script comes after it, element ready)";
+  "element script arrived, element defined, token request sent → answered, frame document requested → arrived, (Firefox and WebKit: the dashboard's data request sent → answered, in the frame,) dashboard loaded (and, where the element's script comes after it, element ready)";
 
 /** The steps of one page's loads, medians over the runs, in ms after navigation start (those the page had). */
 export function loadSteps(loads: readonly PageLoad[]): string {
@@ -167,6 +174,8 @@ export function loadSteps(loads: readonly PageLoad[]): string {
     ['→', at('tokenEnd')],
     ['frame', at('frameStart')],
     ['→', at('frameEnd')],
+    ['data', at('dataStart')],
+    ['→', at('dataEnd')],
     ['loaded', median(loads.map((load) => load.ms))],
     ['element ready', at('ready')],
   ] as const;

@@ -88,6 +88,18 @@ async function dataRequest(tab: Tab, hostOrigin: number): Promise<Pick<LoadMarks
   }
 }
 
+/**
+ * The engines of this run: both, or those `BENCH_ENGINES` names (`BENCH_ENGINES=firefox`: a
+ * shorter run for finding out where one engine's time goes; rows of the others are left out).
+ */
+function chosenEngines(): readonly OtherEngine[] {
+  const asked = process.env.BENCH_ENGINES?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (!asked?.length) return OTHER_ENGINES;
+  const unknown = asked.filter((name) => !(OTHER_ENGINES as readonly string[]).includes(name));
+  if (unknown.length) throw new Error(`BENCH_ENGINES names unknown engines: ${unknown.join(', ')} (known: ${OTHER_ENGINES.join(', ')})`);
+  return OTHER_ENGINES.filter((name) => asked.includes(name));
+}
+
 /** Loads of each page per pass in full runs: as Chromium's 4m/4n pass (a median of 15 moves by about ±0.1× here). */
 const FULL_RUNS = 40;
 const SAME_RUN: RowKind = 'ratio (same run)';
@@ -118,7 +130,7 @@ export async function engineRows(
 ): Promise<Row[]> {
   const rows: Row[] = [];
   const runs = quick ? 1 : FULL_RUNS;
-  for (const name of OTHER_ENGINES) {
+  for (const name of chosenEngines()) {
     const ids = engineRowIds(name);
     let browser: EngineBrowser | undefined;
     const started = performance.now();

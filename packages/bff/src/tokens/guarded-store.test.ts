@@ -26,6 +26,25 @@ describe('GuardedStore', () => {
 });
 
 describe('GuardedStore on a store that hangs', () => {
+  /** `inner` whose get, set, hit and tryLock answer `late.ms` late (never, when negative), counted in `late.asked`. */
+  const slowStore = (inner: TokenStore, late: { ms: number; asked: number }): TokenStore => {
+    const slow = <T>(call: () => Promise<T>): Promise<T> => {
+      late.asked += 1;
+      const ms = late.ms;
+      if (ms < 0) return new Promise<T>(() => undefined);
+      return ms === 0 ? call() : new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+    };
+    return {
+      get: (key) => slow(() => inner.get(key)),
+      set: (key, entry, ttl) => slow(() => inner.set(key, entry, ttl)),
+      delete: (key) => inner.delete(key),
+      hit: (key, windowMs) => slow(() => inner.hit(key, windowMs)),
+      tryLock: (name, ttl) => slow(() => inner.tryLock(name, ttl)),
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+    };
+  };
+
   it('after one call hangs to its deadline, skips the store for a while instead of waiting out every call, then asks it again', async () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
@@ -63,39 +82,19 @@ describe('GuardedStore on a store that hangs', () => {
   it('asks the store again as soon as a call that missed its deadline answers after all (slow, not hung), and releases a lock that came too late', async () => {
     const inner = createMemoryStore();
     const clock = 1_000_000;
-    let asked = 0;
-    const late = { ms: 0 };
-    const slow = <T>(call: () => Promise<T>): Promise<T> => {
-      asked += 1;
-      const ms = late.ms;
-      return ms === 0 ? call() : new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
-    };
-    const store = new GuardedStore(
-      {
-        get: (key) => slow(() => inner.get(key)),
-        set: (key, entry, ttl) => inner.set(key, entry, ttl),
-        delete: (key) => inner.delete(key),
-        hit: (key, windowMs) => slow(() => inner.hit(key, windowMs)),
-        tryLock: (name, ttl) => slow(() => inner.tryLock(name, ttl)),
-        ping: () => inner.ping(),
-        close: () => inner.close(),
-      },
-      captureLogs().logger,
-      createBffMetrics(),
-      30,
-      () => clock,
-    );
+    const late = { ms: 0, asked: 0 };
+    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
     // One answer 60 ms late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
     late.ms = 60;
     await expect(store.hit('session:a', 60_000)).resolves.toMatchObject({ count: 1 });
     late.ms = 0;
     await expect(store.get('acme')).resolves.toBeUndefined();
-    expect(asked).toBe(1);
+    expect(late.asked).toBe(1);
     // ...until that answer arrives (the clock has not moved: without it, 2 s of skipping).
     await new Promise((resolve) => setTimeout(resolve, 80));
     await inner.set('acme', groupEntry('tok-shared'), 60_000);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
-    expect(asked).toBe(2);
+    expect(late.asked).toBe(2);
     // A lock taken after its deadline was not used (the store is slow, not lost: the caller waits as for another holder): released, not left to block others.
     late.ms = 60;
     expect(await store.tryLock('sync:acme', 60_000)).toBeUndefined();
@@ -108,28 +107,8 @@ describe('GuardedStore on a store that hangs', () => {
   it('grants no lock of its own while the store is slow, not lost: two processes whose lock calls both miss the deadline never both hold a group (a CPU-starved machine)', async () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
-    const late = { ms: 0 };
-    const slow = <T>(call: () => Promise<T>): Promise<T> => {
-      const ms = late.ms;
-      if (ms < 0) return new Promise<T>(() => undefined);
-      return ms === 0 ? call() : new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
-    };
-    const processOf = () =>
-      new GuardedStore(
-        {
-          get: (key) => slow(() => inner.get(key)),
-          set: (key, entry, ttl) => slow(() => inner.set(key, entry, ttl)),
-          delete: (key) => inner.delete(key),
-          hit: (key, windowMs) => slow(() => inner.hit(key, windowMs)),
-          tryLock: (name, ttl) => slow(() => inner.tryLock(name, ttl)),
-          ping: () => inner.ping(),
-          close: () => inner.close(),
-        },
-        captureLogs().logger,
-        createBffMetrics(),
-        30,
-        () => clock,
-      );
+    const late = { ms: 0, asked: 0 };
+    const processOf = () => new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
     const [a, b] = [processOf(), processOf()];
     // Both processes have been talking to the store; then every answer comes 60 ms late (deadline 30 ms).
     await Promise.all([a.get('acme'), b.get('acme')]);

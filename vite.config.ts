@@ -75,7 +75,9 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
-          // One browser at a time on a two-core machine.
+          // One browser per engine for the whole run (Chromium, Firefox), each file connecting to it.
+          globalSetup: ['test/e2e/global-setup.ts'],
+          // One file at a time on a two-core machine.
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,

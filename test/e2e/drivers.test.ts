@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, poll, type EngineBrowser } from '../support/browsers/index.js';
+import { openEngineBrowser } from './harness.js';
 
 const listen = async (server: Server): Promise<string> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,7 +46,7 @@ describe.each(engines())('the $name driver', (engine) => {
       res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'seen=1; Path=/; HttpOnly' }).end(page(frameOrigin));
     });
     url = await listen(top);
-    if (engine.available) browser = await engine.launch();
+    if (engine.available) browser = await openEngineBrowser(engine);
   });
   afterAll(async () => {
     await browser?.close();

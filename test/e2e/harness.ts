@@ -1,6 +1,7 @@
 /**
  * Helpers of the real-browser end-to-end scenarios, written once for every engine
- * (test/support/browsers): one browser per engine per test file, a demo (host app + BFF +
+ * (test/support/browsers): the run's one browser per engine (./global-setup.ts; WebKit's per
+ * block), a demo (host app + BFF +
  * emulator, in process, on free ports) per scenario or shared by a block, and probes into the
  * page (./page-probe.ts) and the cross-origin dashboard frame. Every wait is bounded.
  *
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { startDemo, type RunningDemo, type StartDemoOptions } from '../../demo/server/start-demo.js';
 import { poll, type ContextOptions, type Engine, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type Tab } from '../support/browsers/index.js';
 import { PAGE_PROBE_TAG, type PageProbe, type RecordedEvent, type TokenRequest } from './page-probe.js';
@@ -71,9 +72,20 @@ export async function signAcmeSession(secret: string, orgId = 'acme', orgName = 
     .sign(new TextEncoder().encode(secret));
 }
 
+/**
+ * A browser of `engine` for a block of tests: the run's shared one (./global-setup.ts) when the
+ * block needs no launch options of its own and the engine has one, else one launched for it.
+ * Either way `close()` when the block is over (a shared browser stays running for other files).
+ */
+export function openEngineBrowser(engine: Engine, launch?: LaunchOptions): Promise<EngineBrowser> {
+  // Outside the e2e project (test/topology) nothing is provided.
+  const endpoint = launch || !engine.connect ? undefined : (inject('e2eBrowsers') as Partial<Record<string, string>> | undefined)?.[engine.name];
+  return endpoint ? engine.connect!(endpoint) : engine.launch(launch);
+}
+
 /** What a describe block of demo tests gets from `useDemo`. */
 export interface EngineRun {
-  /** The block's browser, launched once before its tests. */
+  /** The block's browser: the run's shared one, or its own launched before its tests (`openEngineBrowser`). */
   readonly browser: EngineBrowser;
   /** The block's demo, started once before its tests (only with `sharedDemo`). */
   readonly demo: RunningDemo;
@@ -84,8 +96,8 @@ export interface EngineRun {
 }
 
 /**
- * The setup of one describe block of demo tests in `engine` (call it inside the block): one
- * browser for the block, a demo shared by its tests (`sharedDemo`) and/or demos of their own,
+ * The setup of one describe block of demo tests in `engine` (call it inside the block): the
+ * engine's browser (`openEngineBrowser`), a demo shared by its tests (`sharedDemo`) and/or demos of their own,
  * and browser contexts, each closed when its test or the block is over, even a failed one.
  * Nothing is launched when the engine is not available (its tests are skipped, or fail in CI).
  */
@@ -96,7 +108,7 @@ export function useDemo(engine: Engine, { sharedDemo = false, launch }: { shared
   const demos: RunningDemo[] = [];
   beforeAll(async () => {
     if (!engine.available) return;
-    [browser, shared] = await Promise.all([engine.launch(launch), sharedDemo ? startTestDemo() : undefined]);
+    [browser, shared] = await Promise.all([openEngineBrowser(engine, launch), sharedDemo ? startTestDemo() : undefined]);
   });
   afterEach(async () => {
     for (const context of contexts.splice(0)) await context.close();

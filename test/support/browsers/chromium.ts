@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { BrowserContext, Frame, Page } from 'playwright-core';
-import { launchChromium } from '../chromium.js';
+import { chromium as playwrightChromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, launchChromium } from '../chromium.js';
 import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
   type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab } from './types.js';
 
@@ -21,7 +21,24 @@ export async function launchChromiumEngine(executablePath: string, options: Laun
   // Chromium accepts a chain holding a certificate with this key (the server sends the CA after
   // its own certificate), for this launch only (a fresh profile); any other CA still fails.
   if (options.trustedCa) args.push(`--ignore-certificate-errors-spki-list=${spkiSha256(readFileSync(options.trustedCa, 'utf8'))}`);
-  const browser = await launchChromium(executablePath, args);
+  return chromiumEngine(await launchChromium(executablePath, args), options);
+}
+
+/**
+ * A Chromium of default launch options that many test files connect to (`connectChromiumEngine`)
+ * instead of launching their own, until `close()` (test/e2e/global-setup.ts).
+ */
+export async function serveChromium(executablePath: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const server = await playwrightChromium.launchServer({ executablePath, args: CHROMIUM_ARGS, headless: true, timeout: 30_000 });
+  return { endpoint: server.wsEndpoint(), close: () => server.close() };
+}
+
+/** The Chromium of `serveChromium`: its `close()` closes this connection's contexts and leaves the browser running. */
+export async function connectChromiumEngine(endpoint: string): Promise<EngineBrowser> {
+  return chromiumEngine(await playwrightChromium.connect(endpoint, { timeout: 30_000 }), {});
+}
+
+function chromiumEngine(browser: Browser, options: LaunchOptions): EngineBrowser {
   const contexts = new Set<BrowserContext>();
   return {
     engine: 'chromium',

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import puppeteer, { type BrowserContext, type Frame, type HTTPRequest, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Frame, type HTTPRequest, type Page } from 'puppeteer-core';
 import { certutilTool } from '../tools.js';
 import { cookieMatches } from './cookies.js';
 import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
@@ -17,6 +17,51 @@ export const FIREFOX_SUPPORT: EngineSupport = { initScripts: true, console: true
  * user contexts.
  */
 export async function launchFirefoxEngine(executablePath: string, options: LaunchOptions = {}): Promise<EngineBrowser> {
+  const { browser, profile } = await launchFirefox(executablePath, options);
+  return firefoxEngine(browser, await browser.version(), async () => {
+    await browser.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
+}
+
+/**
+ * A Firefox of default launch options that many test files connect to, one at a time
+ * (`connectFirefoxEngine`; Firefox's remote agent holds one WebDriver BiDi session), instead of
+ * launching their own (seconds each), until `close()` (test/e2e/global-setup.ts).
+ */
+export async function serveFirefox(executablePath: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const { browser } = await launchFirefox(executablePath, {});
+  const endpoint = browser.wsEndpoint();
+  const child = browser.process();
+  // Ends the launch's own session: the next client starts its own on the same endpoint.
+  await browser.disconnect();
+  return {
+    endpoint,
+    async close() {
+      // Connected again to close it: puppeteer's launcher then removes its temporary profile.
+      const again = await puppeteer.connect({ browserWSEndpoint: endpoint, protocol: 'webDriverBiDi' }).catch(() => undefined);
+      if (again) await again.close().catch(() => undefined);
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** The Firefox of `serveFirefox`: its `close()` closes this connection's contexts and ends its session, leaving the browser running. */
+export async function connectFirefoxEngine(endpoint: string): Promise<EngineBrowser> {
+  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, protocol: 'webDriverBiDi', protocolTimeout: 60_000 });
+  const contexts: BrowserContext[] = [];
+  return firefoxEngine(
+    browser,
+    await browser.version(),
+    async () => {
+      for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
+      await browser.disconnect();
+    },
+    (context) => contexts.push(context),
+  );
+}
+
+async function launchFirefox(executablePath: string, options: LaunchOptions): Promise<{ browser: Browser; profile: string | undefined }> {
   const prefs: Record<string, unknown> = {
     // A closed network: no update checks, telemetry or remote settings to be refused.
     'app.update.enabled': false,
@@ -46,17 +91,20 @@ export async function launchFirefoxEngine(executablePath: string, options: Launc
       if (profile) await rm(profile, { recursive: true, force: true });
       throw error;
     });
+  return { browser, profile };
+}
+
+function firefoxEngine(browser: Browser, version: string, close: () => Promise<void>, created?: (context: BrowserContext) => void): EngineBrowser {
   return {
     engine: 'firefox',
-    version: await browser.version(),
+    version,
     supports: FIREFOX_SUPPORT,
     async newContext(contextOptions = {}) {
-      return firefoxContext(await browser.createBrowserContext(), contextOptions.viewport ?? DEFAULT_VIEWPORT);
+      const context = await browser.createBrowserContext();
+      created?.(context);
+      return firefoxContext(context, contextOptions.viewport ?? DEFAULT_VIEWPORT);
     },
-    async close() {
-      await browser.close();
-      if (profile) await rm(profile, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

@@ -5,8 +5,8 @@
  * `E2E_ENGINES=chromium,firefox` narrows a local run.
  */
 import { chromiumTool, firefoxTool, webkitTools, type Tool } from '../tools.js';
-import { CHROMIUM_SUPPORT, launchChromiumEngine } from './chromium.js';
-import { FIREFOX_SUPPORT, launchFirefoxEngine } from './firefox.js';
+import { CHROMIUM_SUPPORT, connectChromiumEngine, launchChromiumEngine, serveChromium } from './chromium.js';
+import { connectFirefoxEngine, FIREFOX_SUPPORT, launchFirefoxEngine, serveFirefox } from './firefox.js';
 import type { EngineBrowser, EngineName, EngineSupport, LaunchOptions } from './types.js';
 import { launchWebKitEngine, WEBKIT_SUPPORT } from './webkit.js';
 
@@ -19,6 +19,22 @@ export interface Engine {
   /** What the engine's driver can do (the same as its browsers' `supports`), known before launch. */
   supports: EngineSupport;
   launch(options?: LaunchOptions): Promise<EngineBrowser>;
+  /**
+   * Starts a browser of default launch options that test files connect to (`connect(endpoint)`,
+   * one file at a time) instead of each launching its own: a vitest globalSetup's job
+   * (test/e2e/global-setup.ts). Undefined where sharing saves nothing: a WebKit context is a
+   * WebKitWebDriver and a MiniBrowser of its own, started per context anyway.
+   */
+  serve?(): Promise<SharedBrowser>;
+  /** A browser on what `serve()` started; its `close()` closes what this connection opened and leaves the browser running. */
+  connect?(endpoint: string): Promise<EngineBrowser>;
+}
+
+/** A browser `Engine.serve` started, for `Engine.connect`. */
+export interface SharedBrowser {
+  /** What `Engine.connect` takes (a WebSocket URL). */
+  endpoint: string;
+  close(): Promise<void>;
 }
 
 const ALL: readonly EngineName[] = ['chromium', 'firefox', 'webkit'];
@@ -38,11 +54,13 @@ const unavailable = (tool: Tool) => () => Promise.reject(new Error(`${tool.name}
 export function engine(name: EngineName): Engine {
   if (name === 'chromium') {
     const tool = chromiumTool();
-    return { name, available: tool.available, supports: CHROMIUM_SUPPORT, launch: tool.available ? (options) => launchChromiumEngine(tool.path, options) : unavailable(tool) };
+    if (!tool.available) return { name, available: false, supports: CHROMIUM_SUPPORT, launch: unavailable(tool) };
+    return { name, available: true, supports: CHROMIUM_SUPPORT, launch: (options) => launchChromiumEngine(tool.path, options), serve: () => serveChromium(tool.path), connect: connectChromiumEngine };
   }
   if (name === 'firefox') {
     const tool = firefoxTool();
-    return { name, available: tool.available, supports: FIREFOX_SUPPORT, launch: tool.available ? (options) => launchFirefoxEngine(tool.path, options) : unavailable(tool) };
+    if (!tool.available) return { name, available: false, supports: FIREFOX_SUPPORT, launch: unavailable(tool) };
+    return { name, available: true, supports: FIREFOX_SUPPORT, launch: (options) => launchFirefoxEngine(tool.path, options), serve: () => serveFirefox(tool.path), connect: connectFirefoxEngine };
   }
   const tools = webkitTools();
   return {

@@ -45,6 +45,24 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
   const certificates = (options.webkitCertificates ?? []).map(({ host, certificateFile }) => ({ host, certificateFile }));
   const browserOptions = certificates.length ? { args, certificates } : { args };
   let version = '';
+  const start = async (viewport: Viewport): Promise<WebKitContext> => {
+    const context: WebKitContext = await WebKitContext.start(paths, xvfb.display, browserOptions, options.acceptInsecureCerts ?? false, viewport, () => contexts.delete(context));
+    contexts.add(context);
+    version ||= context.version;
+    return context;
+  };
+  // The next context, started (its window sized to the default viewport) while the current test
+  // runs: a MiniBrowser session takes seconds to start, 10-15 s on a loaded two-core machine,
+  // which every WebKit scenario would otherwise wait for. Each context still is a fresh session.
+  let next: Promise<WebKitContext> | undefined;
+  const warm = () => {
+    next = start(DEFAULT_VIEWPORT).then(async (context) => {
+      await context.prepare();
+      return context;
+    });
+    next.catch(() => undefined);
+  };
+  let closed = false;
   const browser: EngineBrowser = {
     engine: 'webkit',
     get version() {
@@ -52,21 +70,34 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
     },
     supports: WEBKIT_SUPPORT,
     async newContext(contextOptions = {}) {
-      const context = await WebKitContext.start(paths, xvfb.display, browserOptions, options.acceptInsecureCerts ?? false, contextOptions.viewport ?? DEFAULT_VIEWPORT, () => contexts.delete(context));
-      contexts.add(context);
-      version ||= context.version;
+      if (closed) throw new Error('the WebKit browser is closed');
+      const viewport = contextOptions.viewport ?? DEFAULT_VIEWPORT;
+      const waiting = next;
+      next = undefined;
+      // A warm context that failed to start: start one now, which says why if it fails again.
+      const context = (await waiting?.catch(() => undefined)) ?? (await start(viewport));
+      context.viewport = viewport;
+      warm();
       return context;
     },
     async close() {
+      closed = true;
+      await next?.catch(() => undefined);
       await Promise.all([...contexts].map((context) => context.close()));
-      await stopProcess(xvfb.child);
+      if (xvfb.child) await stopProcess(xvfb.child);
     },
   };
-  // One context up front: it proves the driver works and tells the version.
-  await (await browser.newContext()).close();
+  // The first context up front: it proves the driver works and tells the version; the first
+  // context a test asks for is this one.
+  warm();
+  try {
+    await next;
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
   return browser;
 }
-
 
 async function stopProcess(child: ChildProcess, graceMs = 3_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -141,7 +172,8 @@ class WebKitContext implements EngineContext {
     private readonly driver: ChildProcess,
     private readonly session: WebDriverSession,
     readonly version: string,
-    private readonly viewport: Viewport,
+    /** The viewport of the context's tabs (set again when a warm context is handed out). */
+    public viewport: Viewport,
     private readonly forget: () => void,
   ) {}
 
@@ -180,6 +212,12 @@ class WebKitContext implements EngineContext {
         throw new Error(`WebKitWebDriver did not start a MiniBrowser session: ${(error as Error).message}\n${output}`);
       }
     }
+  }
+
+  /** Sizes the spare window to the context's viewport ahead of its first tab (which then finds it fitting). */
+  async prepare(): Promise<void> {
+    const spare = this.spare;
+    if (spare !== undefined) await this.on(spare, null, () => this.resize(this.viewport));
   }
 
   /** Runs `work` with `handle` (and `frame`, an element id in its top document) current. */

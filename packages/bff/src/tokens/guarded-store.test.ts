@@ -26,13 +26,21 @@ describe('GuardedStore', () => {
 });
 
 describe('GuardedStore on a store that hangs', () => {
-  /** `inner` whose get, set, hit and tryLock answer `late.ms` late (never, when negative), counted in `late.asked`. */
-  const slowStore = (inner: TokenStore, late: { ms: number; asked: number }): TokenStore => {
+  /**
+   * A store that answers late: while `late.holding`, the get, set, hit and tryLock calls on
+   * `inner` wait (past any deadline, whatever the machine's load) until `answerLate` lets them
+   * through; counted in `late.asked`.
+   */
+  interface Late {
+    holding: boolean;
+    asked: number;
+    held: (() => void)[];
+  }
+  const slowStore = (inner: TokenStore, late: Late): TokenStore => {
     const slow = <T>(call: () => Promise<T>): Promise<T> => {
       late.asked += 1;
-      const ms = late.ms;
-      if (ms < 0) return new Promise<T>(() => undefined);
-      return ms === 0 ? call() : new Promise<T>((resolve, reject) => setTimeout(() => call().then(resolve, reject), ms));
+      if (!late.holding) return call();
+      return new Promise<T>((resolve, reject) => late.held.push(() => void call().then(resolve, reject)));
     };
     return {
       get: (key) => slow(() => inner.get(key)),
@@ -43,6 +51,12 @@ describe('GuardedStore on a store that hangs', () => {
       ping: () => inner.ping(),
       close: () => inner.close(),
     };
+  };
+  /** The held calls answer now (late), and what their answers start has run. */
+  const answerLate = async (late: Late) => {
+    late.holding = false;
+    for (const answer of late.held.splice(0)) answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
   };
 
   it('after one call hangs to its deadline, skips the store for a while instead of waiting out every call, then asks it again', async () => {
@@ -82,24 +96,23 @@ describe('GuardedStore on a store that hangs', () => {
   it('asks the store again as soon as a call that missed its deadline answers after all (slow, not hung), and releases a lock that came too late', async () => {
     const inner = createMemoryStore();
     const clock = 1_000_000;
-    const late = { ms: 0, asked: 0 };
+    const late: Late = { holding: false, asked: 0, held: [] };
     const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
-    // One answer 60 ms late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
-    late.ms = 60;
+    // One answer late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
+    late.holding = true;
     await expect(store.hit('session:a', 60_000)).resolves.toMatchObject({ count: 1 });
-    late.ms = 0;
+    late.holding = false;
     await expect(store.get('acme')).resolves.toBeUndefined();
     expect(late.asked).toBe(1);
     // ...until that answer arrives (the clock has not moved: without it, 2 s of skipping).
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await answerLate(late);
     await inner.set('acme', groupEntry('tok-shared'), 60_000);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
     expect(late.asked).toBe(2);
     // A lock taken after its deadline was not used (the store is slow, not lost: the caller waits as for another holder): released, not left to block others.
-    late.ms = 60;
+    late.holding = true;
     expect(await store.tryLock('sync:acme', 60_000)).toBeUndefined();
-    late.ms = 0;
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await answerLate(late);
     const other = await inner.tryLock('sync:acme', 60_000);
     expect(other).toBeDefined();
   });
@@ -107,24 +120,23 @@ describe('GuardedStore on a store that hangs', () => {
   it('grants no lock of its own while the store is slow, not lost: two processes whose lock calls both miss the deadline never both hold a group (a CPU-starved machine)', async () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
-    const late = { ms: 0, asked: 0 };
+    const late: Late = { holding: false, asked: 0, held: [] };
     const processOf = () => new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
     const [a, b] = [processOf(), processOf()];
-    // Both processes have been talking to the store; then every answer comes 60 ms late (deadline 30 ms).
+    // Both processes have been talking to the store; then every answer comes after the deadline.
     await Promise.all([a.get('acme'), b.get('acme')]);
-    late.ms = 60;
+    late.holding = true;
     const locks = await Promise.all([a.tryLock('sync:acme', 60_000), b.tryLock('sync:acme', 60_000), a.tryLock('sync:globex', 60_000)]);
     // Before: each got a lock of its own (the store deemed failing) and called the vendor: a duplicate.
     expect(locks).toEqual([undefined, undefined, undefined]);
     // Skipped after the missed deadline, and still slow: waits, no local lock either.
     expect(await b.tryLock('sync:acme', 60_000)).toBeUndefined();
     // The late answers arrive (the locks they took are released); the store is asked again: one holder.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    late.ms = 0;
+    await answerLate(late);
     const again = await Promise.all([a.tryLock('sync:acme', 60_000), b.tryLock('sync:acme', 60_000)]);
     expect(again.filter(Boolean)).toHaveLength(1);
     // A store that stops answering altogether counts as lost after 3 s of silence: the lock is granted locally (availability).
-    late.ms = -1;
+    late.holding = true;
     expect(await a.tryLock('sync:initech', 60_000)).toBeUndefined();
     clock += 3_001;
     expect(await a.tryLock('sync:initech', 60_000)).toBeDefined();

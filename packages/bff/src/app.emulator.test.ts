@@ -167,6 +167,9 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ error: { code } });
     if (code === 'rate_limited') expect(res.headers.get('retry-after')).toBe('7');
+    // Every retryable 5xx tells the browser when to come back (a dropped connection or a 503
+    // without a Retry-After of the vendor's: 1 s).
+    if (status >= 500 && code !== 'upstream_error') expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
   it.each<[string, FaultSettings]>([

@@ -52,6 +52,12 @@ export function isRefusal(error: unknown): boolean {
   return error.code === 'api_failure' || (error.code === 'http_status' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429);
 }
 
+/** `Retry-After` for a vendor that could not be reached or said 503 without one of its own. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** The vendor's own `Retry-After` in whole seconds (at least 1), else the default above. */
+const retryAfterSeconds = (retryAfterMs: number | undefined) => Math.max(UNAVAILABLE_RETRY_AFTER_SECONDS, Math.ceil((retryAfterMs ?? 0) / 1000));
+
 /**
  * Maps a vendor failure to the browser-facing error of ARCHITECTURE §4. Messages say what
  * failed, never how the vendor was called (no URL, no token).
@@ -68,14 +74,14 @@ export function toBffError(error: unknown, operation: string): BffError {
       return new BffError('upstream_timeout', `${what} did not answer in time`, { cause: error, retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS });
     case 'network':
     case 'aborted':
-      return new BffError('upstream_unavailable', `${what} could not be reached`, { cause: error });
+      // A dropped connection is transient: the browser is told when to come back, as for a timeout.
+      return new BffError('upstream_unavailable', `${what} could not be reached`, { cause: error, retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
     case 'rate_limited':
-      return new BffError('rate_limited', `${what} is rate limiting this service; retry later`, {
-        cause: error,
-        retryAfterSeconds: Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000)),
-      });
+      return new BffError('rate_limited', `${what} is rate limiting this service; retry later`, { cause: error, retryAfterSeconds: retryAfterSeconds(error.retryAfterMs) });
     case 'http_status':
-      if (error.status === 503) return new BffError('upstream_unavailable', `${what} is unavailable`, { cause: error });
+      if (error.status === 503) {
+        return new BffError('upstream_unavailable', `${what} is unavailable`, { cause: error, retryAfterSeconds: retryAfterSeconds(error.retryAfterMs) });
+      }
       return new BffError('upstream_error', `${what} failed with HTTP ${error.status ?? 'error'}`, {
         cause: error,
         retryable: error.status === undefined || error.status >= 500,

@@ -49,7 +49,16 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['packages/{protocol,client,emulator,bff,vite}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/packaging/**', 'test/topology/**', '**/node_modules/**', '**/dist/**'],
+          exclude: [
+            'test/e2e/**',
+            'test/packaging/**',
+            'test/topology/**',
+            '**/node_modules/**',
+            '**/dist/**',
+            // An opt-in repetition loop (minutes): part of a run only when asked for, so `npm test`
+            // (CI) reports no skipped file.
+            ...(process.env.CHAOS_SENTINEL_REPEAT ? [] : ['test/redis/chaos/sentinel-repeat.test.ts']),
+          ],
         },
       },
       {

@@ -7,7 +7,7 @@ import { promisesBroken } from './load.js';
  * The Sentinel failover of the chaos tests, repeated in fresh fleets (issue 23: a promise broken
  * once in CI must hold over repetitions): `CHAOS_SENTINEL_REPEAT=12 npx vitest run
  * test/redis/chaos/sentinel-repeat.test.ts`, best beside a load (it is what broke it). Not part of
- * `npm test` (skipped without the variable): each repetition takes 15-40 s.
+ * `npm test` (vite.config.ts leaves the file out without the variable): each repetition takes 15-40 s.
  */
 const repetitions = Number(process.env.CHAOS_SENTINEL_REPEAT ?? 0);
 

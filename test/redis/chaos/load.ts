@@ -315,18 +315,22 @@ async function metricsOf(bff: RunningProcess): Promise<string | undefined> {
   return (await response?.text()) ?? '';
 }
 
-/** Each process's store failures so far (`embed_bff_store_failures_total`, every op), by pid. */
-export async function storeFailures(bffs: readonly RunningProcess[]): Promise<Map<number, number>> {
-  const failures = new Map<number, number>();
+/** Per process (pid), the sum of a counter's series in its metrics. */
+async function counterSum(bffs: readonly RunningProcess[], name: string): Promise<Map<number, number>> {
+  const sums = new Map<number, number>();
+  const series = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm');
   for (const bff of bffs) {
     const text = await metricsOf(bff);
     if (text === undefined) continue;
     let sum = 0;
-    for (const [, value] of text.matchAll(/^embed_bff_store_failures_total\{[^}]*\} (\d+)/gm)) sum += Number(value);
-    failures.set(bff.child.pid!, sum);
+    for (const [, value] of text.matchAll(series)) sum += Number(value);
+    sums.set(bff.child.pid!, sum);
   }
-  return failures;
+  return sums;
 }
+
+/** Per process (pid), the locks it granted itself so far because the store was lost (not merely slow). */
+export const storeLocalLocks = (bffs: readonly RunningProcess[]): Promise<Map<number, number>> => counterSum(bffs, 'embed_bff_store_local_locks_total');
 
 /** What the processes alive at the end counted since `before` (a process started meanwhile counts from zero), summed by priority. */
 export function budgetDelta(after: Map<number, Record<string, number>>, before: Map<number, Record<string, number>>): Record<string, number> {

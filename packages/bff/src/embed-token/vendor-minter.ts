@@ -3,7 +3,7 @@ import type { CallPriority } from '../budget/upstream-budget.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import type { GroupEntry } from '../store/types.js';
-import type { GroupEntries } from '../tokens/group-entries.js';
+import type { GroupEntries, HeldEntry } from '../tokens/group-entries.js';
 import { isVendorOutage, type VendorCalls } from '../tokens/vendor-calls.js';
 import type { EmbedTokenMinter, EmbedTokenRequest } from './local-minter.js';
 
@@ -111,10 +111,11 @@ export class VendorMinter implements EmbedTokenMinter {
     let pending = this.#inFlight.get(flight);
     if (pending === undefined) {
       const answers = (entry: GroupEntry) => entry.token !== replacing && this.#reusable(entry);
-      const mint = async () => {
-        // Re-read under the lock: another process may have minted meanwhile.
-        const latest = await this.#read(request);
-        return latest !== undefined && answers(latest) ? latest : this.#mint(request, latest ?? stored, replacing);
+      const mint = async (held: HeldEntry) => {
+        // Re-read under the lock (from the store itself): another process may have minted meanwhile.
+        const read = await held.read();
+        const latest = read?.fingerprint === scope(request) ? read : undefined;
+        return latest !== undefined && answers(latest) ? latest : this.#mint(request, latest ?? stored, replacing, held);
       };
       // As for a customer token (GroupEntries.exclusive): another process's mint is waited for,
       // taken over when it ends without a token or dies, and never duplicated; when the wait is
@@ -127,7 +128,7 @@ export class VendorMinter implements EmbedTokenMinter {
     return pending;
   }
 
-  async #mint(request: EmbedTokenRequest, previous: GroupEntry | undefined, replacing: string | undefined): Promise<GroupEntry> {
+  async #mint(request: EmbedTokenRequest, previous: GroupEntry | undefined, replacing: string | undefined, held: HeldEntry): Promise<GroupEntry> {
     const askedAt = this.#s.now();
     const input: ExploGenerateJwtInput = {
       provided_id: request.customer,
@@ -165,7 +166,7 @@ export class VendorMinter implements EmbedTokenMinter {
       lastRotatedAt: askedAt,
     };
     // The store forgets it about when it expires (it is served only before that anyway).
-    await this.#entries.write(storeKey(request), entry, this.#s.ttlSeconds * 1000);
+    await held.write(entry, this.#s.ttlSeconds * 1000);
     return entry;
   }
 }

@@ -15,6 +15,8 @@ export interface BffMetrics {
   rotations: Counter<'result'>;
   /** Store operations that failed, by `op`; the BFF went straight to the vendor. */
   storeFailures: Counter<'op'>;
+  /** Locks this process granted itself because the store was lost (not merely slow): each may cost a vendor call another process also makes. */
+  storeLocalLocks: Counter;
   /** 1 while the store is failing, else 0. */
   storeDegraded: Gauge;
   /** 1 while the vendor circuit breaker is open or probing, else 0. */

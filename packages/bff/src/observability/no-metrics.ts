@@ -20,6 +20,7 @@ export function createNoMetrics(): BffMetrics {
     upstreamDuration: metric,
     rotations: metric,
     storeFailures: metric,
+    storeLocalLocks: metric,
     storeDegraded: metric,
     circuitOpen: metric,
     circuitTransitions: metric,

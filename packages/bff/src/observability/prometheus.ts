@@ -43,6 +43,7 @@ export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
     }),
     rotations: new Counter({ name: `${p}rotations_total`, help: 'Rotation requests by result', labelNames: ['result'], registers }),
     storeFailures: new Counter({ name: `${p}store_failures_total`, help: 'Store operations that failed (degraded mode)', labelNames: ['op'], registers }),
+    storeLocalLocks: new Counter({ name: `${p}store_local_locks_total`, help: 'Locks granted in this process because the store was lost (not merely slow)', registers }),
     storeDegraded: new Gauge({ name: `${p}store_degraded`, help: '1 while the store is failing', registers }),
     circuitOpen: new Gauge({ name: `${p}upstream_circuit_open`, help: '1 while the vendor circuit breaker is open or probing', registers }),
     circuitTransitions: new Counter({ name: `${p}upstream_circuit_transitions_total`, help: 'Vendor circuit breaker transitions by target state', labelNames: ['to'], registers }),

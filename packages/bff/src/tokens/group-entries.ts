@@ -1,7 +1,8 @@
 import { BffError } from '../errors/bff-error.js';
-import type { GroupEntry, LockHandle } from '../store/types.js';
+import type { GroupEntry } from '../store/types.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
-import type { GuardedStore } from './guarded-store.js';
+import type { GuardedLock, GuardedStore } from './guarded-store.js';
+import { StoreSlowError } from './store-health.js';
 
 export interface GroupEntriesSettings {
   /** The upstream's `accountId`: entries of any other account are misses. */
@@ -13,8 +14,20 @@ export interface GroupEntriesSettings {
   lockWaitMs: number;
   /** The first poll's interval; it doubles up to {@link MAX_POLL_INTERVAL_MS}. */
   pollIntervalMs: number;
+  now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
+
+/** The entry under a lock's key, for the work done holding it (`GroupEntries.exclusive`). */
+export interface HeldEntry {
+  /** The entry, asked of the store itself (never its skip); see `GuardedStore.readUnderLock`. */
+  read(): Promise<GroupEntry | undefined>;
+  /** Stores the entry (default lifetime: a group entry's); the lock is released only once the store has it. */
+  write(entry: GroupEntry, ttlMs?: number): Promise<void>;
+}
+
+/** How many times a holder whose write the slow store did not take writes again before it leaves its lock to expire. */
+const MAX_WRITE_ATTEMPTS = 8;
 
 /** The longest pause between two polls of a waiting process. */
 const MAX_POLL_INTERVAL_MS = 200;
@@ -63,8 +76,12 @@ export class GroupEntries {
 
   /** Stores `entry` under `key` as this vendor account's, for `ttlMs` (default: a group entry's time). */
   write(key: string, entry: GroupEntry, ttlMs = this.#s.entryTtlMs): Promise<void> {
+    return this.#store.set(key, this.#stamped(entry), ttlMs);
+  }
+
+  #stamped(entry: GroupEntry): GroupEntry {
     if (this.#s.account !== undefined) entry.account = this.#s.account;
-    return this.#store.set(key, entry, ttlMs);
+    return entry;
   }
 
   /**
@@ -76,13 +93,23 @@ export class GroupEntries {
    * while the first is under way would be a duplicate, and its own budget wait and call would
    * come on top of the wait, past the request's deadline. When `lockWaitMs` is over first,
    * throws {@link BusyError} (503, retry after 1 s).
+   *
+   * `work` reads and writes the entry through its {@link HeldEntry}, which asks the store itself:
+   * a re-read a slow store did not answer releases the lock and waits as for another holder; a
+   * write it did not take keeps the lock (see `#keepWriting`).
    */
-  async exclusive<T>(name: string, key: string, done: (entry: GroupEntry) => boolean, work: () => Promise<T>, what: string): Promise<T | GroupEntry> {
+  async exclusive<T>(name: string, key: string, done: (entry: GroupEntry) => boolean, work: (held: HeldEntry) => Promise<T>, what: string): Promise<T | GroupEntry> {
     // Counted sleeps, not a deadline: an injected clock that stands still must not wait forever.
     let waited = 0;
     for (let interval = this.#s.pollIntervalMs; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
       const lock = await this.#store.tryLock(name, this.#s.lockTtlMs);
-      if (lock !== undefined) return this.#holding(lock, work);
+      if (lock !== undefined) {
+        try {
+          return await this.#holding(lock, key, work);
+        } catch (error) {
+          if (!(error instanceof StoreSlowError)) throw error;
+        }
+      }
       if (waited >= this.#s.lockWaitMs) throw new BusyError(what);
       const pause = Math.min(interval, this.#s.lockWaitMs - waited);
       await this.#s.sleep(pause);
@@ -92,16 +119,59 @@ export class GroupEntries {
     }
   }
 
-  /** Runs `work` with `lock` held, renewing it every third of its lifetime, and releases it. */
-  async #holding<T>(lock: LockHandle, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` with `lock` held, renewing it every third of its lifetime, and releases it once the store has what `work` wrote. */
+  async #holding<T>(lock: GuardedLock, key: string, work: (held: HeldEntry) => Promise<T>): Promise<T> {
     const ttlMs = this.#s.lockTtlMs;
     const renewal = lock.extend === undefined ? undefined : setInterval(() => void lock.extend!(ttlMs).catch(() => false), Math.max(1, ttlMs / 3));
     renewal?.unref?.();
+    let unsaved: { entry: GroupEntry; ttlMs: number } | undefined;
+    const held: HeldEntry = {
+      read: () => this.#store.readUnderLock(key).then(this.#ours),
+      write: async (entry, entryTtlMs = this.#s.entryTtlMs) => {
+        const stamped = this.#stamped(entry);
+        unsaved = (await this.#store.writeUnderLock(key, stamped, entryTtlMs)) === 'slow' ? { entry: stamped, ttlMs: entryTtlMs } : undefined;
+      },
+    };
+    let result: T;
     try {
-      return await work();
-    } finally {
+      result = await work(held);
+    } catch (error) {
       clearInterval(renewal);
       await lock.release();
+      throw error;
     }
+    if (unsaved === undefined || !lock.shared) {
+      clearInterval(renewal);
+      await lock.release();
+    } else {
+      void this.#keepWriting(lock, key, unsaved, () => clearInterval(renewal));
+    }
+    return result;
+  }
+
+  /**
+   * The holder's write did not reach a slow store: its entry is only in this process's copy. The
+   * caller is answered; the lock is kept (renewed) while the entry is written again, and released
+   * once the store has it. Released earlier, the next process would read the store's miss and
+   * call the vendor again. When the store is lost meanwhile, or after {@link MAX_WRITE_ATTEMPTS}
+   * (or a lock's lifetime), the lock is left to expire: the entry waits in the copy for the store's
+   * recovery (`GuardedStore`'s write-back).
+   */
+  async #keepWriting(lock: GuardedLock, key: string, unsaved: { entry: GroupEntry; ttlMs: number }, stopRenewal: () => void): Promise<void> {
+    const since = this.#s.now();
+    let pause = this.#s.pollIntervalMs;
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS && this.#s.now() - since < this.#s.lockTtlMs; attempt++) {
+      await this.#s.sleep(pause);
+      pause = Math.min(pause * 2, MAX_POLL_INTERVAL_MS);
+      // Written back meanwhile (the store answered again), or replaced by a newer write of this process: nothing left to write.
+      const outcome = this.#store.awaitsWrite(key, unsaved.entry) ? await this.#store.writeUnderLock(key, unsaved.entry, unsaved.ttlMs) : 'stored';
+      if (outcome === 'stored') {
+        stopRenewal();
+        await lock.release();
+        return;
+      }
+      if (outcome === 'lost') break;
+    }
+    stopRenewal();
   }
 }

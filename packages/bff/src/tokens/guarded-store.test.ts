@@ -1,11 +1,55 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { Hono } from 'hono';
+import { createJsonLogger } from '../observability/logger.js';
 import { createBffMetrics } from '../observability/prometheus.js';
 import { createBffApp } from '../app.js';
 import { groupEntry } from '../testing/group-entry.js';
-import { call, captureLogs, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { call, captureLogs, deferred, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
+import { GroupEntries } from './group-entries.js';
 import { GuardedStore } from './guarded-store.js';
+import { StoreSlowError } from './store-health.js';
+
+/**
+ * A store that answers late: while `late.holding` (for the keys `late.only` accepts, default all),
+ * the get, set, hit and tryLock calls on `inner` wait (past any deadline, whatever the machine's
+ * load) until `answerLate` lets them through; counted in `late.asked`. `late.beforeLock` runs
+ * before a lock call is answered (a moment staged between the ask and the answer).
+ */
+interface Late {
+  holding: boolean;
+  asked: number;
+  held: (() => void)[];
+  only?: (key: string) => boolean;
+  beforeLock?: (name: string) => Promise<void>;
+}
+const lateOf = (only?: (key: string) => boolean): Late => ({ holding: false, asked: 0, held: [], only });
+const slowStore = (inner: TokenStore, late: Late): TokenStore => {
+  const slow = <T>(key: string, call: () => Promise<T>): Promise<T> => {
+    late.asked += 1;
+    if (!late.holding || !(late.only?.(key) ?? true)) return call();
+    return new Promise<T>((resolve, reject) => late.held.push(() => void call().then(resolve, reject)));
+  };
+  return {
+    get: (key) => slow(key, () => inner.get(key)),
+    set: (key, entry, ttl) => slow(key, () => inner.set(key, entry, ttl)),
+    delete: (key) => inner.delete(key),
+    hit: (key, windowMs) => slow(key, () => inner.hit(key, windowMs)),
+    tryLock: (name, ttl) => slow(name, async () => {
+      await late.beforeLock?.(name);
+      return inner.tryLock(name, ttl);
+    }),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+};
+/** The held calls answer now (late), and what their answers start has run. */
+const answerLate = async (late: Late) => {
+  late.holding = false;
+  for (const answer of late.held.splice(0)) answer();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+};
 
 describe('GuardedStore', () => {
   it('bounds a lock release by the store deadline: a store that hangs (a cluster node that died) cannot hold a request', async () => {
@@ -26,38 +70,6 @@ describe('GuardedStore', () => {
 });
 
 describe('GuardedStore on a store that hangs', () => {
-  /**
-   * A store that answers late: while `late.holding`, the get, set, hit and tryLock calls on
-   * `inner` wait (past any deadline, whatever the machine's load) until `answerLate` lets them
-   * through; counted in `late.asked`.
-   */
-  interface Late {
-    holding: boolean;
-    asked: number;
-    held: (() => void)[];
-  }
-  const slowStore = (inner: TokenStore, late: Late): TokenStore => {
-    const slow = <T>(call: () => Promise<T>): Promise<T> => {
-      late.asked += 1;
-      if (!late.holding) return call();
-      return new Promise<T>((resolve, reject) => late.held.push(() => void call().then(resolve, reject)));
-    };
-    return {
-      get: (key) => slow(() => inner.get(key)),
-      set: (key, entry, ttl) => slow(() => inner.set(key, entry, ttl)),
-      delete: (key) => inner.delete(key),
-      hit: (key, windowMs) => slow(() => inner.hit(key, windowMs)),
-      tryLock: (name, ttl) => slow(() => inner.tryLock(name, ttl)),
-      ping: () => inner.ping(),
-      close: () => inner.close(),
-    };
-  };
-  /** The held calls answer now (late), and what their answers start has run. */
-  const answerLate = async (late: Late) => {
-    late.holding = false;
-    for (const answer of late.held.splice(0)) answer();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  };
 
   it('after one call hangs to its deadline, skips the store for a while instead of waiting out every call, then asks it again', async () => {
     const inner = createMemoryStore();
@@ -80,23 +92,25 @@ describe('GuardedStore on a store that hangs', () => {
     const store = new GuardedStore(hanging, captureLogs().logger, createBffMetrics(), 30, () => clock);
     await expect(store.get('acme')).resolves.toBeUndefined();
     expect(asked).toBe(1);
-    // The calls a request makes next answer from the fallback at once, without asking the store.
+    // The calls a request makes next answer from the fallback at once, without asking the store...
     await store.set('acme', groupEntry('tok-local'), 60_000);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-local'));
-    await expect(store.tryLock('sync:acme', 1_000)).resolves.toBeDefined();
     expect(asked).toBe(1);
+    // ...but the lock is always asked for: it never answered, so it is lost, and the lock is granted here.
+    await expect(store.tryLock('sync:acme', 1_000)).resolves.toMatchObject({ shared: false });
+    expect(asked).toBe(2);
     // Once the window has passed the store is asked again, and used when it answers.
     hangs.now = false;
     clock += 2_001;
     await store.set('acme', groupEntry('tok-shared'), 60_000);
-    expect(asked).toBe(2);
+    expect(asked).toBe(3);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
   });
 
   it('asks the store again as soon as a call that missed its deadline answers after all (slow, not hung), and releases a lock that came too late', async () => {
     const inner = createMemoryStore();
     const clock = 1_000_000;
-    const late: Late = { holding: false, asked: 0, held: [] };
+    const late = lateOf();
     const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
     // One answer late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
     late.holding = true;
@@ -120,7 +134,7 @@ describe('GuardedStore on a store that hangs', () => {
   it('grants no lock of its own while the store is slow, not lost: two processes whose lock calls both miss the deadline never both hold a group (a CPU-starved machine)', async () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
-    const late: Late = { holding: false, asked: 0, held: [] };
+    const late = lateOf();
     const processOf = () => new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
     const [a, b] = [processOf(), processOf()];
     // Both processes have been talking to the store; then every answer comes after the deadline.
@@ -140,6 +154,208 @@ describe('GuardedStore on a store that hangs', () => {
     expect(await a.tryLock('sync:initech', 60_000)).toBeUndefined();
     clock += 3_001;
     expect(await a.tryLock('sync:initech', 60_000)).toBeDefined();
+  });
+});
+
+describe('GuardedStore: the lock protocol never crosses the skip (a slow store is not a lost one)', () => {
+  /**
+   * A process over a store that answered at `clock`, then had a call miss its deadline 1.5 s
+   * later: plain calls skip the store until 3.5 s, and 3.1 s after the last answer the skip is
+   * still on (the window in which bench row 9b's duplicates came from: ARCHITECTURE §4.4).
+   */
+  async function skippingProcess() {
+    const inner = createMemoryStore();
+    let clock = 1_000_000;
+    const late = lateOf();
+    const metrics = createBffMetrics();
+    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, metrics, 30, () => clock);
+    await store.get('acme');
+    clock += 1_500;
+    late.holding = true;
+    await store.get('globex');
+    late.holding = false;
+    clock += 1_600;
+    expect(store.degraded).toBe(true);
+    const localLocks = async () => (await metrics.storeLocalLocks.get()).values[0]?.value ?? 0;
+    return { inner, late, store, localLocks };
+  }
+
+  it('asks the store for a lock while skipping it, and gets "busy" while another process holds it, never a lock of its own', async () => {
+    const { inner, late, store, localLocks } = await skippingProcess();
+    const other = await inner.tryLock('sync:acme', 60_000);
+    const asked = late.asked;
+    // Before: granted in this process without asking (3.1 s since the last answer), and the vendor called twice.
+    expect(await store.tryLock('sync:acme', 60_000)).toBeUndefined();
+    expect(late.asked).toBe(asked + 1);
+    await other!.release();
+    expect(await store.tryLock('sync:acme', 60_000)).toMatchObject({ shared: true });
+    expect(await localLocks()).toBe(0);
+    await answerLate(late);
+  });
+
+  it('re-reads under a lock from the store itself while plain reads skip it; a re-read the slow store does not answer is StoreSlowError, not a miss', async () => {
+    const { inner, late, store } = await skippingProcess();
+    const lock = await store.tryLock('sync:acme', 60_000);
+    expect(lock?.shared).toBe(true);
+    // Another process wrote the entry and released the lock just before.
+    await inner.set('acme', groupEntry('tok-other'), 60_000);
+    expect(await store.get('acme')).toBeUndefined();
+    expect(await store.readUnderLock('acme')).toEqual(groupEntry('tok-other'));
+    late.holding = true;
+    await expect(store.readUnderLock('globex')).rejects.toBeInstanceOf(StoreSlowError);
+    await answerLate(late);
+  });
+
+  it('writes under a lock to the store itself while plain writes skip it, and says when a slow store did not take the write', async () => {
+    const { inner, late, store } = await skippingProcess();
+    // Before: the holder's write went to the local copy only, and the next holder read a miss.
+    expect(await store.writeUnderLock('acme', groupEntry('tok-ours'), 60_000)).toBe('stored');
+    expect(inner.peek('acme')?.token).toBe('tok-ours');
+    late.holding = true;
+    expect(await store.writeUnderLock('globex', groupEntry('tok-late'), 60_000)).toBe('slow');
+    expect(store.awaitsWrite('globex', groupEntry('tok-late'))).toBe(true);
+    await answerLate(late);
+  });
+
+  it('a store that refuses (lost, not slow) keeps the local fallback: a lock of its own, the copy on a failed re-read', async () => {
+    const inner = createMemoryStore();
+    const down = { now: false };
+    const refusing: TokenStore = {
+      ...slowStore(inner, lateOf()),
+      get: (key) => (down.now ? Promise.reject(new Error('connect ECONNREFUSED')) : inner.get(key)),
+      tryLock: (name, ttl) => (down.now ? Promise.reject(new Error('connect ECONNREFUSED')) : inner.tryLock(name, ttl)),
+    };
+    const metrics = createBffMetrics();
+    const store = new GuardedStore(refusing, captureLogs().logger, metrics, 30, Date.now);
+    await store.set('acme', groupEntry('tok-cached'), 60_000);
+    down.now = true;
+    expect(await store.tryLock('sync:acme', 60_000)).toMatchObject({ shared: false });
+    expect(await store.readUnderLock('acme')).toEqual(groupEntry('tok-cached'));
+    expect((await metrics.storeLocalLocks.get()).values[0]?.value).toBe(1);
+  });
+
+  it('a holder whose write the slow store did not take keeps its lock and writes again, then releases it', async () => {
+    const { inner, late, store } = await skippingProcess();
+    const pauses: (() => void)[] = [];
+    const entries = new GroupEntries(store, {
+      account: undefined,
+      entryTtlMs: 60_000,
+      lockTtlMs: 6_000,
+      lockWaitMs: 5_000,
+      pollIntervalMs: 25,
+      now: Date.now,
+      sleep: () => new Promise<void>((resume) => pauses.push(resume)),
+    });
+    const answered = await entries.exclusive('sync:acme', 'acme', () => true, async (held) => {
+      late.holding = true;
+      await held.write(groupEntry('tok-ours'));
+      late.holding = false;
+      return 'served';
+    }, 'testing');
+    // The caller is served; the lock stays (before: released with the entry only in this process).
+    expect(answered).toBe('served');
+    expect(inner.peek('acme')).toBeUndefined();
+    expect(await inner.tryLock('sync:acme', 1_000)).toBeUndefined();
+    await vi.waitFor(() => expect(pauses).toHaveLength(1));
+    pauses.shift()!();
+    await vi.waitFor(() => expect(inner.peek('acme')?.token).toBe('tok-ours'));
+    await vi.waitFor(async () => expect(await inner.tryLock('sync:acme', 1_000)).toBeDefined());
+    await answerLate(late);
+  });
+});
+
+describe('Two BFF processes over one slow store (a CPU-starved machine): one vendor call per customer', () => {
+  /**
+   * Two apps sharing one memory store and one vendor, each through its own slow wrapper, with a
+   * 30 ms store deadline and a clock that stands still (a skip lasts until a late answer lifts it).
+   * `failing(i)` resolves when process i logs that its store is failing (it then skips the store).
+   */
+  function fleetOfTwo() {
+    const inner = createMemoryStore();
+    const keys = new Set<string>();
+    const set = inner.set.bind(inner);
+    inner.set = (key, entry, ttlMs) => {
+      keys.add(key);
+      return set(key, entry, ttlMs);
+    };
+    const upstream = new FakeUpstream();
+    const calls = new Map<string, number>();
+    const getOrCreate = upstream.getOrCreateUserGroup.bind(upstream);
+    upstream.getOrCreateUserGroup = (input) => {
+      calls.set(input.user_group_id, (calls.get(input.user_group_id) ?? 0) + 1);
+      return getOrCreate(input);
+    };
+    const now = Date.now();
+    const lates = [lateOf((key) => key.includes('globex')), lateOf((key) => key.includes('globex'))];
+    const failing = lates.map(() => {
+      let said = () => {};
+      const promise = new Promise<void>((resolve) => (said = resolve));
+      return { promise, said };
+    });
+    const apps = lates.map((late, i) =>
+      createBffApp({
+        upstream,
+        session: { secret: SESSION_SECRET },
+        logger: createJsonLogger({ write: (line) => void (line.includes('store failing') && failing[i]!.said()), level: 'debug' }),
+        rateLimit: false,
+        store: slowStore(inner, late),
+        storeTimeoutMs: 30,
+        now: () => now,
+        sleep: () => Promise.resolve(),
+      }),
+    );
+    const callsFor = (org: string) => [...calls].filter(([id]) => id.includes(org)).reduce((sum, [, n]) => sum + n, 0);
+    return { inner, keys, upstream, apps, lates, failing: (i: number) => failing[i]!.promise, callsFor };
+  }
+  const globex = { org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } };
+
+  it('the holder writes its entry to the store even while skipping it, so the next process reads it (before: two get-or-create)', async () => {
+    const fleet = fleetOfTwo();
+    const [a, b] = fleet.apps as [Hono, Hono];
+    const [jwt, jwtGlobex] = [await session(), await session(globex)];
+    const gate = deferred();
+    fleet.upstream.gate = gate.promise;
+    const first = call(a, '/embed/token', tokenRequest(jwt));
+    await vi.waitFor(() => expect(fleet.callsFor('acme')).toBe(1));
+    // While A waits for the vendor, one of its store calls misses the deadline: it skips the store.
+    fleet.lates[0]!.holding = true;
+    const other = call(a, '/embed/token', tokenRequest(jwtGlobex));
+    await fleet.failing(0);
+    fleet.lates[0]!.holding = false;
+    gate.resolve();
+    expect((await first).status).toBe(200);
+    const second = await call(b, '/embed/token', tokenRequest(jwt));
+    expect(second.status).toBe(200);
+    expect((second.body as { token: string }).token).toBe(((await first).body as { token: string }).token);
+    expect(fleet.callsFor('acme')).toBe(1);
+    await answerLate(fleet.lates[0]!);
+    await other;
+  });
+
+  it('the process that takes the lock right after another wrote re-reads the store, not its skipped copy (before: two get-or-create)', async () => {
+    const fleet = fleetOfTwo();
+    const [a, b] = fleet.apps as [Hono, Hono];
+    const [jwt, jwtGlobex] = [await session(), await session(globex)];
+    // A serves the customer first; its entry is taken out, to land again just before B takes the lock.
+    const first = await call(a, '/embed/token', tokenRequest(jwt));
+    const key = [...fleet.keys].find((k) => k.includes('acme'))!;
+    const written = fleet.inner.peek(key)!;
+    await fleet.inner.delete(key);
+    // B: one call misses its deadline (the skip starts) between B's lock being asked for and answered.
+    fleet.lates[1]!.holding = true;
+    const other = call(b, '/embed/token', tokenRequest(jwtGlobex));
+    fleet.lates[1]!.beforeLock = async (name) => {
+      if (!name.includes('acme')) return;
+      fleet.lates[1]!.beforeLock = undefined;
+      await fleet.inner.set(key, written, 60_000);
+      await fleet.failing(1);
+    };
+    const second = await call(b, '/embed/token', tokenRequest(jwt));
+    expect(second.status).toBe(200);
+    expect((second.body as { token: string }).token).toBe((first.body as { token: string }).token);
+    expect(fleet.callsFor('acme')).toBe(1);
+    await answerLate(fleet.lates[1]!);
+    await other;
   });
 });
 

@@ -1,5 +1,4 @@
 import type { BffLogger } from '../observability/logger.js';
-import { describeError } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 import { MemoryTokenStore } from '../store/memory.js';
 import { LocalCopy } from './local-copy.js';
@@ -8,29 +7,24 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 import { BudgetFallback } from '../budget/budget-fallback.js';
 import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 import { withSocketDeadline } from '../util/deadline.js';
+import { StoreHealth, StoreSlowError, StoreTimeoutError } from './store-health.js';
 
-const NO_LOCK: LockHandle = { release: () => Promise.resolve() };
+/** A lock as `GuardedStore` hands it out: the store's own, or (the store lost) one granted in this process. */
+export interface GuardedLock extends LockHandle {
+  /** Whether the store granted it: false for a lock this process granted itself while the store was lost. */
+  readonly shared: boolean;
+}
 
-/**
- * After a store call hangs to its deadline, calls go straight to the fallback for this long.
- * A hung store (a dead Redis Cluster master whose slots no node serves) would otherwise make
- * every call of a request wait out its own deadline, and a request makes several: a request
- * would outlast the BFF's own deadline. A store that fails fast is asked every time.
- */
-const HUNG_STORE_BYPASS_MS = 2_000;
+/** Where a write under a lock went: into the store, or only into the local copy while the store is slow or lost. */
+export type HeldWrite = 'stored' | 'slow' | 'lost';
+
+const LOCAL_LOCK: GuardedLock = { shared: false, release: () => Promise.resolve() };
+
+/** Calls of the lock protocol ask the store even while plain calls skip it (`StoreHealth`). */
+const ASK = true;
 
 /** After the store failed, how long what other processes synced meanwhile may still be on its way to it. */
 const WRITE_BACK_GRACE_MS = 10_000;
-
-/** How long after its last answer a store whose calls miss their deadline is slow, not lost (see `tryLock`). */
-const SLOW_STORE_GRACE_MS = 3_000;
-
-/** A store that fails and recovers by turns is logged at most this often. */
-const LOG_EVERY_MS = 10_000;
-
-class StoreTimeoutError extends Error {
-  override name = 'StoreTimeoutError';
-}
 
 /**
  * The store as the token service sees it: a failing store (Redis down) never fails a request.
@@ -38,12 +32,14 @@ class StoreTimeoutError extends Error {
  * While the store fails, entries come from this process's `LocalCopy` (every entry it read from
  * or wrote to the store; bounded, and kept across recoveries so a flapping store costs nothing),
  * rate limits are counted there, the vendor budget continues from where the shared one stood
- * (`BudgetFallback`, charged to the shared budget when it answers), and locks are granted
- * (in-process single-flight still holds): an outage costs at most one vendor call per group per
- * process, within the budget. The store is asked first whenever it answers; entries set while it
- * failed are written back (`setIfAbsentOrSuperseded`) so a rotation made meanwhile wins over the
- * older entry the store kept, and an entry another process wrote meanwhile is never replaced.
- * Failures are counted; a run of them is logged at most once per 10 s.
+ * (`BudgetFallback`, charged to the shared budget when it answers), and a store that is lost
+ * (not merely slow: `StoreHealth`) has its locks granted in this process (in-process single-flight
+ * still holds): an outage costs at most one vendor call per group per process, within the budget.
+ * The lock protocol (`tryLock`, `readUnderLock`, `writeUnderLock`) always asks the store. The
+ * store is asked first whenever it answers; entries set while it failed are written back
+ * (`setIfAbsentOrSuperseded`) so a rotation made meanwhile wins over the older entry the store
+ * kept, and an entry another process wrote meanwhile is never replaced. Failures are counted and
+ * logged by `StoreHealth`.
  *
  * A store with the synchronous capability (`peek` and `hitNow`: this process's memory) is read
  * and counted without a promise, which is the BFF's hot path, and runs without a deadline.
@@ -57,26 +53,16 @@ export class GuardedStore {
   /** The shared budget as this process knows it, and its own count while the store fails. */
   readonly #budget: BudgetFallback;
   readonly #logger: BffLogger;
-  readonly #metrics: BffMetrics;
   readonly #timeoutMs: number | undefined;
   readonly #now: () => number;
   readonly #sync: boolean;
-  #failing = false;
-  #lastFailureAt: number | undefined;
-  /** When a failure was last logged (the next is not before LOG_EVERY_MS), and whether this run of failures was (then its end is too). */
-  #loggedFailureAt: number | undefined;
-  #failureLogged = false;
-  /** Until when calls skip a store that hung (epoch ms of `now`). */
-  #bypassUntil = 0;
-  /** When the store last answered (late answers too); whether its last failure was a missed deadline. */
-  #answeredAt: number | undefined;
-  #lastFailureTimedOut = false;
+  readonly #health: StoreHealth;
 
   constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number) {
     this.#store = store;
     this.#logger = logger;
-    this.#metrics = metrics;
     this.#now = now;
+    this.#health = new StoreHealth(now, logger, metrics);
     this.#budget = new BudgetFallback(now);
     this.#copy = new LocalCopy(now);
     this.#sync = typeof store.peek === 'function' && typeof store.hitNow === 'function';
@@ -89,7 +75,7 @@ export class GuardedStore {
    * entries then come from this process's local copy, and what other processes synced is unknown.
    */
   get degraded(): boolean {
-    return this.#failing || this.#bypassUntil > this.#now();
+    return this.#health.failing || this.#health.skipping;
   }
 
   /**
@@ -104,73 +90,42 @@ export class GuardedStore {
 
   /** Whether a store call failed within the last `windowMs`. */
   failedWithin(windowMs: number): boolean {
-    return this.#lastFailureAt !== undefined && this.#now() - this.#lastFailureAt < windowMs;
+    return this.#health.failedWithin(windowMs);
   }
 
   /**
-   * The store call within the deadline, else `fallback()`. A call that missed its deadline but
-   * answers after all shows a slow store, not a hung one (a CPU-starved machine: an answer 10 ms
-   * late): its answer lifts the skip it started, so one busy moment does not send every call of
-   * this process to the fallback for 2 s, and `onLate` gets what it answered (a lock taken too
-   * late to be used is released, instead of holding other processes off for its lifetime).
+   * The store call within the deadline, else `fallback()`; skipped (straight to the fallback)
+   * while the store is skipped after a missed deadline, unless `ask` (the lock protocol). A call
+   * that missed its deadline but answers after all shows a slow store, not a hung one (a
+   * CPU-starved machine: an answer 10 ms late): its answer lifts the skip it started, so one busy
+   * moment does not send every call of this process to the fallback for 2 s, and `onLate` gets
+   * what it answered (a lock taken too late to be used is released, instead of holding other
+   * processes off for its lifetime).
    */
-  #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void): Promise<T> {
-    if (this.#bypassUntil > this.#now()) return Promise.resolve(fallback());
+  #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void, ask = false): Promise<T> {
+    if (!ask && this.#health.skipping) return Promise.resolve(fallback());
     let pending: Promise<T> | undefined;
     return this.#within(op, () => (pending = call())).then(
       (value) => {
-        this.#answeredAt = this.#now();
-        if (this.#failing) {
-          this.#failing = false;
-          this.#metrics.storeDegraded.set(0);
-          if (this.#failureLogged) this.#logger.info('store recovered', { op });
-          this.#failureLogged = false;
-          // Else every customer synced during the outage would cost its sync again right after it.
-          void this.#writeBack();
-        }
+        // Else every customer synced during the outage would cost its sync again right after it.
+        if (this.#health.answered(op)) void this.#writeBack();
         return value;
       },
       (error: unknown) => {
-        this.#failed(op, error);
-        if (error instanceof StoreTimeoutError && pending !== undefined) this.#whenLate(pending, onLate);
+        const answeredLate = this.#health.failed(op, error);
+        if (error instanceof StoreTimeoutError && pending !== undefined) {
+          pending.then((value) => {
+            answeredLate();
+            onLate?.(value);
+          }, () => undefined);
+        }
         return fallback();
       },
     );
   }
 
-  #whenLate<T>(late: Promise<T>, onLate: ((value: T) => void) | undefined): void {
-    const skipping = this.#bypassUntil;
-    late.then(
-      (value) => {
-        this.#answeredAt = this.#now();
-        // Unless a later call hung meanwhile (then its own skip stands).
-        if (this.#bypassUntil === skipping) this.#bypassUntil = 0;
-        onLate?.(value);
-      },
-      () => undefined,
-    );
-  }
-
   #within<T>(op: string, call: () => Promise<T>): Promise<T> {
     return this.#timeoutMs === undefined ? call() : within(this.#timeoutMs, op, call);
-  }
-
-  #failed(op: string, error: unknown): void {
-    this.#metrics.storeFailures.labels(op).inc();
-    this.#lastFailureAt = this.#now();
-    this.#lastFailureTimedOut = error instanceof StoreTimeoutError;
-    if (this.#lastFailureTimedOut) this.#bypassUntil = this.#lastFailureAt + HUNG_STORE_BYPASS_MS;
-    if (!this.#failing) {
-      this.#failing = true;
-      this.#metrics.storeDegraded.set(1);
-      // A store failing and answering by turns (a cluster master failing over fails its own slots
-      // only) is logged once per LOG_EVERY_MS, not at every turn; the metrics count every failure.
-      if (this.#loggedFailureAt === undefined || this.#lastFailureAt - this.#loggedFailureAt >= LOG_EVERY_MS) {
-        this.#loggedFailureAt = this.#lastFailureAt;
-        this.#failureLogged = true;
-        this.#logger.warn('store failing: answering from the vendor directly', { op, error: describeError(error) });
-      }
-    }
   }
 
   /**
@@ -183,30 +138,60 @@ export class GuardedStore {
       try {
         return this.#store.peek!(key);
       } catch (error) {
-        this.#failed('get', error);
+        this.#health.failed('get', error);
         return undefined;
       }
     }
-    return this.#run(
-      'get',
-      async () => {
-        const entry = this.#copy.read(key, await this.#store.get(key));
-        if (this.#copy.unsaved) void this.#writeBack();
-        return entry;
-      },
-      () => this.#copy.readFailed(key),
-    );
+    return this.#run('get', () => this.#read(key), () => this.#copy.readFailed(key));
+  }
+
+  /**
+   * The entry under `key` for the holder of its lock, asked of the store even while plain reads
+   * skip it: an entry another process wrote just before this one took the lock is seen, not taken
+   * for a miss. When the store does not answer: from the local copy if it is lost, else (slow)
+   * {@link StoreSlowError}: the holder waits as for another holder, it does not guess.
+   */
+  readUnderLock(key: string): Promise<GroupEntry | undefined> {
+    if (this.#sync) return Promise.resolve(this.get(key));
+    const fallback = () => {
+      if (!this.#health.lost) throw new StoreSlowError(`the store did not answer the read of ${key} under its lock in time`);
+      return this.#copy.readFailed(key);
+    };
+    return this.#run('get', () => this.#read(key), fallback, undefined, ASK);
+  }
+
+  async #read(key: string): Promise<GroupEntry | undefined> {
+    const entry = this.#copy.read(key, await this.#store.get(key));
+    if (this.#copy.unsaved) void this.#writeBack();
+    return entry;
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run(
-      'set',
-      async () => {
-        await this.#store.set(key, entry, ttlMs);
-        this.#copy.written(key, entry, ttlMs);
-      },
-      () => this.#copy.writeFailed(key, entry, ttlMs),
-    );
+    return this.#run('set', () => this.#write(key, entry, ttlMs), () => this.#copy.writeFailed(key, entry, ttlMs));
+  }
+
+  /**
+   * `set` for the holder of the key's lock, asked of the store even while plain calls skip it;
+   * resolves where the entry went. An entry the store did not take is kept in the local copy
+   * (written back when the store answers again); a holder told `slow` keeps its lock and writes
+   * again (`GroupEntries`), so no other process reads the store's miss and calls the vendor.
+   */
+  writeUnderLock(key: string, entry: GroupEntry, ttlMs: number): Promise<HeldWrite> {
+    const fallback = (): HeldWrite => {
+      this.#copy.writeFailed(key, entry, ttlMs);
+      return this.#health.lost ? 'lost' : 'slow';
+    };
+    return this.#run('set', () => this.#write(key, entry, ttlMs).then((): HeldWrite => 'stored'), fallback, undefined, ASK);
+  }
+
+  /** Whether `entry` is still this process's newest for `key` and the store has not taken it (a holder writing again checks first). */
+  awaitsWrite(key: string, entry: GroupEntry): boolean {
+    return this.#copy.awaitsWrite(key, entry);
+  }
+
+  async #write(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
+    await this.#store.set(key, entry, ttlMs);
+    this.#copy.written(key, entry, ttlMs);
   }
 
   /**
@@ -217,7 +202,7 @@ export class GuardedStore {
    */
   async #writeBack(): Promise<void> {
     const store = this.#store;
-    if (this.#writingBack || this.#failing) return;
+    if (this.#writingBack || this.#health.failing) return;
     this.#writingBack = true;
     let written = 0;
     try {
@@ -236,26 +221,33 @@ export class GuardedStore {
   }
 
   /**
-   * The store lock `name`, or `undefined` while another holder has it. A failing store's lock is
-   * granted in this process (in-process single-flight holds), unless the store is only slow: its
-   * calls miss their deadline but it answered (late answers too) within `SLOW_STORE_GRACE_MS`, as
-   * on a CPU-starved machine. Another process may hold the lock then, and a vendor call without
-   * it would be a duplicate: the caller waits as for another holder (503 `group_busy` at worst).
+   * The store lock `name`, or `undefined` while another holder has it. Always asked of the store
+   * (within the deadline), even while plain calls skip it. A store that does not answer is judged
+   * by `StoreHealth`: a lost store's lock is granted in this process (in-process single-flight
+   * holds; counted in `store_local_locks_total`); a slow store's is not (another process may hold
+   * it, and a vendor call without it would be a duplicate): the caller waits as for another holder
+   * (503 `group_busy` at worst).
    */
-  tryLock(name: string, ttlMs: number): Promise<LockHandle | undefined> {
+  tryLock(name: string, ttlMs: number): Promise<GuardedLock | undefined> {
+    const fallback = () => {
+      if (!this.#health.lost) return undefined;
+      this.#health.grantedLocally();
+      return LOCAL_LOCK;
+    };
     return this.#run(
       'tryLock',
       async () => {
         const lock = await this.#store.tryLock(name, ttlMs);
         if (lock === undefined) return undefined;
         // Bounded like every other store call: a request waits for its lock's release.
-        const handle: LockHandle = { release: () => this.#within('release', () => lock.release()).catch(() => undefined) };
+        const handle: GuardedLock = { shared: true, release: () => this.#within('release', () => lock.release()).catch(() => undefined) };
         if (lock.extend !== undefined) handle.extend = (extraMs) => this.#within('extendLock', () => lock.extend!(extraMs)).catch(() => false);
         return handle;
       },
-      () => (this.#lastFailureTimedOut && this.#now() - (this.#answeredAt ?? -Infinity) < SLOW_STORE_GRACE_MS ? undefined : NO_LOCK),
+      fallback,
       // The request went on without it: holding it would keep every other process waiting for nothing.
       (late) => void late?.release().catch(() => undefined),
+      ASK,
     );
   }
 
@@ -265,7 +257,7 @@ export class GuardedStore {
       try {
         return this.#store.hitNow!(key, windowMs);
       } catch (error) {
-        this.#failed('hit', error);
+        this.#health.failed('hit', error);
         return this.#copy.hitNow(key, windowMs);
       }
     }

@@ -110,6 +110,12 @@ export class LocalCopy {
     this.#unsaved.set(key, { expiresAt: this.#now() + ttlMs });
   }
 
+  /** Whether `entry` is the copy's entry for `key` and the store has not been given it yet. */
+  awaitsWrite(key: string, entry: GroupEntry): boolean {
+    const copy = this.#entries.peek(key);
+    return this.#unsaved.has(key) && copy !== undefined && sameEntry(copy, entry);
+  }
+
   /** A rate-limit hit counted here while the store fails. */
   hitNow(key: string, windowMs: number): WindowCount {
     return this.#entries.hitNow(key, windowMs);

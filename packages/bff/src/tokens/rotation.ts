@@ -5,7 +5,7 @@ import { describeError, type BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 import type { GroupEntry } from '../store/types.js';
 import type { AccountEnvironment } from './account-environment.js';
-import { BusyError, type GroupEntries } from './group-entries.js';
+import { BusyError, type GroupEntries, type HeldEntry } from './group-entries.js';
 import type { ResolvedGroup } from './resolved-group.js';
 import type { UserGroupUpstream } from './upstream.js';
 import type { VendorCalls } from './vendor-calls.js';
@@ -108,10 +108,10 @@ export class TokenRotation {
    * 503 (retry), never the token it was shown: its holder presents it because the vendor refused it.
    */
   async #rotateLocked(group: ResolvedGroup, seen: GroupEntry): Promise<RotationOutcome> {
-    const rotate = async (): Promise<RotationOutcome> => {
-      const current = (await this.#entries.read(group.key)) ?? seen;
+    const rotate = async (held: HeldEntry): Promise<RotationOutcome> => {
+      const current = (await held.read()) ?? seen;
       // Re-checked under the lock: the entry read before it may be out of date.
-      return this.#answerWithoutRotating(current, seen.token) ?? (await this.#rotateUpstream(group, current));
+      return this.#answerWithoutRotating(current, seen.token) ?? (await this.#rotateUpstream(group, current, held));
     };
     try {
       const outcome = await this.#entries.exclusive(`rotate:${group.key}`, group.key, (e) => e.token !== seen.token, rotate, "rotating this customer's token");
@@ -123,19 +123,19 @@ export class TokenRotation {
   }
 
   /** Rotates `current.token` at the vendor and stores the new token as current, the presented one as previous. */
-  async #rotateUpstream(group: ResolvedGroup, current: GroupEntry): Promise<RotationOutcome> {
+  async #rotateUpstream(group: ResolvedGroup, current: GroupEntry, held: HeldEntry): Promise<RotationOutcome> {
     const presented = current.token;
     const rotated = await this.#vendorRotation(group, presented);
     if (rotated === 'other group') {
       // Revalidate on the next request: get-or-create names this group's real token.
-      await this.#entries.write(group.key, { ...current, syncedAt: 0 });
+      await held.write({ ...current, syncedAt: 0 });
       return { result: 'refused', error: this.#rotatedOtherGroup(group) };
     }
     const environment = rotated.environment ?? current.environment;
     this.#environment.check(environment);
     const now = this.#s.now();
     const next: GroupEntry = { ...current, token: rotated.token, environment, firstSeenAt: now, previousToken: presented, lastRotatedAt: now };
-    await this.#entries.write(group.key, next);
+    await held.write(next);
     return { result: rotated.result, entry: next };
   }
 

@@ -8,7 +8,7 @@ import type { CallPriority, UpstreamBudget } from '../budget/upstream-budget.js'
 import type { GroupEntry } from '../store/types.js';
 import { AccountEnvironment } from './account-environment.js';
 import { DriftPolicy } from './drift-policy.js';
-import { GroupEntries } from './group-entries.js';
+import { GroupEntries, type HeldEntry } from './group-entries.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { ResolvedGroup } from './resolved-group.js';
 import { TokenRotation } from './rotation.js';
@@ -153,10 +153,10 @@ export class TokenService {
    * wait for its entry, and take over the lock if the holder ends without it (or dies).
    */
   async #syncLocked(group: ResolvedGroup): Promise<GroupEntry> {
-    const sync = async () => {
-      const latest = await this.entries.read(group.key);
+    const sync = async (held: HeldEntry) => {
+      const latest = await held.read();
       if (latest !== undefined && (this.#isFresh(latest, group.fingerprint) || this.#superseded(latest, group))) return latest;
-      return this.#refresh(group, latest);
+      return this.#refresh(group, latest, held);
     };
     return this.entries.exclusive(`sync:${group.key}`, group.key, (e) => this.#isFresh(e, group.fingerprint), sync, "fetching this customer's token");
   }
@@ -168,7 +168,7 @@ export class TokenService {
    * Without a cached entry the visitor is waiting for a first token; with one, the call is drift
    * sync or revalidation, which the vendor budget may defer: the cached entry is served meanwhile.
    */
-  async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined): Promise<GroupEntry> {
+  async #refresh(group: ResolvedGroup, previous: GroupEntry | undefined, held: HeldEntry): Promise<GroupEntry> {
     let environment = previous?.environment ?? (await this.#environment.beforeSync());
     const priority: CallPriority = previous === undefined ? 'first-token' : previous.fingerprint === group.fingerprint ? 'revalidation' : 'drift';
     const got = await this.calls.deferrable(group.key, 'getOrCreate', priority, previous !== undefined, () => this.#upstream.getOrCreateUserGroup(group.group));
@@ -205,7 +205,7 @@ export class TokenService {
       lastRotatedAt: previous?.lastRotatedAt ?? null,
       claimsIssuedAt: Math.max(syncedIssuedAt ?? 0, group.issuedAtMs),
     };
-    await this.entries.write(group.key, entry);
+    await held.write(entry);
     return entry;
   }
 }

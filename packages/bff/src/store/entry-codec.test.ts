@@ -23,6 +23,26 @@ describe('entry codec', () => {
     expect(decodeEntry(encodeEntry(scoped))).toEqual(scoped);
   });
 
+  it('round-trips every field, in the stored format the Redis scripts and earlier processes read', () => {
+    const full: Required<GroupEntry> = { ...entry, previousToken: 'tok_old', lastRotatedAt: 1_790_000_001_000, account: 'acct-1', claimsIssuedAt: 1_789_999_999_000 };
+    expect(decodeEntry(encodeEntry(full))).toEqual(full);
+    expect(encodeEntry(full)).toBe(
+      '{"v":1,"e":{"token":"tok_abc","firstSeenAt":1790000000000,"fingerprint":"fp1","previousToken":"tok_old","environment":"Customer",' +
+        '"syncedAt":1790000000500,"lastRotatedAt":1790000001000,"account":"acct-1","claimsIssuedAt":1789999999000}}',
+    );
+    // Entries written before the optional fields existed still read, without them.
+    expect(decodeEntry(envelope(entry))).toEqual(entry);
+    expect(Object.keys(decodeEntry(envelope(entry))!)).not.toContain('account');
+  });
+
+  it.each(['token', 'firstSeenAt', 'fingerprint', 'previousToken', 'environment', 'syncedAt', 'lastRotatedAt'] as const)(
+    'treats an entry without its required field %s as a miss',
+    (name) => {
+      const { [name]: _dropped, ...rest } = entry;
+      expect(decodeEntry(envelope(rest))).toBeUndefined();
+    },
+  );
+
   it('stores only the entry fields, not whatever else an object carries', () => {
     const withExtra = { ...entry, apiToken: 'secret' } as GroupEntry;
     expect(encodeEntry(withExtra)).not.toContain('secret');
@@ -43,6 +63,7 @@ describe('entry codec', () => {
     ['a missing token', envelope({ ...entry, token: undefined })],
     ['a string time', envelope({ ...entry, firstSeenAt: '1790000000000' })],
     ['a negative time', envelope({ ...entry, syncedAt: -1 })],
+    ['a string session time', envelope({ ...entry, claimsIssuedAt: '1790000000000' })],
     ['a missing fingerprint', envelope({ ...entry, fingerprint: undefined })],
     ['an object as previous token', envelope({ ...entry, previousToken: {} })],
     ['an unknown environment', envelope({ ...entry, environment: 'Production' })],

@@ -20,20 +20,46 @@ const MAX_ACCOUNT_LENGTH = 128;
 const isAccount = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_ACCOUNT_LENGTH;
 const isEnvironment = (value: unknown): value is Environment => (ENVIRONMENTS as readonly unknown[]).includes(value);
 
+/** Checks a stored value as one field's type. */
+type Check<T> = (value: unknown) => value is T;
+const nullOr =
+  <T>(check: Check<T>): Check<T | null> =>
+  (value): value is T | null =>
+    value === null || check(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+/**
+ * Every field of an entry, once: how its stored value is checked, and (`optional`) whether it may
+ * be absent (a field added later: entries written before it lack it). Encoding and decoding both
+ * go through this table, in its order; the type makes a field of `GroupEntry` missing from it, or
+ * its optionality wrong, a compile error.
+ */
+const FIELDS = {
+  token: { check: isToken },
+  firstSeenAt: { check: isTime },
+  fingerprint: { check: isString },
+  previousToken: { check: nullOr(isToken) },
+  environment: { check: nullOr(isEnvironment) },
+  syncedAt: { check: isTime },
+  lastRotatedAt: { check: nullOr(isTime) },
+  account: { check: isAccount, optional: true },
+  claimsIssuedAt: { check: isTime, optional: true },
+} satisfies {
+  [K in keyof Required<GroupEntry>]: { check: Check<Exclude<GroupEntry[K], undefined>> } & (undefined extends GroupEntry[K] ? { optional: true } : { optional?: never });
+};
+
+const FIELD_NAMES = Object.keys(FIELDS) as (keyof GroupEntry)[];
+
+/** The entry fields of `source`, in the table's order, leaving out absent ones (and anything else it carries). */
+const entryFields = (source: Fields): Fields => {
+  const fields: Fields = {};
+  for (const name of FIELD_NAMES) if (source[name] !== undefined) fields[name] = source[name];
+  return fields;
+};
+
 /** Serialises an entry for a shared store (Redis, the Durable Objects), in a versioned envelope. */
 export function encodeEntry(entry: GroupEntry): string {
-  const e: GroupEntry = {
-    token: entry.token,
-    firstSeenAt: entry.firstSeenAt,
-    fingerprint: entry.fingerprint,
-    previousToken: entry.previousToken,
-    environment: entry.environment,
-    syncedAt: entry.syncedAt,
-    lastRotatedAt: entry.lastRotatedAt,
-  };
-  if (entry.account !== undefined) e.account = entry.account;
-  if (entry.claimsIssuedAt !== undefined) e.claimsIssuedAt = entry.claimsIssuedAt;
-  return JSON.stringify({ v: FORMAT_VERSION, e });
+  return JSON.stringify({ v: FORMAT_VERSION, e: entryFields(entry as unknown as Fields) });
 }
 
 /**
@@ -51,29 +77,10 @@ export function decodeEntry(raw: string | null): GroupEntry | undefined {
   }
   if (!isRecord(parsed) || parsed.v !== FORMAT_VERSION || !isRecord(parsed.e)) return undefined;
   const e = parsed.e;
-  if (
-    !isToken(e.token) ||
-    !isTime(e.firstSeenAt) ||
-    typeof e.fingerprint !== 'string' ||
-    !(e.previousToken === null || isToken(e.previousToken)) ||
-    !(e.environment === null || isEnvironment(e.environment)) ||
-    !isTime(e.syncedAt) ||
-    !(e.lastRotatedAt === null || isTime(e.lastRotatedAt)) ||
-    !(e.account === undefined || isAccount(e.account)) ||
-    !(e.claimsIssuedAt === undefined || isTime(e.claimsIssuedAt))
-  ) {
-    return undefined;
+  for (const name of FIELD_NAMES) {
+    const field: { check: (value: unknown) => boolean; optional?: true } = FIELDS[name];
+    if (e[name] === undefined ? field.optional !== true : !field.check(e[name])) return undefined;
   }
-  const entry: GroupEntry = {
-    token: e.token,
-    firstSeenAt: e.firstSeenAt,
-    fingerprint: e.fingerprint,
-    previousToken: e.previousToken,
-    environment: e.environment,
-    syncedAt: e.syncedAt,
-    lastRotatedAt: e.lastRotatedAt,
-  };
-  if (e.account !== undefined) entry.account = e.account;
-  if (e.claimsIssuedAt !== undefined) entry.claimsIssuedAt = e.claimsIssuedAt;
-  return entry;
+  // Every field checked against the table above, which the type ties to GroupEntry.
+  return entryFields(e) as unknown as GroupEntry;
 }

@@ -1,9 +1,12 @@
 import { loadavg } from 'node:os';
 import { engine, type EngineBrowser, type EngineName, type Tab, type Viewport } from '../../test/support/browsers/index.js';
 import { startBurner } from '../lib/burner.js';
+import { formatRatio } from '../lib/format.js';
 import { NotAvailable, unavailableRows, type Row, type RowKind } from '../lib/row.js';
+import { median, ratio } from '../lib/stats.js';
 import { COOKIE, judgedPages, startBrowserServers, ttdSession } from './servers.js';
 import { loadSteps, parseLoadedMessage, STEPS_METRIC, takeTurns, TTD_TARGET, ttdRow, type LoadMarks, type PageLoad } from './time-to-dashboard.js';
+import { PAGE_FEATURES, parseFeatures } from './variant-page.js';
 
 /** The engines besides Chromium whose time to dashboard rows 4m/4n are measured in too. */
 export const OTHER_ENGINES = ['firefox', 'webkit'] as const satisfies readonly EngineName[];
@@ -105,33 +108,71 @@ const FULL_RUNS = 40;
 const SAME_RUN: RowKind = 'ratio (same run)';
 const ENGINE_LABEL: Record<OtherEngine, string> = { firefox: 'Firefox ESR (WebDriver BiDi)', webkit: 'WebKitGTK MiniBrowser (WebKitWebDriver, Xvfb)' };
 
-/** The ids and metrics of one engine's rows: 4m and 4n's pages, and where their time goes (as 4e). */
+/**
+ * What an investigation may change through the environment (the defaults are what full runs
+ * and CI use): `BENCH_ENGINE_LOADS` loads of each page per pass (default 40), `BENCH_ENGINE_LOADED=0`
+ * leaves the pass under added load out, `BENCH_ENGINE_VARIANTS` adds pages between the baseline
+ * and 4m's to the quiet pass (`/variant`, bench/browser/variant-page.ts): `;`-separated sets of
+ * features, each `a,b` (the baseline with those added) or `-a,b` (4m's page without them), each
+ * its own info row `4v-<engine> <set>`. Throws on a value it cannot use, naming it.
+ */
+export function engineSettings(env: Record<string, string | undefined> = process.env): { runs: number; loadedPass: boolean; variants: string[] } {
+  const loads = env.BENCH_ENGINE_LOADS?.trim();
+  const runs = loads ? Number(loads) : FULL_RUNS;
+  if (!Number.isInteger(runs) || runs < 1 || runs > 2000) throw new Error(`BENCH_ENGINE_LOADS must be a whole number of loads from 1 to 2000, not "${loads}"`);
+  const loaded = env.BENCH_ENGINE_LOADED?.trim();
+  if (loaded && loaded !== '0' && loaded !== '1') throw new Error(`BENCH_ENGINE_LOADED must be 0 or 1, not "${loaded}"`);
+  const variants = (env.BENCH_ENGINE_VARIANTS ?? '').split(';').map((set) => set.trim()).filter(Boolean);
+  for (const set of variants) parseFeatures(set.replace(/^-/, ''));
+  return { runs, loadedPass: loaded !== '0', variants };
+}
+
+/** `/variant`'s `with=` for a set of `engineSettings().variants` (`-a,b`: every feature but those). */
+export function variantFeatures(set: string): string {
+  if (!set.startsWith('-')) return [...parseFeatures(set)].join(',');
+  const left = parseFeatures(set.slice(1));
+  return PAGE_FEATURES.filter((feature) => !left.has(feature)).join(',');
+}
+
+/** The ids and metrics of one engine's rows: 4m and 4n's pages, where their time goes (as 4e), and the run's own noise (A/A). */
 export function engineRowIds(name: OtherEngine) {
   const label = ENGINE_LABEL[name];
   return {
     quiet: [`4m-${name}`, `time to dashboard in ${label}: 4m's page (frame rendered by the server, shown, first token in its fragment, the element's script once the dashboard says it is loaded) vs its own baseline, no extra load`, SAME_RUN],
+    control: [`4p-${name}`, `A/A control in ${label}: the baseline page loaded a second time in 4m's pass, against the baseline (the pass's own noise: how far from 1.00× a ratio moves with nothing different)`, SAME_RUN],
     loaded: [`4n-${name}`, `time to dashboard in ${label}: 4n's page vs its own baseline, under added CPU load`, SAME_RUN],
     steps: [`4e-${name}`, `where the time goes in ${label}, 4m's page and the baseline (medians, ms after navigation start)`, SAME_RUN],
   } as const;
 }
 
+/** The A/A figure for a row's note: the second baseline's median over the first's. */
+const controlNote = (loads: { baseline: PageLoad[]; control: PageLoad[] }) =>
+  `A/A ${formatRatio(ratio(median(loads.control.map((load) => load.ms)), median(loads.baseline.map((load) => load.ms))))}`;
+
 /**
  * Rows 4m/4n (and their steps) in each other engine, each against its own server-rendered
- * baseline in the same pass, loads interleaved. Full runs: 40 loads of each page without added
- * load, then 40 under one busy-loop process. Quick runs (CI) prove the path works within a few
- * seconds an engine: one load of each page, no warm-up, no loaded pass (its rows are left out,
- * and `log` says so).
+ * baseline in the same pass, loads interleaved, with the baseline loaded a second time in each
+ * pass as an A/A control (row 4p, and in 4m's and 4n's notes). Full runs: 40 loads of each page
+ * without added load, then 40 under one busy-loop process (`engineSettings` for investigations).
+ * Quick runs (CI) prove the path works within a few seconds an engine: one load of each page,
+ * no warm-up, no A/A page, no loaded pass (its rows are left out, and `log` says so).
  */
 export async function engineRows(
-  pages: { baseline: string; fragment: string },
+  judged: { baseline: string; fragment: string },
   options: { viewport: Viewport; cookie: { url: string; name: string; value: string } },
   quick: boolean,
   log: (message: string) => void = (message) => process.stderr.write(`bench: ${message}\n`),
 ): Promise<Row[]> {
   const rows: Row[] = [];
-  const runs = quick ? 1 : FULL_RUNS;
+  const settings = engineSettings();
+  const runs = quick ? 1 : settings.runs;
+  // The A/A page: the very same page under another URL (the server ignores `copy`).
+  const pages: Record<string, string> = quick ? { ...judged } : { ...judged, control: `${judged.baseline}&copy=2` };
+  const variantUrl = (set: string) => `${judged.baseline.replace('/baseline?', '/variant?')}&with=${variantFeatures(set)}`;
+  if (!quick) for (const set of settings.variants) pages[`variant ${set}`] = variantUrl(set);
   for (const name of chosenEngines()) {
     const ids = engineRowIds(name);
+    const wanted = [ids.quiet, ...(quick ? [] : [ids.control]), ...(quick || !settings.loadedPass ? [] : [ids.loaded]), ids.steps];
     let browser: EngineBrowser | undefined;
     const started = performance.now();
     const seconds = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
@@ -147,30 +188,52 @@ export async function engineRows(
       const launched = performance.now();
       const quietLoad = loadavg()[0] ?? Number.NaN;
       const quiet = await measureInEngine(browser, pages, options, runs, !quick);
-      log(`${name}: launched in ${launchTime}, ${runs} load(s) of each page${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
-      const note = `${browser.version}; ${runs} runs each, load average (1 min) at start ${quietLoad.toFixed(2)}`;
-      rows.push(ttdRow(ids.quiet, quiet, 'fragment', note, TTD_TARGET.quiet, quick), stepsRow(ids.steps, quiet));
+      const endLoad = loadavg()[0] ?? Number.NaN;
+      log(`${name}: launched in ${launchTime}, ${runs} load(s) of each of ${Object.keys(pages).length} pages${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
+      const loads = `${runs} runs each, load average (1 min) at start ${quietLoad.toFixed(2)}, at end ${endLoad.toFixed(2)}`;
+      const aa = quick ? '' : `; ${controlNote({ baseline: quiet.baseline!, control: quiet.control! })}`;
+      const note = `${browser.version}; ${loads}${aa}`;
+      const judgedLoads = { baseline: quiet.baseline!, fragment: quiet.fragment! };
+      rows.push(ttdRow(ids.quiet, judgedLoads, 'fragment', note, TTD_TARGET.quiet, quick));
+      if (!quick) rows.push(infoRow(ids.control, { baseline: quiet.baseline!, control: quiet.control! }, 'control', `${browser.version}; ${loads}`));
+      for (const set of settings.variants) {
+        if (quick) break;
+        const metric = `${name}: the baseline page ${set.startsWith('-') ? `as 4m's without ${set.slice(1)}` : `with 4m's ${set}`} (/variant?with=${variantFeatures(set)}), in 4m's pass`;
+        rows.push(infoRow([`4v-${name} ${set}`, metric, SAME_RUN], { baseline: quiet.baseline!, [`variant ${set}`]: quiet[`variant ${set}`]! }, `variant ${set}`, `${loads}; steps: ${loadSteps(quiet[`variant ${set}`]!)}`));
+      }
+      rows.push(stepsRow(ids.steps, judgedLoads));
       if (quick) {
-        log(`quick: row ${ids.loaded[0]} (under added load) left out; npm run bench measures it`);
+        log(`quick: rows ${ids.control[0]} (A/A) and ${ids.loaded[0]} (under added load) left out; npm run bench measures them`);
+        continue;
+      }
+      if (!settings.loadedPass) {
+        log(`BENCH_ENGINE_LOADED=0: row ${ids.loaded[0]} (under added load) left out`);
         continue;
       }
       const burner = startBurner();
       try {
         const loadedLoad = loadavg()[0] ?? Number.NaN;
-        const loaded = await measureInEngine(browser, pages, options, runs);
-        const loadedNote = `${browser.version}; ${runs} runs each, ${burner.description}, load average at start ${loadedLoad.toFixed(2)}`;
+        const loadedPages = { baseline: judged.baseline, fragment: judged.fragment, control: pages.control! };
+        const loaded = await measureInEngine(browser, loadedPages, options, runs);
+        const loadedNote = `${browser.version}; ${runs} runs each, ${burner.description}, load average at start ${loadedLoad.toFixed(2)}; ${controlNote(loaded)}`;
         rows.push(ttdRow(ids.loaded, loaded, 'fragment', loadedNote, TTD_TARGET.loaded, quick));
       } finally {
         await burner.stop();
       }
     } catch (error) {
       const done = new Set(rows.map((row) => row.id));
-      rows.push(...unavailableRows([ids.quiet, ...(quick ? [] : [ids.loaded]), ids.steps].filter(([id]) => !done.has(id)), error));
+      rows.push(...unavailableRows(wanted.filter(([id]) => !done.has(id)), error));
     } finally {
       await browser?.close().catch(() => undefined);
     }
   }
   return rows;
+}
+
+/** An unjudged same-run ratio: `variant`'s loads against the baseline's, min / median / max each. */
+function infoRow([id, metric, kind]: readonly [string, string, RowKind], loads: { baseline: PageLoad[] } & Record<string, PageLoad[]>, variant: string, note: string): Row {
+  const row = ttdRow([id, metric, kind], loads, variant, note, Number.POSITIVE_INFINITY, false);
+  return { ...row, target: '', result: 'info' };
 }
 
 function stepsRow([id, metric, kind]: readonly [string, string, RowKind], loads: { baseline: PageLoad[]; fragment: PageLoad[] }): Row {

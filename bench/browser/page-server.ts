@@ -13,6 +13,7 @@ import {
 } from '@embedded-dashboard/bff';
 import { BENCH_API_KEY, BENCH_EMBED_SECRET } from '../lib/emulator.js';
 import { SESSION } from '../lib/session.js';
+import { aheadTokenJson, parseFeatures, variantPage, type PageFeature, type VariantInputs } from './variant-page.js';
 
 /** What the page server's process prints, followed by its URL, once it listens. */
 export const PAGES_LISTENING_PREFIX = 'pages listening on ';
@@ -101,14 +102,22 @@ function oursClose(firstToken: string): string {
 </body></html>`;
 }
 
-/** The baseline: the server already put the token in the iframe URL, so no BFF round trip. */
+/** The pieces of `/variant`'s pages (bench/browser/variant-page.ts): those every page here is made of. */
+const variantInputs = (emulatorUrl: string): VariantInputs => ({
+  emulatorUrl,
+  dashboard: DASHBOARD_ID,
+  head: HEAD,
+  onFrameLoaded: (action) => onFrameLoaded(emulatorUrl, action),
+});
+
+/** The baseline: the server already put the token in the iframe URL, so no BFF round trip (the variant page with no feature of 4m's). */
 function baselinePage(emulatorUrl: string, token: string): string {
-  return `${HEAD}
-${onFrameLoaded(emulatorUrl, 'loaded()')}
-</head><body>
-<iframe title="dashboard" src="${emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(token)}"></iframe>
-</body></html>`;
+  const page = variantPage(variantInputs(emulatorUrl), new Set());
+  return page.head + page.body(token, '');
 }
+
+/** The markup of 4m's page, for the test that `/variant` with every feature on is that page. */
+export const fourMMarkup = { lateHead, oursOpen, oursClose, baselinePage, variantInputs };
 
 /**
  * The host app of the browser benchmarks, as an integrator's Node server is: the BFF library
@@ -202,6 +211,33 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       // Never silent: without a first token these pages would measure the element fetching its own.
       if (!first.response) console.error(`no first token for ${url.pathname}${url.search}`);
       res.end((early ? '' : oursOpen(template, frame(first.response?.token))) + oursClose(first.html));
+      return;
+    }
+    if (url.pathname === '/variant') {
+      // The baseline with features of 4m's page added one at a time (?with=…): see variant-page.ts.
+      let features: Set<PageFeature>;
+      try {
+        features = parseFeatures(url.searchParams.get('with'));
+      } catch (error) {
+        return send(res, 400, 'text/plain', (error as Error).message);
+      }
+      const page = variantPage(variantInputs(options.emulatorUrl), features);
+      if (!page.stream) {
+        const token = url.searchParams.get('token') ?? '';
+        let json: string;
+        try {
+          json = aheadTokenJson(token);
+        } catch (error) {
+          return send(res, 400, 'text/plain', (error as Error).message);
+        }
+        res.writeHead(200, page.headers);
+        return void res.end(page.head + page.body(token, json));
+      }
+      res.writeHead(200, page.headers);
+      res.write(page.head);
+      const first = await firstToken(req);
+      if (!first.response) console.error(`no first token for ${url.pathname}${url.search}`);
+      res.end(page.body(first.response?.token ?? '', first.html));
       return;
     }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));

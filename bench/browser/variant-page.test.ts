@@ -36,6 +36,11 @@ describe('variant pages (from the baseline to 4m, one feature at a time)', () =>
     expect(body('wrap')).toContain(`<embedded-dashboard dashboard="${DASHBOARD_ID}"`);
     expect(body('wrap')).toContain(JSON_CHILD);
     expect(body('attrs')).not.toContain(JSON_CHILD);
+    // A loader without the element's tag: the page cannot wait for an element that is not there.
+    const loaderOnly = variantPage(inputs, parseFeatures('loader')).head;
+    expect(loaderOnly).toContain("document.createElement('script')");
+    expect(loaderOnly).toContain('loaded()');
+    expect(loaderOnly).not.toContain('dashboard-load');
   });
 
   it('refuses an unknown feature and a token that is not one', () => {

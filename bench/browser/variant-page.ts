@@ -9,9 +9,9 @@
  *   write, made with the token the bench fetched ahead (`?token=`), as the baseline's is.
  * - `headers`: `INITIAL_TOKEN_HEADERS` (`private, no-store`, `Vary`) instead of `no-store`.
  * - `preconnect`: `<link rel="preconnect">` to the dashboard host in the head.
- * - `loader`: the head's late-element loader (`renderElementScript`) and the page logging its
- *   time once the element is ready too, as 4m's does; without it the page logs when the
- *   dashboard says it is loaded (the baseline's listener).
+ * - `loader`: the head's late-element loader (`renderElementScript`) and, with `wrap`, the page
+ *   logging its time once the element is ready too, as 4m's does; without it the page logs when
+ *   the dashboard says it is loaded (the baseline's listener).
  * - `wrap`: the frame inside `<embedded-dashboard>` (`slot="frame"`), the first token's JSON
  *   child after it.
  * - `attrs`: the frame's attributes from `renderDashboardFrame` (`title` the dashboard id,
@@ -45,10 +45,10 @@ export interface VariantInputs {
 export function variantPage(inputs: VariantInputs, features: ReadonlySet<PageFeature>) {
   const has = (feature: PageFeature) => features.has(feature);
   const host = new URL(inputs.emulatorUrl).origin;
+  // Without `wrap` there is no element to get ready: the page logs when the dashboard says it is loaded.
   const loader = has('loader')
-    ? `${inputs.onFrameLoaded('window.__bench.shownAt??=performance.now()')}
-<script>addEventListener('dashboard-load',()=>{const b=window.__bench;b.ready=performance.now();loaded(b.shownAt)})</script>
-${renderElementScript({ src: '/element.js' })}`
+    ? `${inputs.onFrameLoaded(has('wrap') ? 'window.__bench.shownAt??=performance.now()' : 'loaded()')}
+${has('wrap') ? `<script>addEventListener('dashboard-load',()=>{const b=window.__bench;b.ready=performance.now();loaded(b.shownAt)})</script>\n` : ''}${renderElementScript({ src: '/element.js' })}`
     : inputs.onFrameLoaded('loaded()');
   const head = `${inputs.head}${has('preconnect') ? `\n<link rel="preconnect" href="${host}">` : ''}
 ${loader}

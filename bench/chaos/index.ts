@@ -107,6 +107,7 @@ async function burstRows(plan: Plan, serverPath: string, cliPath: string, quick:
   const count = (status: number, bursts = all) => bursts.reduce((sum, b) => sum + (b.statuses[status] ?? 0), 0);
   const duplicates = all.reduce((sum, b) => sum + b.vendor.getOrCreate + b.vendor.update - b.served, 0);
   const inconsistent = all.reduce((sum, b) => sum + b.inconsistent, 0);
+  const localLocks = all.reduce((sum, b) => sum + b.localLocks, 0);
   const p99 = (bursts: ColdBurst[]) => bursts.map((b) => percentile(b.okMs, 99));
   const others = (bursts: ColdBurst[]) =>
     Object.entries(bursts.reduce<Record<string, number>>((acc, b) => {
@@ -125,7 +126,7 @@ async function burstRows(plan: Plan, serverPath: string, cliPath: string, quick:
     },
     {
       id: '9b', metric: BURST_ROWS[1][1], kind: 'fixed target',
-      ours: `${countValue(duplicates)} duplicate calls for ${countValue(all.reduce((s, b) => s + b.served, 0))} customers served; ${inconsistent} customers with two tokens or another's`,
+      ours: `${countValue(duplicates)} duplicate calls for ${countValue(all.reduce((s, b) => s + b.served, 0))} customers served; ${inconsistent} customers with two tokens or another's; locks granted locally (store lost) ${countValue(localLocks)}`,
       baseline: '', ratio: '', target: '0 and 0', result: duplicates === 0 && inconsistent === 0 ? 'pass' : 'miss',
     },
     {

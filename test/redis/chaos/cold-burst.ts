@@ -1,6 +1,6 @@
 import type { RunningProcess } from '../../support/processes.js';
 import { readiness, requestToken, sessionFor, vendorView, type Fleet } from '../fleet.js';
-import { vendorCounts, vendorDelta, type VendorCounts } from './load.js';
+import { counterSum, vendorCounts, vendorDelta, type VendorCounts } from './load.js';
 
 /** What one cold burst did. */
 export interface ColdBurst {
@@ -16,6 +16,8 @@ export interface ColdBurst {
   inconsistent: number;
   /** Vendor calls that waited for their budget slot (`embed_bff_budget_queued_total`). */
   budgetWaits: number;
+  /** Locks the processes granted themselves because the store was lost (`embed_bff_store_local_locks_total`): the only way to a duplicate call. */
+  localLocks: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,21 +64,13 @@ export async function coldBurst(fleet: Fleet<unknown>, env: Record<string, strin
       served: tokens.size,
       vendor,
       inconsistent,
-      budgetWaits: await budgetQueued(bffs),
+      budgetWaits: await summed(bffs, 'embed_bff_budget_queued_total'),
+      localLocks: await summed(bffs, 'embed_bff_store_local_locks_total'),
     };
   } finally {
     await Promise.all(bffs.map((bff) => bff.stop()));
   }
 }
 
-/** `embed_bff_budget_queued_total`, summed over `bffs`. */
-async function budgetQueued(bffs: RunningProcess[]): Promise<number> {
-  let queued = 0;
-  for (const bff of bffs) {
-    const line = bff.output.find((l) => l.includes('"metrics listening"'));
-    if (line === undefined) continue;
-    const text = await (await fetch((JSON.parse(line) as { url: string }).url, { signal: AbortSignal.timeout(5_000) })).text();
-    for (const [, value] of text.matchAll(/^embed_bff_budget_queued_total\{[^}]*\} (\d+)/gm)) queued += Number(value);
-  }
-  return queued;
-}
+/** A counter's series summed over `bffs`. */
+const summed = async (bffs: RunningProcess[], name: string): Promise<number> => [...(await counterSum(bffs, name)).values()].reduce((sum, n) => sum + n, 0);

@@ -316,7 +316,7 @@ async function metricsOf(bff: RunningProcess): Promise<string | undefined> {
 }
 
 /** Per process (pid), the sum of a counter's series in its metrics. */
-async function counterSum(bffs: readonly RunningProcess[], name: string): Promise<Map<number, number>> {
+export async function counterSum(bffs: readonly RunningProcess[], name: string): Promise<Map<number, number>> {
   const sums = new Map<number, number>();
   const series = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm');
   for (const bff of bffs) {

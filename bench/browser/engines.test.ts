@@ -30,3 +30,16 @@ describe('variantFeatures', () => {
     expect(variantFeatures('-stream,headers')).toBe('preconnect,loader,wrap,attrs,fragment');
   });
 });
+
+describe('ratioSpread (bench/browser/median-spread.ts)', () => {
+  it('is exactly 1 for identical constant pages, and spreads both ways for the same page resampled', async () => {
+    const { ratioSpread } = await import('./median-spread.js');
+    expect(ratioSpread([100, 100, 100], [100, 100], 5, 50)).toEqual([1, 1, 1]);
+    const page = Array.from({ length: 200 }, (_, index) => 100 + (index % 50) * 4);
+    const [low, mid, high] = ratioSpread(page, page, 40, 2000);
+    expect(low).toBeLessThan(0.95);
+    expect(high).toBeGreaterThan(1.05);
+    expect(mid).toBeCloseTo(1, 1);
+    expect(() => ratioSpread([], page, 40, 10)).toThrow('no loads');
+  });
+});

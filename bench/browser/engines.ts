@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { engine, type EngineBrowser, type EngineName, type Tab, type Viewport } from '../../test/support/browsers/index.js';
 import { startBurner } from '../lib/burner.js';
@@ -114,7 +115,8 @@ const ENGINE_LABEL: Record<OtherEngine, string> = { firefox: 'Firefox ESR (WebDr
  * leaves the pass under added load out, `BENCH_ENGINE_VARIANTS` adds pages between the baseline
  * and 4m's to the quiet pass (`/variant`, bench/browser/variant-page.ts): `;`-separated sets of
  * features, each `a,b` (the baseline with those added) or `-a,b` (4m's page without them), each
- * its own info row `4v-<engine> <set>`. Throws on a value it cannot use, naming it.
+ * its own info row `4v-<engine> <set>`; `BENCH_ENGINE_DUMP=<file>` appends every load of each pass
+ * to that file (`dumpLoads`). Throws on a value it cannot use, naming it.
  */
 export function engineSettings(env: Record<string, string | undefined> = process.env): { runs: number; loadedPass: boolean; variants: string[] } {
   const loads = env.BENCH_ENGINE_LOADS?.trim();
@@ -188,6 +190,7 @@ export async function engineRows(
       const launched = performance.now();
       const quietLoad = loadavg()[0] ?? Number.NaN;
       const quiet = await measureInEngine(browser, pages, options, runs, !quick);
+      dumpLoads(name, 'quiet', quiet);
       const endLoad = loadavg()[0] ?? Number.NaN;
       log(`${name}: launched in ${launchTime}, ${runs} load(s) of each of ${Object.keys(pages).length} pages${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
       const loads = `${runs} runs each, load average (1 min) at start ${quietLoad.toFixed(2)}, at end ${endLoad.toFixed(2)}`;
@@ -215,6 +218,7 @@ export async function engineRows(
         const loadedLoad = loadavg()[0] ?? Number.NaN;
         const loadedPages = { baseline: judged.baseline, fragment: judged.fragment, control: pages.control! };
         const loaded = await measureInEngine(browser, loadedPages, options, runs);
+        dumpLoads(name, 'loaded', loaded);
         const loadedNote = `${browser.version}; ${runs} runs each, ${burner.description}, load average at start ${loadedLoad.toFixed(2)}; ${controlNote(loaded)}`;
         rows.push(ttdRow(ids.loaded, loaded, 'fragment', loadedNote, TTD_TARGET.loaded, quick));
       } finally {
@@ -228,6 +232,16 @@ export async function engineRows(
     }
   }
   return rows;
+}
+
+/**
+ * `BENCH_ENGINE_DUMP=<file>`: every load's time and marks of a pass, one JSON line a pass
+ * (`{ engine, pass, loads: { <page>: PageLoad[] } }`, pages in the order they took turns), for
+ * analysing a pass beyond its medians (how far a median of fewer loads moves).
+ */
+function dumpLoads(engine: OtherEngine, pass: 'quiet' | 'loaded', loads: Record<string, PageLoad[]>): void {
+  const file = process.env.BENCH_ENGINE_DUMP;
+  if (file) appendFileSync(file, `${JSON.stringify({ engine, pass, loads })}\n`);
 }
 
 /** An unjudged same-run ratio: `variant`'s loads against the baseline's, min / median / max each. */

@@ -120,6 +120,8 @@ export interface BffOptions {
   upstreamMaxWaitMs?: number;
   /** Clock (epoch ms), for tests. Default `Date.now`. */
   now?: () => number;
+  /** Monotonic clock (ms) for durations that an epoch clock's steps must not bend (the store's health, lock waits), for tests. Default `performance.now`. */
+  clock?: () => number;
   /** Sleep used while polling for another process's result, for tests. */
   sleep?: (ms: number) => Promise<void>;
 }

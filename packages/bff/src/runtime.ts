@@ -39,7 +39,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
   const logger =
     options.logger === undefined ? createJsonLogger({ secrets: settings.secrets, level: options.logLevel }) : withRedaction(options.logger, settings.secrets);
   const metrics = options.metrics ?? defaultMetrics();
-  const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, settings.storeTimeoutMs, settings.now);
+  const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, settings.storeTimeoutMs, settings.now, settings.clock);
   const service = new TokenService(
     options.upstream,
     store,

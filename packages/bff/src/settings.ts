@@ -1,3 +1,4 @@
+import { monotonicNow } from './tokens/store-health.js';
 import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './embed-token/settings.js';
 import type { BffOptions } from './options.js';
 import type { TokenServiceSettings } from './tokens/token-service.js';
@@ -15,6 +16,8 @@ export interface OriginRule {
 /** The options checked once (caller mistakes throw `TypeError` naming the option), with defaults filled in. */
 export interface BffSettings {
   now: () => number;
+  /** Monotonic: the store's health and the lock protocol's bounds. */
+  clock: () => number;
   /** The origin rule: `allowedOrigins`, `publicOrigin`, `trustProxy`. */
   origin: OriginRule;
   /** Redacted from every log line: the session secret, the embed key and the integrator's `secrets`. */
@@ -71,8 +74,10 @@ export function resolveSettings(options: BffOptions): BffSettings {
     throw new TypeError('upstream.accountId must be a non-empty string of at most 128 characters');
   }
   const tokenTtlSeconds = nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600);
+  const clock = options.clock ?? monotonicNow;
   return {
     now,
+    clock,
     origin: { allowedOrigins, publicOrigin: options.publicOrigin, trustProxy: options.trustProxy ?? false },
     secrets: [...(options.secrets ?? []), ...sessionSecret, ...embedKey],
     // The account in the key keeps deployments of different vendor accounts sharing one store apart.
@@ -99,6 +104,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
       circuitBreaker: options.circuitBreaker ?? {},
       account,
       now,
+      clock,
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     },
   };

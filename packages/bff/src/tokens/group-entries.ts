@@ -2,7 +2,7 @@ import { BffError } from '../errors/bff-error.js';
 import type { GroupEntry } from '../store/types.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { GuardedLock, GuardedStore } from './guarded-store.js';
-import { StoreSlowError } from './store-health.js';
+import { monotonicNow, StoreSlowError } from './store-health.js';
 
 export interface GroupEntriesSettings {
   /** The upstream's `accountId`: entries of any other account are misses. */
@@ -16,13 +16,15 @@ export interface GroupEntriesSettings {
   pollIntervalMs: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** The monotonic clock bounding a waiter's wait and a holder's writing again (default `performance.now`). */
+  clock?: () => number;
 }
 
 /** The entry under a lock's key, for the work done holding it (`GroupEntries.exclusive`). */
 export interface HeldEntry {
   /** The entry, asked of the store itself (never its skip); see `GuardedStore.readUnderLock`. */
   read(): Promise<GroupEntry | undefined>;
-  /** Stores the entry (default lifetime: a group entry's); the lock is released only once the store has it. */
+  /** Stores the entry (default lifetime: a group entry's); the lock is released only once the store has it (or is known lost). */
   write(entry: GroupEntry, ttlMs?: number): Promise<void>;
 }
 
@@ -51,10 +53,12 @@ export class BusyError extends BffError {
 export class GroupEntries {
   readonly #store: GuardedStore;
   readonly #s: GroupEntriesSettings;
+  readonly #clock: () => number;
 
   constructor(store: GuardedStore, settings: GroupEntriesSettings) {
     this.#store = store;
     this.#s = settings;
+    this.#clock = settings.clock ?? monotonicNow;
   }
 
   /** Whether the store could not say what it holds for `key` just now: what other processes synced for it is unknown. */
@@ -91,16 +95,17 @@ export class GroupEntries {
    * finished without the entry `done` wants (a deferred call, a failure) or died (its lock, no
    * longer renewed, expired). Never works without the lock: a second vendor call for the group
    * while the first is under way would be a duplicate, and its own budget wait and call would
-   * come on top of the wait, past the request's deadline. When `lockWaitMs` is over first,
-   * throws {@link BusyError} (503, retry after 1 s).
+   * come on top of the wait, past the request's deadline. When `lockWaitMs` is over first (by
+   * the monotonic clock, store calls included, or by the sleeps counted, whichever is first: a
+   * test's clock may stand still), throws {@link BusyError} (503, retry after 1 s).
    *
    * `work` reads and writes the entry through its {@link HeldEntry}, which asks the store itself:
    * a re-read a slow store did not answer releases the lock and waits as for another holder; a
    * write it did not take keeps the lock (see `#keepWriting`).
    */
   async exclusive<T>(name: string, key: string, done: (entry: GroupEntry) => boolean, work: (held: HeldEntry) => Promise<T>, what: string): Promise<T | GroupEntry> {
-    // Counted sleeps, not a deadline: an injected clock that stands still must not wait forever.
-    let waited = 0;
+    const started = this.#clock();
+    let slept = 0;
     for (let interval = this.#s.pollIntervalMs; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
       const lock = await this.#store.tryLock(name, this.#s.lockTtlMs);
       if (lock !== undefined) {
@@ -110,10 +115,11 @@ export class GroupEntries {
           if (!(error instanceof StoreSlowError)) throw error;
         }
       }
+      const waited = Math.max(slept, this.#clock() - started);
       if (waited >= this.#s.lockWaitMs) throw new BusyError(what);
       const pause = Math.min(interval, this.#s.lockWaitMs - waited);
       await this.#s.sleep(pause);
-      waited += pause;
+      slept += pause;
       const entry = await this.read(key);
       if (entry !== undefined && done(entry)) return entry;
     }
@@ -122,7 +128,9 @@ export class GroupEntries {
   /** Runs `work` with `lock` held, renewing it every third of its lifetime, and releases it once the store has what `work` wrote. */
   async #holding<T>(lock: GuardedLock, key: string, work: (held: HeldEntry) => Promise<T>): Promise<T> {
     const ttlMs = this.#s.lockTtlMs;
-    const renewal = lock.extend === undefined ? undefined : setInterval(() => void lock.extend!(ttlMs).catch(() => false), Math.max(1, ttlMs / 3));
+    // A renewal the store refuses (false: the lock expired, or a failover lost it) ends the renewals; one it did not answer is tried again.
+    const renew = () => void lock.extend!(ttlMs).then((owned) => owned || clearInterval(renewal), () => undefined);
+    const renewal = lock.extend === undefined ? undefined : setInterval(renew, Math.max(1, ttlMs / 3));
     renewal?.unref?.();
     let unsaved: { entry: GroupEntry; ttlMs: number } | undefined;
     const held: HeldEntry = {
@@ -153,18 +161,28 @@ export class GroupEntries {
    * The holder's write did not reach a slow store: its entry is only in this process's copy. The
    * caller is answered; the lock is kept (renewed) while the entry is written again, and released
    * once the store has it. Released earlier, the next process would read the store's miss and
-   * call the vendor again. When the store is lost meanwhile, or after {@link MAX_WRITE_ATTEMPTS}
-   * (or a lock's lifetime), the lock is left to expire: the entry waits in the copy for the store's
-   * recovery (`GuardedStore`'s write-back).
+   * call the vendor again. Each write again is fenced by the lock: it is renewed first (`extend`),
+   * and a lock the store says is gone (expired while this process stalled, lost in a failover:
+   * another process may hold it and have written a newer entry) ends the writing, as does a store
+   * lost meanwhile, {@link MAX_WRITE_ATTEMPTS} or a lock's lifetime (monotonic clock): the entry
+   * then waits in the copy for the write-back, which never replaces an entry another process
+   * wrote. A renewal the store does not answer skips that attempt. A lock without `extend` cannot
+   * be checked: no write again.
    */
   async #keepWriting(lock: GuardedLock, key: string, unsaved: { entry: GroupEntry; ttlMs: number }, stopRenewal: () => void): Promise<void> {
-    const since = this.#s.now();
+    const since = this.#clock();
     let pause = this.#s.pollIntervalMs;
-    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS && this.#s.now() - since < this.#s.lockTtlMs; attempt++) {
+    for (let attempt = 1; lock.extend !== undefined && attempt <= MAX_WRITE_ATTEMPTS && this.#clock() - since < this.#s.lockTtlMs; attempt++) {
       await this.#s.sleep(pause);
       pause = Math.min(pause * 2, MAX_POLL_INTERVAL_MS);
       // Written back meanwhile (the store answered again), or replaced by a newer write of this process: nothing left to write.
-      const outcome = this.#store.awaitsWrite(key, unsaved.entry) ? await this.#store.writeUnderLock(key, unsaved.entry, unsaved.ttlMs) : 'stored';
+      let outcome = this.#store.awaitsWrite(key, unsaved.entry) ? undefined : 'stored';
+      if (outcome === undefined) {
+        const owned = await lock.extend(this.#s.lockTtlMs).catch(() => undefined);
+        if (owned === false) break; // gone: not ours to write under, nor to release
+        if (owned === undefined) continue; // the store did not say: not written unfenced
+        outcome = await this.#store.writeUnderLock(key, unsaved.entry, unsaved.ttlMs);
+      }
       if (outcome === 'stored') {
         stopRenewal();
         await lock.release();

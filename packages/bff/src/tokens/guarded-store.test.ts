@@ -6,7 +6,9 @@ import { createBffApp } from '../app.js';
 import { groupEntry } from '../testing/group-entry.js';
 import { call, captureLogs, deferred, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
 import { createMemoryStore } from '../store/memory.js';
-import type { TokenStore } from '../store/types.js';
+import type { LockHandle, TokenStore } from '../store/types.js';
+import { RedisStoreError } from '../store/redis/errors.js';
+import { ReplyError } from 'ioredis';
 import { GroupEntries } from './group-entries.js';
 import { GuardedStore } from './guarded-store.js';
 import { StoreSlowError } from './store-health.js';
@@ -89,21 +91,31 @@ describe('GuardedStore on a store that hangs', () => {
       close: () => inner.close(),
       tryLock: (name, ttl) => hang(() => inner.tryLock(name, ttl)),
     };
-    const store = new GuardedStore(hanging, captureLogs().logger, createBffMetrics(), 30, () => clock);
+    const store = new GuardedStore(hanging, captureLogs().logger, createBffMetrics(), 30, () => clock, () => clock);
     await expect(store.get('acme')).resolves.toBeUndefined();
     expect(asked).toBe(1);
     // The calls a request makes next answer from the fallback at once, without asking the store...
     await store.set('acme', groupEntry('tok-local'), 60_000);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-local'));
     expect(asked).toBe(1);
-    // ...but the lock is always asked for: it never answered, so it is lost, and the lock is granted here.
-    await expect(store.tryLock('sync:acme', 1_000)).resolves.toMatchObject({ shared: false });
+    // ...but the lock is asked for: its oldest unanswered call is younger than 3 s (slow or hung, it cannot tell yet): no lock of its own.
+    await expect(store.tryLock('sync:acme', 1_000)).resolves.toBeUndefined();
     expect(asked).toBe(2);
+    clock += 1_500;
+    await expect(store.tryLock('sync:acme', 1_000)).resolves.toBeUndefined();
+    expect(asked).toBe(3);
+    // Its oldest unanswered call is 3 s old: lost. While it is skipped, the lock protocol skips it too (one deadline per
+    // request, not one per call; before: a deadline for each of the lock, the re-read and the write): all from this process.
+    clock += 1_500;
+    await expect(store.tryLock('sync:acme', 1_000)).resolves.toMatchObject({ shared: false });
+    await expect(store.readUnderLock('acme')).resolves.toEqual(groupEntry('tok-local'));
+    await expect(store.writeUnderLock('acme', groupEntry('tok-local-2'), 60_000)).resolves.toBe('lost');
+    expect(asked).toBe(3);
     // Once the window has passed the store is asked again, and used when it answers.
     hangs.now = false;
     clock += 2_001;
     await store.set('acme', groupEntry('tok-shared'), 60_000);
-    expect(asked).toBe(3);
+    expect(asked).toBe(4);
     await expect(store.get('acme')).resolves.toEqual(groupEntry('tok-shared'));
   });
 
@@ -111,7 +123,7 @@ describe('GuardedStore on a store that hangs', () => {
     const inner = createMemoryStore();
     const clock = 1_000_000;
     const late = lateOf();
-    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
+    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock, () => clock);
     // One answer late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
     late.holding = true;
     await expect(store.hit('session:a', 60_000)).resolves.toMatchObject({ count: 1 });
@@ -135,7 +147,7 @@ describe('GuardedStore on a store that hangs', () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
     const late = lateOf();
-    const processOf = () => new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock);
+    const processOf = () => new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock, () => clock);
     const [a, b] = [processOf(), processOf()];
     // Both processes have been talking to the store; then every answer comes after the deadline.
     await Promise.all([a.get('acme'), b.get('acme')]);
@@ -168,7 +180,7 @@ describe('GuardedStore: the lock protocol never crosses the skip (a slow store i
     let clock = 1_000_000;
     const late = lateOf();
     const metrics = createBffMetrics();
-    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, metrics, 30, () => clock);
+    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, metrics, 30, () => clock, () => clock);
     await store.get('acme');
     clock += 1_500;
     late.holding = true;
@@ -270,7 +282,7 @@ describe('Two BFF processes over one slow store (a CPU-starved machine): one ven
    * 30 ms store deadline and a clock that stands still (a skip lasts until a late answer lifts it).
    * `failing(i)` resolves when process i logs that its store is failing (it then skips the store).
    */
-  function fleetOfTwo() {
+  function fleetOfTwo(lockWaitMs?: number) {
     const inner = createMemoryStore();
     const keys = new Set<string>();
     const set = inner.set.bind(inner);
@@ -300,7 +312,9 @@ describe('Two BFF processes over one slow store (a CPU-starved machine): one ven
         rateLimit: false,
         store: slowStore(inner, late),
         storeTimeoutMs: 30,
+        lockWaitMs,
         now: () => now,
+        clock: () => now,
         sleep: () => Promise.resolve(),
       }),
     );
@@ -356,6 +370,27 @@ describe('Two BFF processes over one slow store (a CPU-starved machine): one ven
     expect(fleet.callsFor('acme')).toBe(1);
     await answerLate(fleet.lates[1]!);
     await other;
+  });
+
+  it('a fresh process (nothing answered yet) whose lock call answers late waits for the holder, never calls the vendor beside it (before: judged lost at its first missed deadline, two get-or-create)', async () => {
+    const fleet = fleetOfTwo(100);
+    const [a, b] = fleet.apps as [Hono, Hono];
+    const jwt = await session(globex);
+    const gate = deferred();
+    fleet.upstream.gate = gate.promise;
+    const first = call(a, '/embed/token', tokenRequest(jwt)); // A holds sync:globex, its vendor call under way
+    await vi.waitFor(() => expect(fleet.callsFor('globex')).toBe(1));
+    // B has asked the store nothing yet; every call of its for this customer answers late.
+    fleet.lates[1]!.holding = true;
+    const second = await call(b, '/embed/token', tokenRequest(jwt));
+    expect(second.status).toBe(503);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect(fleet.callsFor('globex')).toBe(1);
+    gate.resolve();
+    expect((await first).status).toBe(200);
+    await answerLate(fleet.lates[1]!);
+    expect((await call(b, '/embed/token', tokenRequest(jwt))).status).toBe(200);
+    expect(fleet.callsFor('globex')).toBe(1);
   });
 });
 
@@ -431,7 +466,7 @@ describe('GuardedStore after an outage', () => {
     };
     return { state, restartEmpty, get inner() {
       return state.inner;
-    }, store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, now) };
+    }, store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, now, now) };
   }
 
   it('writes what it synced while the store failed to the store once it answers, where the store holds nothing', async () => {
@@ -580,5 +615,111 @@ describe('GuardedStore after an outage', () => {
       flaky.state.down = true;
       expect(await admittedIn(flaky.store, 5)).toBe(0);
     });
+  });
+});
+
+describe('GuardedStore: slow or lost is judged by the age of the oldest unanswered call, per key', () => {
+  it('an idle process (its last answer 10 s ago) whose lock call misses the deadline judges the store slow: no lock of its own while another process holds it', async () => {
+    const inner = createMemoryStore();
+    let clock = 1_000_000;
+    const late = lateOf();
+    const metrics = createBffMetrics();
+    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, metrics, 30, Date.now, () => clock);
+    await store.get('acme');
+    clock += 10_000; // no traffic for 10 s (a quiet process behind the load balancer)
+    expect(await inner.tryLock('sync:acme', 60_000)).toBeDefined(); // another process holds the group's lock
+    late.holding = true;
+    expect(await store.tryLock('sync:acme', 60_000)).toBeUndefined(); // before: a local lock (nothing answered for 3 s)
+    expect((await metrics.storeLocalLocks.get()).values[0]?.value ?? 0).toBe(0);
+    await answerLate(late);
+  });
+
+  it('a key whose calls never answer while the others do (a paused cluster master) is lost after 3 s: its lock is granted here, not refused for good', async () => {
+    const inner = createMemoryStore();
+    let clock = 1_000_000;
+    const late = lateOf((key) => key.includes('globex'));
+    late.holding = true;
+    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, Date.now, () => clock);
+    const outcomes: string[] = [];
+    for (let second = 0; second < 6; second++) {
+      clock += 1_000;
+      const lock = await store.tryLock('sync:acme', 1_000); // other customers' traffic, answered in time
+      expect(lock?.shared).toBe(true);
+      await lock?.release();
+      const globex = await store.tryLock('sync:globex', 1_000);
+      outcomes.push(globex === undefined ? 'busy' : globex.shared ? 'shared' : 'local');
+    }
+    // Unanswered for 1 s, 2 s: slow (wait as for a holder); from 3 s on: lost (before: 'busy' for good, 503 group_busy forever).
+    expect(outcomes).toEqual(['busy', 'busy', 'busy', 'local', 'local', 'local']);
+    // acme is not lost meanwhile: a late answer of its own is slow, as before.
+    expect(await inner.tryLock('sync:acme', 60_000)).toBeDefined();
+    late.only = () => true;
+    expect(await store.tryLock('sync:acme', 1_000)).toBeUndefined();
+    await answerLate(late);
+  });
+
+  it('an error reply (READONLY during a failover) is the store answering: no lock of its own (before: a local lock, the store judged lost)', async () => {
+    const inner = createMemoryStore();
+    const metrics = createBffMetrics();
+    const readonly: TokenStore = { ...inner, get: (k) => inner.get(k), ping: () => inner.ping(), close: () => inner.close(), set: (k, e, t) => inner.set(k, e, t), delete: (k) => inner.delete(k), hit: (k, w) => inner.hit(k, w), tryLock: () => Promise.reject(new RedisStoreError('unavailable', 'Redis store tryLock failed', { cause: new ReplyError("READONLY You can't write against a read only replica.") })) };
+    const store = new GuardedStore(readonly, captureLogs().logger, metrics, 30, Date.now, () => 0);
+    expect(await store.tryLock('sync:acme', 1_000)).toBeUndefined();
+    expect((await metrics.storeLocalLocks.get()).values[0]?.value ?? 0).toBe(0);
+  });
+});
+
+describe('GroupEntries: the lock protocol under a slow store', () => {
+  const settings = (clock: () => number, sleep: (ms: number) => Promise<void>) => ({ account: undefined, entryTtlMs: 60_000, lockTtlMs: 6_000, lockWaitMs: 5_000, pollIntervalMs: 25, now: Date.now, clock, sleep });
+
+  it('a waiter\'s wait is bounded by the clock, its asks of a slow store included: 503 group_busy within the request\'s 8 s, not 5 s of sleeps plus a deadline per poll', async () => {
+    const inner = createMemoryStore();
+    let clock = 0;
+    // Every lock call is answered "busy" one store deadline (1 s) after it was asked.
+    const slowLocks: TokenStore = { get: (k) => inner.get(k), set: (k, e, t) => inner.set(k, e, t), delete: (k) => inner.delete(k), hit: (k, w) => inner.hit(k, w), ping: () => inner.ping(), close: () => inner.close(), tryLock: async () => ((clock += 1_000), undefined) };
+    const store = new GuardedStore(slowLocks, captureLogs().logger, createBffMetrics(), 1_000, Date.now, () => clock);
+    const sleep = (ms: number) => ((clock += ms), Promise.resolve());
+    const entries = new GroupEntries(store, settings(() => clock, sleep));
+    await expect(entries.exclusive('sync:acme', 'acme', () => true, async () => 'x', 'testing')).rejects.toThrow(/another process/);
+    // Before: ~33 s (5 s of sleeps, and 28 polls each waiting out its deadline).
+    expect(clock).toBeLessThanOrEqual(5_000 + 1_000);
+  });
+
+  it('a holder writing again stops once its lock is gone (expired, taken by another process): the new holder\'s entry is never overwritten', async () => {
+    const inner = createMemoryStore();
+    const late = lateOf((key) => key === 'acme');
+    let extends_ = 0;
+    let handle: LockHandle | undefined;
+    const slow = slowStore(inner, late);
+    const tracked: TokenStore = {
+      ...slow,
+      tryLock: async (name, ttl) => {
+        handle = await inner.tryLock(name, ttl);
+        if (handle === undefined) return undefined;
+        const own = handle;
+        return { release: () => own.release(), extend: (ms) => ((extends_ += 1), own.extend!(ms)) };
+      },
+    };
+    const store = new GuardedStore(tracked, captureLogs().logger, createBffMetrics(), 30, Date.now, () => 0);
+    const pauses: (() => void)[] = [];
+    const entries = new GroupEntries(store, settings(() => 0, () => new Promise<void>((resolve) => pauses.push(resolve))));
+    await entries.exclusive('sync:acme', 'acme', () => true, async (held) => {
+      late.holding = true;
+      await held.write(groupEntry('tok-A')); // not taken in time: A answers its caller and will write again
+      return 'served';
+    }, 'testing');
+    // A's lock is lost (it stalled past the lock's lifetime, or a failover lost the lock key); B takes it and writes.
+    await handle!.release();
+    const b = await inner.tryLock('sync:acme', 6_000);
+    expect(b).toBeDefined();
+    await inner.set('acme', groupEntry('tok-B'), 60_000);
+    late.holding = false;
+    await vi.waitFor(() => expect(pauses).toHaveLength(1));
+    pauses.shift()!(); // A's next attempt
+    await vi.waitFor(() => expect(extends_).toBe(1)); // it asks whether it still holds the lock: no
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(inner.peek('acme')?.token).toBe('tok-B'); // before: tok-A (a plain set, no check of the lock)
+    expect(pauses).toHaveLength(0); // no further attempt
+    expect(await inner.tryLock('sync:acme', 6_000)).toBeUndefined(); // and B's lock was not released by A
+    await answerLate(late); // A's first write, held back, lands late; the store copes as with any late write
   });
 });

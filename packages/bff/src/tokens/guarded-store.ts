@@ -7,7 +7,7 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 import { BudgetFallback } from '../budget/budget-fallback.js';
 import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
 import { withSocketDeadline } from '../util/deadline.js';
-import { StoreHealth, StoreSlowError, StoreTimeoutError } from './store-health.js';
+import { monotonicNow, StoreHealth, StoreSlowError, StoreTimeoutError } from './store-health.js';
 
 /** A lock as `GuardedStore` hands it out: the store's own, or (the store lost) one granted in this process. */
 export interface GuardedLock extends LockHandle {
@@ -20,7 +20,7 @@ export type HeldWrite = 'stored' | 'slow' | 'lost';
 
 const LOCAL_LOCK: GuardedLock = { shared: false, release: () => Promise.resolve() };
 
-/** Calls of the lock protocol ask the store even while plain calls skip it (`StoreHealth`). */
+/** Calls of the lock protocol ask the store while plain calls skip it, unless it is lost for their key (`StoreHealth`). */
 const ASK = true;
 
 /** After the store failed, how long what other processes synced meanwhile may still be on its way to it. */
@@ -35,7 +35,7 @@ const WRITE_BACK_GRACE_MS = 10_000;
  * (`BudgetFallback`, charged to the shared budget when it answers), and a store that is lost
  * (not merely slow: `StoreHealth`) has its locks granted in this process (in-process single-flight
  * still holds): an outage costs at most one vendor call per group per process, within the budget.
- * The lock protocol (`tryLock`, `readUnderLock`, `writeUnderLock`) always asks the store. The
+ * The lock protocol (`tryLock`, `readUnderLock`, `writeUnderLock`) asks the store unless it is lost. The
  * store is asked first whenever it answers; entries set while it failed are written back
  * (`setIfAbsentOrSuperseded`) so a rotation made meanwhile wins over the older entry the store
  * kept, and an entry another process wrote meanwhile is never replaced. Failures are counted and
@@ -58,11 +58,12 @@ export class GuardedStore {
   readonly #sync: boolean;
   readonly #health: StoreHealth;
 
-  constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number) {
+  /** `now` is the epoch clock of entries and budgets; `clock` the monotonic one the store's health is judged on. */
+  constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number, clock: () => number = monotonicNow) {
     this.#store = store;
     this.#logger = logger;
     this.#now = now;
-    this.#health = new StoreHealth(now, logger, metrics);
+    this.#health = new StoreHealth(clock, logger, metrics);
     this.#budget = new BudgetFallback(now);
     this.#copy = new LocalCopy(now);
     this.#sync = typeof store.peek === 'function' && typeof store.hitNow === 'function';
@@ -94,25 +95,29 @@ export class GuardedStore {
   }
 
   /**
-   * The store call within the deadline, else `fallback()`; skipped (straight to the fallback)
-   * while the store is skipped after a missed deadline, unless `ask` (the lock protocol). A call
+   * The store call for `key` within the deadline, else `fallback()`; skipped (straight to the
+   * fallback) while the store is skipped after a missed deadline, unless `ask` (the lock
+   * protocol: skipped only while the store is lost for `key` too, so a request over a hung store
+   * waits out one deadline, not one per call). A call
    * that missed its deadline but answers after all shows a slow store, not a hung one (a
    * CPU-starved machine: an answer 10 ms late): its answer lifts the skip it started, so one busy
    * moment does not send every call of this process to the fallback for 2 s, and `onLate` gets
    * what it answered (a lock taken too late to be used is released, instead of holding other
    * processes off for its lifetime).
    */
-  #run<T>(op: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void, ask = false): Promise<T> {
-    if (!ask && this.#health.skipping) return Promise.resolve(fallback());
+  #run<T>(op: string, key: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void, ask = false): Promise<T> {
+    const health = this.#health;
+    if (health.skipping && (!ask || health.lost(key))) return Promise.resolve(fallback());
+    const startedAt = health.now;
     let pending: Promise<T> | undefined;
     return this.#within(op, () => (pending = call())).then(
       (value) => {
         // Else every customer synced during the outage would cost its sync again right after it.
-        if (this.#health.answered(op)) void this.#writeBack();
+        if (health.answered(op, key)) void this.#writeBack();
         return value;
       },
       (error: unknown) => {
-        const answeredLate = this.#health.failed(op, error);
+        const answeredLate = health.failed(op, key, error, startedAt);
         if (error instanceof StoreTimeoutError && pending !== undefined) {
           pending.then((value) => {
             answeredLate();
@@ -138,11 +143,11 @@ export class GuardedStore {
       try {
         return this.#store.peek!(key);
       } catch (error) {
-        this.#health.failed('get', error);
+        this.#health.failed('get', key, error, this.#health.now);
         return undefined;
       }
     }
-    return this.#run('get', () => this.#read(key), () => this.#copy.readFailed(key));
+    return this.#run('get', key, () => this.#read(key), () => this.#copy.readFailed(key));
   }
 
   /**
@@ -154,10 +159,11 @@ export class GuardedStore {
   readUnderLock(key: string): Promise<GroupEntry | undefined> {
     if (this.#sync) return Promise.resolve(this.get(key));
     const fallback = () => {
-      if (!this.#health.lost) throw new StoreSlowError(`the store did not answer the read of ${key} under its lock in time`);
+      // The key stays out of the message (it names a customer's group).
+      if (!this.#health.lost(key)) throw new StoreSlowError('the store did not answer the read under a lock in time');
       return this.#copy.readFailed(key);
     };
-    return this.#run('get', () => this.#read(key), fallback, undefined, ASK);
+    return this.#run('get', key, () => this.#read(key), fallback, undefined, ASK);
   }
 
   async #read(key: string): Promise<GroupEntry | undefined> {
@@ -167,7 +173,7 @@ export class GuardedStore {
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run('set', () => this.#write(key, entry, ttlMs), () => this.#copy.writeFailed(key, entry, ttlMs));
+    return this.#run('set', key, () => this.#write(key, entry, ttlMs), () => this.#copy.writeFailed(key, entry, ttlMs));
   }
 
   /**
@@ -179,9 +185,9 @@ export class GuardedStore {
   writeUnderLock(key: string, entry: GroupEntry, ttlMs: number): Promise<HeldWrite> {
     const fallback = (): HeldWrite => {
       this.#copy.writeFailed(key, entry, ttlMs);
-      return this.#health.lost ? 'lost' : 'slow';
+      return this.#health.lost(key) ? 'lost' : 'slow';
     };
-    return this.#run('set', () => this.#write(key, entry, ttlMs).then((): HeldWrite => 'stored'), fallback, undefined, ASK);
+    return this.#run('set', key, () => this.#write(key, entry, ttlMs).then((): HeldWrite => 'stored'), fallback, undefined, ASK);
   }
 
   /** Whether `entry` is still this process's newest for `key` and the store has not taken it (a holder writing again checks first). */
@@ -221,27 +227,27 @@ export class GuardedStore {
   }
 
   /**
-   * The store lock `name`, or `undefined` while another holder has it. Always asked of the store
-   * (within the deadline), even while plain calls skip it. A store that does not answer is judged
-   * by `StoreHealth`: a lost store's lock is granted in this process (in-process single-flight
-   * holds; counted in `store_local_locks_total`); a slow store's is not (another process may hold
-   * it, and a vendor call without it would be a duplicate): the caller waits as for another holder
-   * (503 `group_busy` at worst).
+   * The store lock `name`, or `undefined` while another holder has it; asked of the store while
+   * plain calls skip it, unless the store is lost for `name` (`StoreHealth`). A lost store's lock
+   * is granted in this process (in-process single-flight holds; `store_local_locks_total`); a slow
+   * store's is not (another process may hold it): the caller waits as for another holder.
    */
   tryLock(name: string, ttlMs: number): Promise<GuardedLock | undefined> {
     const fallback = () => {
-      if (!this.#health.lost) return undefined;
+      if (!this.#health.lost(name)) return undefined;
       this.#health.grantedLocally();
       return LOCAL_LOCK;
     };
     return this.#run(
       'tryLock',
+      name,
       async () => {
         const lock = await this.#store.tryLock(name, ttlMs);
         if (lock === undefined) return undefined;
         // Bounded like every other store call: a request waits for its lock's release.
         const handle: GuardedLock = { shared: true, release: () => this.#within('release', () => lock.release()).catch(() => undefined) };
-        if (lock.extend !== undefined) handle.extend = (extraMs) => this.#within('extendLock', () => lock.extend!(extraMs)).catch(() => false);
+        // Rejects when the store does not answer in time (unknown), resolves false when the lock is gone.
+        if (lock.extend !== undefined) handle.extend = (extraMs) => this.#within('extendLock', () => lock.extend!(extraMs));
         return handle;
       },
       fallback,
@@ -257,11 +263,11 @@ export class GuardedStore {
       try {
         return this.#store.hitNow!(key, windowMs);
       } catch (error) {
-        this.#health.failed('hit', error);
+        this.#health.failed('hit', key, error, this.#health.now);
         return this.#copy.hitNow(key, windowMs);
       }
     }
-    return this.#run('hit', () => this.#store.hit(key, windowMs), () => this.#copy.hitNow(key, windowMs));
+    return this.#run('hit', key, () => this.#store.hit(key, windowMs), () => this.#copy.hitNow(key, windowMs));
   }
 
   /**
@@ -277,6 +283,7 @@ export class GuardedStore {
     const shared = this.#budget.toShared(key, request);
     return this.#run(
       'reserveBudget',
+      key,
       async () => {
         const decision = await store.reserveBudget!(key, shared.request);
         this.#budget.answered(key, shared.debt, decision);

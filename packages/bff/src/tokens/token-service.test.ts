@@ -19,6 +19,7 @@ function setup(overrides: Partial<BffAppOptions> = {}) {
     secrets: [API_TOKEN],
     rateLimit: false,
     now: clock.now,
+    clock: clock.now,
     sleep: () => Promise.resolve(),
     ...overrides,
   });

@@ -23,6 +23,8 @@ export interface TokenServiceSettings {
   lockTtlMs: number;
   lockWaitMs: number;
   pollIntervalMs: number;
+  /** Monotonic clock of the lock protocol's bounds (default `performance.now`). */
+  clock?: () => number;
   expectEnvironment: Environment | undefined;
   /** The breaker around the vendor calls; `false`: none. */
   circuitBreaker: CircuitBreakerOptions | false;

@@ -12,7 +12,6 @@ describe('failureKind: a store that answered with an error is not a store that c
     'LOADING Redis is loading the dataset in memory',
     'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
     'TRYAGAIN Multiple keys request during rehashing of slot',
-    'CLUSTERDOWN The cluster is down',
     'OOM command not allowed when used memory > \'maxmemory\'.',
     'MOVED 3999 127.0.0.1:6381',
   ])('an error reply (%s) is an answer', (message) => {
@@ -20,7 +19,7 @@ describe('failureKind: a store that answered with an error is not a store that c
   });
 
   it('a reply named as the last error of too many cluster redirections is an answer; a closed connection there is not', () => {
-    expect(failureKind(fromRedis(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down')))).toBe('reply');
+    expect(failureKind(fromRedis(new Error('Too many Cluster redirections. Last error: ReplyError: TRYAGAIN Multiple keys request during rehashing of slot')))).toBe('reply');
     expect(failureKind(fromRedis(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.')))).toBe('connection');
   });
 
@@ -37,6 +36,9 @@ describe('failureKind: a store that answered with an error is not a store that c
     ['reset', fromRedis(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))],
     ['max retries', fromRedis(Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }))],
     ['unknown shape', 'down'],
+    // The cluster serves the slot to no process (a master with no replica died): nobody can hold a lock there.
+    ['CLUSTERDOWN', fromRedis(new ReplyError('CLUSTERDOWN The cluster is down'))],
+    ['CLUSTERDOWN after redirections', fromRedis(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN Hash slot not served'))],
   ])('a connection failure (%s) is one', (_what, error) => {
     expect(failureKind(error)).toBe('connection');
   });

@@ -69,7 +69,7 @@ export async function measureInEngine<K extends string>(
       await context.close();
     }
   };
-  return takeTurns(Object.keys(pages) as K[], runs, once, warmUp);
+  return takeTurns(Object.keys(pages) as K[], runs, once, warmUp, 'balanced');
 }
 
 /**

@@ -45,6 +45,16 @@ describe('takeTurns', () => {
     expect(results).toEqual({ a: [{ ms: 1, marks: {} }], b: [{ ms: 2, marks: {} }] });
   });
 
+  it('balanced: every other block of rounds in reverse, so each page follows each other page equally often (three pages)', async () => {
+    const { order, once } = recorder();
+    await takeTurns(['a', 'b', 'c'], 6, once, false, 'balanced');
+    expect(order.join('')).toBe('abcbcacab' + 'cbabacacb');
+    const follows = new Map<string, number>();
+    for (let index = 1; index < order.length; index++) follows.set(order[index - 1] + order[index], (follows.get(order[index - 1] + order[index]) ?? 0) + 1);
+    // Each ordered pair of different pages: 2 or 3 times in 17 transitions (none 5 times, as one direction gives).
+    for (const pair of ['ab', 'ba', 'ac', 'ca', 'bc', 'cb']) expect(follows.get(pair)).toBeGreaterThanOrEqual(2);
+  });
+
   it('stops at the first failed load', async () => {
     await expect(takeTurns(['a'], 2, async () => Promise.reject(new Error('no dashboard')))).rejects.toThrow('no dashboard');
   });

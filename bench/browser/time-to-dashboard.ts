@@ -115,14 +115,27 @@ export async function measureTimeToDashboard<K extends string>(
  * `runs` loads of each page (`once`), the pages taking turns in every round with the order
  * rotating, so no page always comes first (or right after another) and drifting load hits all
  * alike; after one unmeasured load of each (`warmUp`), which warms the browser's process pool,
- * the servers' code paths and the warm pages' caches.
+ * the servers' code paths and the warm pages' caches. `order: 'balanced'` (Firefox and WebKit's
+ * passes) reverses the list every other block of rounds, so no page mostly follows the same one.
  */
-export async function takeTurns<K extends string>(keys: readonly K[], runs: number, once: (key: K) => Promise<PageLoad>, warmUp = true): Promise<Record<K, PageLoad[]>> {
+export async function takeTurns<K extends string>(
+  keys: readonly K[],
+  runs: number,
+  once: (key: K) => Promise<PageLoad>,
+  warmUp = true,
+  order: 'rotate' | 'balanced' = 'rotate',
+): Promise<Record<K, PageLoad[]>> {
   const results = Object.fromEntries(keys.map((key) => [key, [] as PageLoad[]])) as Record<K, PageLoad[]>;
   if (warmUp) for (const key of keys) await once(key);
+  const reversed = [...keys].reverse();
   for (let run = 0; run < runs; run++) {
+    // `balanced`: every other block of rounds takes the pages in reverse order, so a page follows
+    // the page after it as often as the one before it (with three pages: each other page equally
+    // often). A Firefox load right after 4m's was a few per cent faster (bench/RESULTS.md, engines
+    // run 6): with one direction only, the page after 4m's in the list gained that every time.
+    const list = order === 'balanced' && Math.floor(run / keys.length) % 2 === 1 ? reversed : keys;
     for (let index = 0; index < keys.length; index++) {
-      const key = keys[(index + run) % keys.length] as K;
+      const key = list[(index + run) % keys.length] as K;
       results[key].push(await once(key));
     }
   }

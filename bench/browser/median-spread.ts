@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { seededRandom } from '../../packages/emulator/src/dashboard-host/sample-data/seeded-random.js';
 import { median } from '../lib/stats.js';
 import type { PageLoad } from './time-to-dashboard.js';
 
@@ -9,25 +10,13 @@ import type { PageLoad } from './time-to-dashboard.js';
  *
  * For each pass in the file and each page against `baseline`: the ratio of the pass's medians,
  * and the 5th / 50th / 95th percentile of that ratio over `draws` resamples of `loads` loads of
- * each page (drawn with replacement from the pass, fixed seed): the spread a run of that many
+ * each page (drawn with replacement from the pass; the emulator's mulberry32, fixed seed): the spread a run of that many
  * loads has on the machine the pass ran on. `control` (the baseline loaded again) shows it with
  * nothing different.
  */
 
-/** mulberry32: a small seeded generator, so the same file always prints the same figures. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The 5th, 50th and 95th percentile of median(ours) ÷ median(baseline) over `draws` resamples of `loads` each. */
-export function ratioSpread(ours: readonly number[], baseline: readonly number[], loads: number, draws: number, random = seeded(21)): [number, number, number] {
+export function ratioSpread(ours: readonly number[], baseline: readonly number[], loads: number, draws: number, random = seededRandom(21)): [number, number, number] {
   if (!ours.length || !baseline.length) throw new Error('ratioSpread: no loads');
   const draw = (values: readonly number[]) => median(Array.from({ length: loads }, () => values[Math.floor(random() * values.length)]!));
   const ratios = Array.from({ length: draws }, () => draw(ours) / draw(baseline)).sort((a, b) => a - b);

@@ -50,7 +50,10 @@ describe('takeTurns', () => {
     await takeTurns(['a', 'b', 'c'], 6, once, false, 'balanced');
     expect(order.join('')).toBe('abcbcacab' + 'cbabacacb');
     const follows = new Map<string, number>();
-    for (let index = 1; index < order.length; index++) follows.set(order[index - 1] + order[index], (follows.get(order[index - 1] + order[index]) ?? 0) + 1);
+    for (let index = 1; index < order.length; index++) {
+      const pair = `${order[index - 1]}${order[index]}`;
+      follows.set(pair, (follows.get(pair) ?? 0) + 1);
+    }
     // Each ordered pair of different pages: 2 or 3 times in 17 transitions (none 5 times, as one direction gives).
     for (const pair of ['ab', 'ba', 'ac', 'ca', 'bc', 'cb']) expect(follows.get(pair)).toBeGreaterThanOrEqual(2);
   });

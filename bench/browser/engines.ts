@@ -7,7 +7,7 @@ import { NotAvailable, unavailableRows, type Row, type RowKind } from '../lib/ro
 import { median, ratio } from '../lib/stats.js';
 import { COOKIE, judgedPages, startBrowserServers, ttdSession } from './servers.js';
 import { loadSteps, parseLoadedMessage, STEPS_METRIC, takeTurns, TTD_TARGET, ttdRow, type LoadMarks, type PageLoad } from './time-to-dashboard.js';
-import { PAGE_FEATURES, parseFeatures } from './variant-page.js';
+import { engineSettings, variantFeatures } from './engine-settings.js';
 
 /** The engines besides Chromium whose time to dashboard rows 4m/4n are measured in too. */
 export const OTHER_ENGINES = ['firefox', 'webkit'] as const satisfies readonly EngineName[];
@@ -104,37 +104,8 @@ function chosenEngines(): readonly OtherEngine[] {
   return OTHER_ENGINES.filter((name) => asked.includes(name));
 }
 
-/** Loads of each page per pass in full runs: as Chromium's 4m/4n pass (a median of 15 moves by about ±0.1× here). */
-const FULL_RUNS = 40;
 const SAME_RUN: RowKind = 'ratio (same run)';
 const ENGINE_LABEL: Record<OtherEngine, string> = { firefox: 'Firefox ESR (WebDriver BiDi)', webkit: 'WebKitGTK MiniBrowser (WebKitWebDriver, Xvfb)' };
-
-/**
- * What an investigation may change through the environment (the defaults are what full runs
- * and CI use): `BENCH_ENGINE_LOADS` loads of each page per pass (default 40), `BENCH_ENGINE_LOADED=0`
- * leaves the pass under added load out, `BENCH_ENGINE_VARIANTS` adds pages between the baseline
- * and 4m's to the quiet pass (`/variant`, bench/browser/variant-page.ts): `;`-separated sets of
- * features, each `a,b` (the baseline with those added) or `-a,b` (4m's page without them), each
- * its own info row `4v-<engine> <set>`; `BENCH_ENGINE_DUMP=<file>` appends every load of each pass
- * to that file (`dumpLoads`). Throws on a value it cannot use, naming it.
- */
-export function engineSettings(env: Record<string, string | undefined> = process.env): { runs: number; loadedPass: boolean; variants: string[] } {
-  const loads = env.BENCH_ENGINE_LOADS?.trim();
-  const runs = loads ? Number(loads) : FULL_RUNS;
-  if (!Number.isInteger(runs) || runs < 1 || runs > 2000) throw new Error(`BENCH_ENGINE_LOADS must be a whole number of loads from 1 to 2000, not "${loads}"`);
-  const loaded = env.BENCH_ENGINE_LOADED?.trim();
-  if (loaded && loaded !== '0' && loaded !== '1') throw new Error(`BENCH_ENGINE_LOADED must be 0 or 1, not "${loaded}"`);
-  const variants = (env.BENCH_ENGINE_VARIANTS ?? '').split(';').map((set) => set.trim()).filter(Boolean);
-  for (const set of variants) parseFeatures(set.replace(/^-/, ''));
-  return { runs, loadedPass: loaded !== '0', variants };
-}
-
-/** `/variant`'s `with=` for a set of `engineSettings().variants` (`-a,b`: every feature but those). */
-export function variantFeatures(set: string): string {
-  if (!set.startsWith('-')) return [...parseFeatures(set)].join(',');
-  const left = parseFeatures(set.slice(1));
-  return PAGE_FEATURES.filter((feature) => !left.has(feature)).join(',');
-}
 
 /** The ids and metrics of one engine's rows: 4m and 4n's pages, where their time goes (as 4e), and the run's own noise (A/A). */
 export function engineRowIds(name: OtherEngine) {
@@ -155,7 +126,7 @@ const controlNote = (loads: { baseline: PageLoad[]; control: PageLoad[] }) =>
  * Rows 4m/4n (and their steps) in each other engine, each against its own server-rendered
  * baseline in the same pass, loads interleaved, with the baseline loaded a second time in each
  * pass as an A/A control (row 4p, and in 4m's and 4n's notes). Full runs: 40 loads of each page
- * without added load, then 40 under one busy-loop process (`engineSettings` for investigations).
+ * without added load, then 40 under one busy-loop process (`engineSettings` (engine-settings.ts) for investigations).
  * Quick runs (CI) prove the path works within a few seconds an engine: one load of each page,
  * no warm-up, no A/A page, no loaded pass (its rows are left out, and `log` says so).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engineSettings, variantFeatures } from './engines.js';
+import { engineSettings, variantFeatures } from './engine-settings.js';
 
 describe('engineSettings (what an investigation may change through the environment)', () => {
   it('defaults to what full runs use: 40 loads, the loaded pass, no variants', () => {

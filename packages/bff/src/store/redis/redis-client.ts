@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisStoreOptions } from './redis-store.js';
+import type { RedisStoreOptions } from './redis-options.js';
 
 /*
  * The ioredis client the Redis store creates for one node (a URL), a Redis Cluster (seed nodes)
@@ -86,7 +86,7 @@ export function createClient(options: RedisStoreOptions, connectTimeoutMs: numbe
       // the client's reconnection forever: ioredis sets no timeout on the sentinel's command.
       sentinelCommandTimeout: connectTimeoutMs,
       // Subscribe to the sentinels' +switch-master, so a failover is followed at once (ioredis
-      // may then end a client that was reconnecting: the store starts it again, see redis-store.ts).
+      // may then end a client that was reconnecting: the store starts it again, see redis-connection.ts).
       failoverDetector: true,
     });
   }

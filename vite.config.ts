@@ -72,7 +72,7 @@ export default defineConfig({
           name: 'element',
           environment: 'happy-dom',
           include: ['packages/element/src/**/*.test.ts', 'packages/react/src/**/*.test.ts'],
-          setupFiles: ['packages/element/src/test-support/lit-dev-mode.ts'],
+          setupFiles: ['packages/element/test/support/lit-dev-mode.ts'],
           environmentOptions: {
             happyDOM: {
               // The dashboard iframes point at hosts that do not exist here: navigate them without

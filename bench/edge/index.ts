@@ -4,7 +4,7 @@ import { Miniflare } from 'miniflare';
 import { startRedisServer, type RedisServer } from '../../test/support/redis-server.js';
 import { redisServerTool, workerdTool } from '../../test/support/tools.js';
 import { bundleWorker } from '../../test/support/worker-bundle.js';
-import { functionUrlEvent } from '../../packages/bff/src/testing/lambda-events.js';
+import { functionUrlEvent } from '../../packages/bff/test/support/lambda-events.js';
 import { formatBytes, formatRatio, formatSpread, msValue } from '../lib/format.js';
 import { benchDir, distScript, repoDir } from '../lib/paths.js';
 import { NotAvailable, unavailableRows, type Row } from '../lib/row.js';

@@ -2,7 +2,7 @@
 export default {
   litelement: true,
   globs: ['src/**/*.ts'],
-  exclude: ['src/**/*.test.ts', 'src/test-support/**'],
+  exclude: ['src/**/*.test.ts'],
   outdir: '.',
   plugins: [
     {

@@ -85,7 +85,7 @@ describe.each(PUBLISHED_PACKAGES)('the installed @embedded-dashboard/%s', (name)
   it('ships no tests, test helpers or TypeScript sources, and has a README', async () => {
     const files = await listFiles(installedDir(name));
     expect(files).toContain('README.md');
-    expect(files.filter((file) => /\.test(-d)?\.|(^|\/)(testing|test-support)\/|^src\/|(?<!\.d)\.ts$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /\.test(-d)?\.|(^|\/)(test|testing|test-support)\/|^src\/|(?<!\.d)\.ts$/.test(file))).toEqual([]);
   });
 
   it('depends on our own packages at its own version, and each dependency is one its code or types import', async () => {

@@ -7,7 +7,7 @@
 import { SignJWT } from 'jose';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { functionUrlEvent, httpApiEvent } from '../../packages/bff/src/testing/lambda-events.js';
+import { functionUrlEvent, httpApiEvent } from '../../packages/bff/test/support/lambda-events.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { redisServerTool } from '../support/tools.js';
 import { runOk, startServer, type ServerProcess } from './consumer.js';

@@ -3,8 +3,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-/** Sources the packages' builds leave out (tsconfig.build.json `exclude`): tests, fixtures, the store contract suite (contract.ts, contract/), ambient declarations. */
-const notBuilt = (path: string) => /\.test\.ts$|\.test-d\.ts$|\.d\.ts$|(^|\/)testing\/|(^|\/)test-support\/|^store\/contract(\.ts$|\/)/.test(path);
+/** Sources the packages' builds leave out (tsconfig.build.json `exclude`): tests and ambient declarations (test support lives outside src/, in each package's test/support/). */
+const notBuilt = (path: string) => /\.test\.ts$|\.test-d\.ts$|\.d\.ts$/.test(path);
 
 /**
  * Tests of what integrators run (the CLI, a bundled Worker) use the packages' dist/: refuse to

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createNodeTransport, type Transport } from '@embedded-dashboard/client';
 import { UPSTREAM_APIS, type FaultSettings } from '@embedded-dashboard/protocol';
 import type { BffAppOptions } from './options.js';
-import { acme, API_TOKEN, emitted, findLeaks, session } from './testing/fixtures.js';
-import { emulatorBffs } from './testing/socket-bffs.js';
+import { acme, API_TOKEN, emitted, findLeaks, session } from '../test/support/fixtures.js';
+import { emulatorBffs } from '../test/support/socket-bffs.js';
 
 const TESTING_API_TOKEN = 'LEAKCHECK-testing-api-token-5d1e0a7c';
 

@@ -9,11 +9,11 @@ import {
 // The element's own request code, run against the real BFF: what a browser would see.
 import { requestToken, TokenRequestError } from '../../element/src/token/request-token.js';
 import { TOKEN_TIMEOUT_MS } from '../../element/src/token/token-controller.js';
-import { socketBffs } from './testing/socket-bffs.js';
+import { socketBffs } from '../test/support/socket-bffs.js';
 import { createBffApp } from './app.js';
 import type { UserGroupUpstream } from './tokens/upstream.js';
-import { API_TOKEN, captureLogs, findLeaks, session, SESSION_SECRET } from './testing/fixtures.js';
-import { neverAnswer, startHostileVendor, trickle, type VendorBehaviour } from './testing/hostile-vendor.js';
+import { API_TOKEN, captureLogs, findLeaks, session, SESSION_SECRET } from '../test/support/fixtures.js';
+import { neverAnswer, startHostileVendor, trickle, type VendorBehaviour } from '../test/support/hostile-vendor.js';
 
 const bffs = socketBffs();
 afterEach(async () => {

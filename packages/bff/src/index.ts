@@ -15,7 +15,8 @@ export { createJsonLogger, redactLine, withRedaction } from './observability/log
 export { DEFAULT_CLAIM_NAMES } from './session/claims.js';
 export { groupFingerprint } from './tokens/fingerprint.js';
 
-export type { BffOptions, BffAppOptions, RateLimitRule } from './options.js';
+export type { BffOptions, BffAppOptions } from './options.js';
+export type { RateLimitRule } from './rate-limit/rate-limiter.js';
 export type { EmbedTokenOptions } from './embed-token/options.js';
 export type { BffNodeListenerOptions, NodeRequestListener } from './http/node-listener.js';
 export type { BffErrorOptions } from './errors/bff-error.js';

@@ -3,16 +3,11 @@ import type { EmbedTokenOptions } from './embed-token/options.js';
 import type { Environment } from '@embedded-dashboard/protocol';
 import type { BffLogger, LogLevel } from './observability/logger.js';
 import type { BffMetrics } from './observability/metrics.js';
+import type { RateLimitOptions } from './rate-limit/rate-limiter.js';
 import type { IdentifyFunction } from './session/identity.js';
 import type { SessionOptions } from './session/session-verifier.js';
 import type { TokenStore } from './store/types.js';
 import type { UserGroupUpstream } from './tokens/upstream.js';
-
-/** At most `limit` requests per session in each fixed window of `windowSeconds`. */
-export interface RateLimitRule {
-  limit: number;
-  windowSeconds: number;
-}
 
 /**
  * Options of `createEmbedRoutes` and `createBffApp`. Only `upstream` and one of `session` or
@@ -69,7 +64,7 @@ export interface BffOptions {
   /** Refuse to serve when the vendor says the groups belong to the other environment. Default: either. */
   expectEnvironment?: Environment;
   /** Per-session limits; `false` disables them. Default token 60/min, rotate 12/min. */
-  rateLimit?: false | { token?: RateLimitRule | false; rotate?: RateLimitRule | false };
+  rateLimit?: RateLimitOptions;
   /** Largest accepted request body in bytes (larger: 413). Default 4096. */
   bodyLimitBytes?: number;
   /** Default: JSON lines on stdout via `createJsonLogger`. Whatever logger, lines reach it redacted. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from './emulator.js';
-import { callApi, group } from './testing/call-api.js';
+import { callApi, group } from '../test/support/call-api.js';
 
 const dashboardData = (app: ReturnType<typeof createEmulator>['app'], token: string) =>
   app.request('/iframe-data/sales-overview', { headers: { Authorization: `Bearer ${token}` } });

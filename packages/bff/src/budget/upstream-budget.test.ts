@@ -4,7 +4,7 @@ import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
 import { createBffMetrics } from '../observability/prometheus.js';
 import { createMemoryStore } from '../store/memory.js';
-import { call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 /** A BFF on the fake vendor with a manual clock; `sleep` advances it, as waiting would. */
 function setup(overrides: Partial<BffAppOptions> = {}) {

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
-import type { TokenRoute } from '../rate-limit/rate-limiter.js';
 import { assertGroupInput } from '../session/claims.js';
 import type { EmbedIdentity, IdentifyFunction } from '../session/identity.js';
 import { createSessionVerifier, type SessionOptions } from '../session/session-verifier.js';
@@ -9,6 +8,9 @@ import { MAX_ISSUED_AT_SKEW_MS } from '../tokens/drift-policy.js';
 import { groupFingerprint } from '../tokens/fingerprint.js';
 import type { ResolvedGroup } from '../tokens/resolved-group.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
+
+/** The token routes, each with its own per-session limit (`rate-limit/`). */
+export type TokenRoute = 'token' | 'rotate';
 
 /** The caller of a token route, as the routes use it. */
 export interface Caller {

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
-import { socketBffs } from '../testing/socket-bffs.js';
+import { socketBffs } from '../../test/support/socket-bffs.js';
 import { createBffApp } from '../app.js';
 import { BudgetRefusedError } from '../budget/upstream-budget.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { createBffMetrics } from '../observability/prometheus.js';
 import type { BffAppOptions } from '../options.js';
-import { acme, API_TOKEN, captureLogs, findLeaks, record, session } from '../testing/fixtures.js';
-import { answerWithToken, startHostileVendor, type HostileVendor, type VendorBehaviour } from '../testing/hostile-vendor.js';
+import { acme, API_TOKEN, captureLogs, findLeaks, record, session } from '../../test/support/fixtures.js';
+import { answerWithToken, startHostileVendor, type HostileVendor, type VendorBehaviour } from '../../test/support/hostile-vendor.js';
 
 const outage: VendorBehaviour = (res) => void res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
 const healthy = answerWithToken('b'.repeat(64));

@@ -12,7 +12,7 @@ import { jwtDecrypt } from 'jose';
 import { assertFreshBuild } from '../../../../test/support/fresh-build.js';
 import { startNodeProcess } from '../../../../test/support/processes.js';
 import { scriptTool } from '../../../../test/support/tools.js';
-import { API_TOKEN, session, SESSION_SECRET } from '../testing/fixtures.js';
+import { API_TOKEN, session, SESSION_SECRET } from '../../test/support/fixtures.js';
 
 const packageDir = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(packageDir, 'bin/embedded-dashboard-bff.js');

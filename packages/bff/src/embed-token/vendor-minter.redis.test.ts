@@ -4,8 +4,8 @@ import { redisServerTool } from '../../../../test/support/tools.js';
 import { createBffApp } from '../app.js';
 import { createRedisStore } from '../store/redis/index.js';
 import type { TokenStore } from '../store/types.js';
-import { FakeJwtVendor } from '../testing/fake-jwt-vendor.js';
-import { API_TOKEN, call, captureLogs, deferred, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { FakeJwtVendor } from '../../test/support/fake-jwt-vendor.js';
+import { API_TOKEN, call, captureLogs, deferred, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 const tool = redisServerTool();
 const KEY_BYTES = new TextEncoder().encode('LEAKCHECK-redis-embed-key-32byte');

@@ -4,8 +4,8 @@ import { UserGroupApiError, UserGroupNetworkError } from '@embedded-dashboard/cl
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
 import { createMemoryStore } from '../store/memory.js';
-import { FakeJwtVendor } from '../testing/fake-jwt-vendor.js';
-import { acme, API_TOKEN, call, captureLogs, deferred, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { FakeJwtVendor } from '../../test/support/fake-jwt-vendor.js';
+import { acme, API_TOKEN, call, captureLogs, deferred, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 const KEY = 'LEAKCHECK-vendor-embed-key-32byt';
 const KEY_BYTES = new TextEncoder().encode(KEY);

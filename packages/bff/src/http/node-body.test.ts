@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createBffApp } from '../app.js';
-import { API_TOKEN, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET } from '../testing/fixtures.js';
+import { API_TOKEN, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET } from '../../test/support/fixtures.js';
 
 afterAll(() => expect(findLeaks()).toEqual([]));
 

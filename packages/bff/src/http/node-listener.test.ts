@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createBffApp } from '../app.js';
-import { API_TOKEN, captureLogs, FakeUpstream, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
+import { API_TOKEN, captureLogs, FakeUpstream, findLeaks, record, session, SESSION_SECRET } from '../../test/support/fixtures.js';
 
 afterAll(() => expect(findLeaks()).toEqual([]));
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { startRedisServer, type RedisServer } from '../../../../test/support/redis-server.js';
 import { redisServerTool } from '../../../../test/support/tools.js';
-import { API_TOKEN, captureLogs, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
-import { functionUrlEvent, httpApiEvent, restApiEvent, type HttpRequestShape } from '../testing/lambda-events.js';
+import { API_TOKEN, captureLogs, findLeaks, record, session, SESSION_SECRET } from '../../test/support/fixtures.js';
+import { functionUrlEvent, httpApiEvent, restApiEvent, type HttpRequestShape } from '../../test/support/lambda-events.js';
 import { createLambdaHandler, type LambdaHandler, type LambdaHttpResult } from './index.js';
 
 const redisTool = redisServerTool();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBffApp } from '../app.js';
-import { call, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { call, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 import { createMemoryStore } from '../store/memory.js';
 import { createJsonLogger } from './logger.js';
 import { createBffMetrics } from './prometheus.js';

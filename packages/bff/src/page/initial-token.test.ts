@@ -5,7 +5,7 @@ import { UserGroupNetworkError } from '@embedded-dashboard/client';
 import { isTokenResponse } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
-import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 import { renderInitialToken, type InitialToken } from './initial-token.js';
 
 function setup(overrides: Partial<BffAppOptions> = {}) {

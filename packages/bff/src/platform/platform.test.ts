@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBffApp } from '../app.js';
-import { API_TOKEN, call, captureLogs, FakeUpstream, session, SESSION_SECRET } from '../testing/fixtures.js';
+import { API_TOKEN, call, captureLogs, FakeUpstream, session, SESSION_SECRET } from '../../test/support/fixtures.js';
 import * as node from './node.js';
 import type { Platform } from './types.js';
 import * as web from './web.js';

@@ -1,11 +1,17 @@
 import { BffError } from '../errors/bff-error.js';
-import type { RateLimitRule, BffOptions } from '../options.js';
+import type { TokenRoute } from '../caller/caller.js';
 import type { WindowCount } from '../store/types.js';
 import type { GuardedStore } from '../tokens/guarded-store.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
-/** The token routes, each with its own per-session limit. */
-export type TokenRoute = 'token' | 'rotate';
+/** At most `limit` requests per session in each fixed window of `windowSeconds`. */
+export interface RateLimitRule {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** The `rateLimit` option: a rule per token route, `false` for none; `false` alone turns both off. */
+export type RateLimitOptions = false | { token?: RateLimitRule | false; rotate?: RateLimitRule | false };
 
 const DEFAULT_RATE_LIMITS: Record<TokenRoute, RateLimitRule> = {
   token: { limit: 60, windowSeconds: 60 },
@@ -16,7 +22,7 @@ const DEFAULT_RATE_LIMITS: Record<TokenRoute, RateLimitRule> = {
 export type RateLimiter = (counterKey: string, route: TokenRoute) => MaybePromise<void>;
 
 /** The rule of each route from the `rateLimit` option: defaults, or none where it says `false`. */
-function rulesFrom(configured: BffOptions['rateLimit']): Record<TokenRoute, RateLimitRule | undefined> {
+function rulesFrom(configured: RateLimitOptions | undefined): Record<TokenRoute, RateLimitRule | undefined> {
   const rule = (route: TokenRoute): RateLimitRule | undefined => {
     if (configured === false) return undefined;
     const given = configured?.[route];
@@ -29,7 +35,7 @@ function rulesFrom(configured: BffOptions['rateLimit']): Record<TokenRoute, Rate
  * Per-session fixed-window limits of the token routes, counted in the store (so they hold across
  * every process sharing it). On a synchronous store the count is taken at once, without a promise.
  */
-export function createRateLimiter(configured: BffOptions['rateLimit'], store: GuardedStore): RateLimiter {
+export function createRateLimiter(configured: RateLimitOptions | undefined, store: GuardedStore): RateLimiter {
   const rules = rulesFrom(configured);
   const check = (rule: RateLimitRule, { count, resetInMs }: WindowCount): void => {
     if (count > rule.limit) {

@@ -16,7 +16,7 @@ import type { BffAppOptions } from '../options.js';
 import { createBffMetrics } from '../observability/prometheus.js';
 import { createEmbedRoutes } from './embed-routes.js';
 import { createMetricsApp } from './metrics-routes.js';
-import { API_TOKEN, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { API_TOKEN, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 const ORIGIN = 'http://localhost';
 

@@ -5,8 +5,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createBffApp } from '../app.js';
 import { createBffNodeListener } from '../http/node-listener.js';
 import type { BffAppOptions } from '../options.js';
-import { API_TOKEN, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
-import { socketBffs } from '../testing/socket-bffs.js';
+import { API_TOKEN, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
+import { socketBffs } from '../../test/support/socket-bffs.js';
 import { createEmbedRoutes } from './embed-routes.js';
 
 /**

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import type { BffAppOptions } from '../options.js';
 import { createMemoryStore } from '../store/memory.js';
-import { API_TOKEN, emitted, findLeaks, session } from '../testing/fixtures.js';
-import { emulatorBffs } from '../testing/socket-bffs.js';
+import { API_TOKEN, emitted, findLeaks, session } from '../../test/support/fixtures.js';
+import { emulatorBffs } from '../../test/support/socket-bffs.js';
 
 /**
  * Security review: attacks against a BFF on a real socket in front of the real emulator, each

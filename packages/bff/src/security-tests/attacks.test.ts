@@ -5,7 +5,7 @@ import { createBffApp } from '../app.js';
 import { parseConfig } from '../cli/config.js';
 import { createJsonLogger } from '../observability/logger.js';
 import type { BffAppOptions } from '../options.js';
-import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_KEY, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_KEY, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 /**
  * Security review: attacks through `app.request`, each stating the safe behaviour. Every finding

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
-import { socketBffs } from '../testing/socket-bffs.js';
+import { socketBffs } from '../../test/support/socket-bffs.js';
 import { createBffApp } from '../app.js';
-import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../testing/fixtures.js';
-import { answerWithToken, startHostileVendor } from '../testing/hostile-vendor.js';
+import { API_TOKEN, captureLogs, emitted, findLeaks, record, session, SESSION_SECRET } from '../../test/support/fixtures.js';
+import { answerWithToken, startHostileVendor } from '../../test/support/hostile-vendor.js';
 
 /** A BFF on a real socket, through the real client, in front of a vendor that answers what the test says. */
 const bffs = socketBffs();

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { createBffApp } from '../app.js';
-import { acme, call, captureLogs, FakeUpstream, findLeaks, tokenRequest } from '../testing/fixtures.js';
+import { acme, call, captureLogs, FakeUpstream, findLeaks, tokenRequest } from '../../test/support/fixtures.js';
 
 /** What the identity provider's JWKS endpoint does right now. */
 type Mode = 'ok' | 500 | 503 | 'html' | 'redirect' | 'not a key set';

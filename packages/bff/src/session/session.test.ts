@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
-import { acme, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_KEY, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { acme, call, captureLogs, FakeUpstream, findLeaks, session, SESSION_KEY, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const future = () => Math.floor(Date.now() / 1000) + 3600;

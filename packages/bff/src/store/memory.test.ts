@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from './memory.js';
-import { groupEntry as entry } from '../testing/group-entry.js';
+import { groupEntry as entry } from '../../test/support/group-entry.js';
 import type { GroupEntry } from './types.js';
-import { describeStoreContract } from './contract.js';
+import { describeStoreContract } from '../../test/support/store-contract/index.js';
 
 const clock = () => {
   let t = 1_000;

@@ -56,8 +56,9 @@ export interface WindowCount {
  * asynchronous so a store can be shared by several processes (Redis); single-flight and the
  * rotation lock are built on `tryLock`, so they hold across every process sharing the store.
  * A method that cannot reach its backend rejects; the BFF then degrades (straight to the vendor).
- * Every implementation passes the one contract suite, `store/contract.ts` (a new operation gets
- * its cases in its group's file under `store/contract/`, and every store passes them).
+ * Every implementation passes the one contract suite, `describeStoreContract` in
+ * `packages/bff/test/support/store-contract/` (a new operation gets its cases in its group's file
+ * there, and every store passes them).
  */
 export interface TokenStore {
   get(groupKey: string): Promise<GroupEntry | undefined>;

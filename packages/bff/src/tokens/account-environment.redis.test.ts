@@ -4,7 +4,7 @@ import { redisServerTool } from '../../../../test/support/tools.js';
 import { createBffApp } from '../app.js';
 import { createRedisStore } from '../store/redis/index.js';
 import type { TokenStore } from '../store/types.js';
-import { acme, API_TOKEN, call, captureLogs, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { acme, API_TOKEN, call, captureLogs, FakeUpstream, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 const tool = redisServerTool();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupEntry } from '../testing/group-entry.js';
+import { groupEntry } from '../../test/support/group-entry.js';
 import { DriftPolicy, MAX_ISSUED_AT_SKEW_MS } from './drift-policy.js';
 
 const input = { user_group_id: 'acme', name: 'Acme', properties: { region: 'EU', plan: 'pro' }, mapping: { sales: 'ds-1' } };

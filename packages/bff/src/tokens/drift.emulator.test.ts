@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { UserGroupInput } from '@embedded-dashboard/protocol';
 import type { BffAppOptions } from '../options.js';
 import { SignJWT } from 'jose';
-import { acme, API_TOKEN, findLeaks, session, SESSION_KEY } from '../testing/fixtures.js';
-import { emulatorBffs } from '../testing/socket-bffs.js';
+import { acme, API_TOKEN, findLeaks, session, SESSION_KEY } from '../../test/support/fixtures.js';
+import { emulatorBffs } from '../../test/support/socket-bffs.js';
 
 const TESTING_API_TOKEN = 'LEAKCHECK-testing-api-token-drift-7c1e';
 

@@ -5,7 +5,7 @@ import type { BffAppOptions } from '../options.js';
 import { createBffMetrics } from '../observability/prometheus.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
-import { acme, API_TOKEN, call, captureLogs, deferred, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../testing/fixtures.js';
+import { acme, API_TOKEN, call, captureLogs, deferred, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
 
 function setup(overrides: Partial<BffAppOptions> = {}) {
   const upstream = new FakeUpstream();

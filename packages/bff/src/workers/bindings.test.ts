@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_TOKEN, SESSION_SECRET } from '../testing/fixtures.js';
+import { API_TOKEN, SESSION_SECRET } from '../../test/support/fixtures.js';
 import { parseWorkerBindings } from './bindings.js';
 
 const namespace = { idFromName: (name: string) => name, get: () => ({}) };

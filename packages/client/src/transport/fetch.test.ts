@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupApiError, UserGroupClient } from '../index.js';
-import { json, startRawServer } from '../testing/raw-server.js';
+import { json, startRawServer } from '../../test/support/raw-server.js';
 import { createFetchTransport } from './fetch.js';
 import * as web from '../platform/web.js';
 

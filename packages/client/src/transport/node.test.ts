@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupApiError, UserGroupClient } from '../index.js';
 import { createNodeTransport, type NodeTransport } from './node.js';
-import { json, startRawServer } from '../testing/raw-server.js';
+import { json, startRawServer } from '../../test/support/raw-server.js';
 
 const API_TOKEN = 'secret-api-token-123';
 const GROUP = { team_id: 7, token: 'ugt-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } };

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import '../explo.js';
 import type { EmbeddedDashboard } from '../embedded-dashboard.js';
-import { json, ORIGIN, postedTokens, settle, stubFetch, TEMPLATE, tokenBody, useElementTestEnvironment } from '../test-support/fixtures.js';
+import { json, ORIGIN, postedTokens, settle, stubFetch, TEMPLATE, tokenBody, useElementTestEnvironment } from '../../test/support/fixtures.js';
 
 useElementTestEnvironment();
 

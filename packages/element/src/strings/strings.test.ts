@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { json, mount, settle, stubFetch, useElementTestEnvironment } from '../test-support/fixtures.js';
+import { json, mount, settle, stubFetch, useElementTestEnvironment } from '../../test/support/fixtures.js';
 import { de, en, fr, type DashboardStrings } from './index.js';
 
 useElementTestEnvironment();

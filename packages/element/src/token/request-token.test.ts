@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requestToken, TokenRequestError } from './request-token.js';
 import { retryDelay, BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
-import { bffError, freshTokenUrl, json, stubFetch, tokenBody } from '../test-support/fixtures.js';
+import { bffError, freshTokenUrl, json, stubFetch, tokenBody } from '../../test/support/fixtures.js';
 
 afterEach(() => {
   vi.unstubAllGlobals();

@@ -14,7 +14,7 @@ import {
   stubFetch,
   tokenBody,
   useElementTestEnvironment,
-} from '../test-support/fixtures.js';
+} from '../../test/support/fixtures.js';
 
 useElementTestEnvironment();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMULATOR_ADMIN_ROUTES } from '@embedded-dashboard/protocol';
 import { createEmulator } from '../emulator.js';
-import { callApi, group } from '../testing/call-api.js';
+import { callApi, group } from '../../test/support/call-api.js';
 
 const post = (body: unknown, contentType = 'application/json') => ({
   method: 'POST',

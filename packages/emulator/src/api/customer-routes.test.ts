@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createEmulator } from '../emulator.js';
 import type { EmulatorEnv } from '../http/body.js';
-import { callApi, CUSTOMER_KEY, group, TESTING_KEY } from '../testing/call-api.js';
+import { callApi, CUSTOMER_KEY, group, TESTING_KEY } from '../../test/support/call-api.js';
 
 async function post(app: Hono<EmulatorEnv>, path: string, body: unknown, key: string | null = CUSTOMER_KEY, method = 'POST') {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createEmulator } from '../emulator.js';
 import type { EmulatorEnv } from '../http/body.js';
-import { CUSTOMER_KEY, TESTING_KEY } from '../testing/call-api.js';
+import { CUSTOMER_KEY, TESTING_KEY } from '../../test/support/call-api.js';
 import { parseIsoDuration } from './validate-generate-jwt.js';
 
 const VALUE = 's'.repeat(32);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../emulator.js';
-import { callApi, group, TESTING_KEY } from '../testing/call-api.js';
+import { callApi, group, TESTING_KEY } from '../../test/support/call-api.js';
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 

@@ -1,5 +1,6 @@
 import { EmulatorErrorCode, type DataSourceMapping, type UserGroupProperties } from '@embedded-dashboard/protocol';
 import { EmulatorHttpError } from '../http/errors.js';
+import type { GroupRequest } from '../store/group-store.js';
 
 /** Longest accepted `name`, `user_group_id`, mapping key or value, in characters. */
 const MAX_STRING_LENGTH = 256;
@@ -7,14 +8,6 @@ const MAX_STRING_LENGTH = 256;
 const MAX_MAPPING_ENTRIES = 100;
 /** Longest accepted `current_token`; real tokens are far shorter. */
 const MAX_TOKEN_LENGTH = 512;
-
-/** A validated get-or-create or update body; omitted `mapping`/`properties` stay undefined. */
-export interface GroupRequest {
-  name: string;
-  userGroupId: string;
-  mapping: DataSourceMapping | undefined;
-  properties: UserGroupProperties | undefined;
-}
 
 const GROUP_FIELDS = new Set(['name', 'user_group_id', 'mapping', 'properties']);
 const ROTATE_FIELDS = new Set(['current_token']);

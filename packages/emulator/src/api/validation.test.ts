@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../emulator.js';
-import { callApi, group } from '../testing/call-api.js';
+import { callApi, group } from '../../test/support/call-api.js';
 
 const long = 'x'.repeat(257);
 

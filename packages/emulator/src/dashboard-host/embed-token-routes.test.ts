@@ -2,7 +2,7 @@ import { CompactEncrypt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { ExploEmbedClaims } from '@embedded-dashboard/protocol';
 import { createEmulator } from '../emulator.js';
-import { CUSTOMER_KEY } from '../testing/call-api.js';
+import { CUSTOMER_KEY } from '../../test/support/call-api.js';
 
 const VALUE = 'v'.repeat(32);
 const HOST = 'http://localhost:5174';

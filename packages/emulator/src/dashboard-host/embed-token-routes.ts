@@ -4,9 +4,16 @@ import { jsonError } from './json-error.js';
 import type { ResolvedDashboardHostOptions } from './options.js';
 import { errorPageHtml } from './page/html.js';
 import { matchesOrigin } from './page/origin-match.js';
-import type { RenderPage } from './routes.js';
+import type { PageConfig } from './page/frame-script.js';
 import { buildDashboardData } from './sample-data/build-data.js';
 import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
+
+/** How `dashboardHostRoutes` renders its page (the embed token routes render it too). */
+export type RenderPage = (
+  c: Context,
+  dashboardId: string,
+  vendor?: Pick<PageConfig, 'token' | 'embedToken'> & { dataUrl: string; frameAncestors?: string[] },
+) => Response | Promise<Response>;
 
 /** The request header in which the dashboard page names the origin embedding it (checked against `iss`). */
 export const EMBED_ORIGIN_HEADER = 'Embed-Origin';

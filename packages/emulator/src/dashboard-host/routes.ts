@@ -1,22 +1,14 @@
 import { Hono, type Context } from 'hono';
 import { EmulatorErrorCode, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, isCompactJwe } from '@embedded-dashboard/protocol';
 import { isValidDashboardId } from './dashboard-id.js';
-import { embedTokenRoutes } from './embed-token-routes.js';
+import { embedTokenRoutes, type RenderPage } from './embed-token-routes.js';
 import { jsonError } from './json-error.js';
 import { resolveDashboardHostOptions, type DashboardHostOptions } from './options.js';
 import { DEFAULT_DETAIL_ROWS, MAX_DETAIL_ROWS } from './page/dashboard-data.js';
 import { dashboardPageHtml, errorPageHtml } from './page/html.js';
-import type { PageConfig } from './page/frame-script.js';
 import { buildDashboardData } from './sample-data/build-data.js';
 import { SAMPLE_DASHBOARD_CONTENT } from './sample-data/sample-dashboards.js';
 import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
-
-/** How `dashboardHostRoutes` renders its page (the embed token routes render it too). */
-export type RenderPage = (
-  c: Context,
-  dashboardId: string,
-  vendor?: Pick<PageConfig, 'token' | 'embedToken'> & { dataUrl: string; frameAncestors?: string[] },
-) => Response | Promise<Response>;
 
 /** Visible ASCII, no spaces: what a bearer token can be (an embed token is up to 4096). Longer ones are refused unread. */
 const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/i;

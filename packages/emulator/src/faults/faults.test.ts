@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createEmulator } from '../emulator.js';
-import { callApi, group } from '../testing/call-api.js';
+import { callApi, group } from '../../test/support/call-api.js';
 import { drawFault, parseFaultSettings } from './settings.js';
 
 describe('fault injection (in-process)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../emulator.js';
-import { CUSTOMER_KEY, TESTING_KEY, callApi, group } from '../testing/call-api.js';
+import { CUSTOMER_KEY, TESTING_KEY, callApi, group } from '../../test/support/call-api.js';
 
 const clock = () => {
   const state = { now: 1_000_000 };

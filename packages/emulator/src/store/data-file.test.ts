@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../emulator.js';
-import { callApi, group } from '../testing/call-api.js';
+import { callApi, group } from '../../test/support/call-api.js';
 import { DataFileError } from './data-file.js';
 
 let dir: string;

@@ -1,7 +1,14 @@
-import type { Environment } from '@embedded-dashboard/protocol';
-import type { GroupRequest } from '../api/validate.js';
+import type { DataSourceMapping, Environment, UserGroupProperties } from '@embedded-dashboard/protocol';
 import { emptySnapshot, type StoreSnapshot, type StoredGroup, type StoredToken } from './snapshot.js';
 import { newUserGroupToken } from './tokens.js';
+
+/** A group's create or update as the API validated it (`api/validate.ts`); omitted `mapping`/`properties` stay undefined. */
+export interface GroupRequest {
+  name: string;
+  userGroupId: string;
+  mapping: DataSourceMapping | undefined;
+  properties: UserGroupProperties | undefined;
+}
 
 export interface GroupStoreOptions {
   now: () => number;

@@ -22,7 +22,7 @@ describe.skipIf(!tool.available)('the vendor budget in Redis (BUDGET_SCRIPT)', (
     await server?.dispose();
   });
 
-  // What every store's budget does is the store contract (store/contract.ts); this is how Redis keeps it.
+  // What every store's budget does is the store contract (test/support/store-contract/); this is how Redis keeps it.
   it('keeps the budget as a time on the Redis clock (TIME), not a caller’s, with an expiry', async () => {
     const store = createRedisStore({ url: server.url });
     try {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisServer, type RedisServer } from '../../../../../test/support/redis-server.js';
 import { redisServerTool } from '../../../../../test/support/tools.js';
-import { groupEntry } from '../../testing/group-entry.js';
+import { groupEntry } from '../../../test/support/group-entry.js';
 import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
 
 const tool = redisServerTool();

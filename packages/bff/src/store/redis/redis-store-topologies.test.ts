@@ -2,7 +2,7 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisCluster, startRedisSentinelGroup, type RedisCluster, type RedisSentinelGroup } from '../../../../../test/support/redis-cluster.js';
 import { redisCliTool, redisServerTool } from '../../../../../test/support/tools.js';
-import { groupEntry as entry } from '../../testing/group-entry.js';
+import { groupEntry as entry } from '../../../test/support/group-entry.js';
 import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
 import { redisKeys } from './keys.js';
 

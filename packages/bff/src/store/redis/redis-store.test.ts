@@ -2,11 +2,11 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisServer, type RedisServer } from '../../../../../test/support/redis-server.js';
 import { redisServerTool } from '../../../../../test/support/tools.js';
-import { groupEntry as entry } from '../../testing/group-entry.js';
+import { groupEntry as entry } from '../../../test/support/group-entry.js';
 import { createRedisStore, RedisStoreError, type RedisStore } from './index.js';
 import { encodeEntry } from '../entry-codec.js';
 import { redisKeys } from './keys.js';
-import { describeStoreContract } from '../contract.js';
+import { describeStoreContract } from '../../../test/support/store-contract/index.js';
 
 const tool = redisServerTool();
 

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { EmulatorEnv } from '../http/body.js';
+import type { EmulatorEnv } from '../../src/http/body.js';
 
 /** Shared by the emulator's own tests only (excluded from the build). */
 export const CUSTOMER_KEY = 'dev-customer-key';

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { TokenStore } from '../types.js';
+import type { TokenStore } from '../../../src/store/types.js';
 
 /**
  * Two clients of one fresh, empty store: two processes (or Workers) sharing a Redis or the

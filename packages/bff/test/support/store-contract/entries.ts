@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { groupEntry as entry } from '../../testing/group-entry.js';
-import type { TokenStore } from '../types.js';
+import { groupEntry as entry } from '../group-entry.js';
+import type { TokenStore } from '../../../src/store/types.js';
 import { eventually, type ContractStores } from './shared.js';
 
 /** The contract's entries: get/set/delete with their ttl, `setIfAbsent`, `setIfAbsentOrSuperseded`, hostile keys, the account-environment marker. */

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeBudgetContract } from './contract/budget.js';
-import { describeEntryContract } from './contract/entries.js';
-import { describeLockAndCounterContract } from './contract/locks.js';
-import type { ContractStores } from './contract/shared.js';
+import { describeBudgetContract } from './budget.js';
+import { describeEntryContract } from './entries.js';
+import { describeLockAndCounterContract } from './locks.js';
+import type { ContractStores } from './shared.js';
 
-export type { ContractStores } from './contract/shared.js';
+export type { ContractStores } from './shared.js';
 
 /**
  * The store contract every `TokenStore` passes: the memory store, the Redis store (on a real

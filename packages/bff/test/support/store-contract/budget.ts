@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { BudgetRequest } from '../../budget/reservation.js';
-import type { TokenStore } from '../types.js';
+import type { BudgetRequest } from '../../../src/budget/reservation.js';
+import type { TokenStore } from '../../../src/store/types.js';
 import type { ContractStores } from './shared.js';
 
 /** The contract's vendor budget: one GCRA step for every client, and how it carries across a store failure (issue 23, ARCHITECTURE §4.4). */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { groupEntry as entry } from '../../testing/group-entry.js';
-import type { LockHandle, TokenStore } from '../types.js';
+import { groupEntry as entry } from '../group-entry.js';
+import type { LockHandle, TokenStore } from '../../../src/store/types.js';
 import { eventually, type ContractStores } from './shared.js';
 
 /** The contract's single-flight locks (exclusive, expiring, owned, extended) and fixed-window counters. */

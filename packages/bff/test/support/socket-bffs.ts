@@ -5,9 +5,9 @@ import type { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { UserGroupClient, type UserGroupClientOptions } from '@embedded-dashboard/client';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
-import { createBffApp } from '../app.js';
-import { createBffNodeListener } from '../http/node-listener.js';
-import type { BffAppOptions } from '../options.js';
+import { createBffApp } from '../../src/app.js';
+import { createBffNodeListener } from '../../src/http/node-listener.js';
+import type { BffAppOptions } from '../../src/options.js';
 import { API_TOKEN, captureLogs, record, SESSION_SECRET } from './fixtures.js';
 
 /**

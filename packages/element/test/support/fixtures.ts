@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 import type { TokenResponse } from '@embedded-dashboard/protocol';
-import type { EmbeddedDashboard } from '../embedded-dashboard.js';
-import '../index.js';
+import type { EmbeddedDashboard } from '../../src/embedded-dashboard.js';
+import '../../src/index.js';
 
 export const ORIGIN = 'https://dash.example.com';
 export const TEMPLATE = `${ORIGIN}/iframe/{dashboard}?env={environment}`;

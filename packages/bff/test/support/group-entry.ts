@@ -1,4 +1,4 @@
-import type { GroupEntry } from '../store/types.js';
+import type { GroupEntry } from '../../src/store/types.js';
 
 /** A stored group entry for the token store tests; the stores keep it as given. */
 export const groupEntry = (token: string, overrides: Partial<GroupEntry> = {}): GroupEntry => ({

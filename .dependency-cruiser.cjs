@@ -1,0 +1,119 @@
+/**
+ * The layer order of docs/ARCHITECTURE.md §2 and §2.1, kept by a tool (`npm run check:layers`,
+ * part of `npm test`): which package may import which, and inside each package which folder or
+ * file may import which. A layer imports only the layers below it (or its own); nothing imports
+ * in a circle; product code (a package's `src/`, tests aside) never imports test support.
+ * A failing rule names the import: `error layer-bff-…: packages/bff/src/a.ts → packages/bff/src/b.ts`.
+ */
+
+/** Each package's own dependencies among ours (its package.json), and nothing else. */
+const PACKAGE_DEPENDENCIES = {
+  protocol: [],
+  client: ['protocol'],
+  emulator: ['protocol'],
+  bff: ['protocol', 'client'],
+  element: ['protocol'],
+  react: ['protocol', 'element'],
+  vite: ['client', 'emulator', 'bff'],
+};
+
+/**
+ * Each package's layers, top first: a layer is a list of top-level names under `src/` (a folder
+ * or a file). A file in a layer imports only from its own layer or the ones after it.
+ */
+const LAYERS = {
+  bff: [
+    ['index.ts', 'cli', 'lambda', 'workers'],
+    // Configuration, step 1: environment text -> options (ARCHITECTURE §2.1); the page helpers.
+    ['config', 'page'],
+    ['app.ts'],
+    ['routes'],
+    // Step 4: the wired runtime; step 3: resolved settings; step 2: the options' types.
+    ['runtime.ts'],
+    ['settings.ts'],
+    ['options.ts'],
+    ['embed-token'],
+    ['rate-limit'],
+    ['caller'],
+    ['session'],
+    ['tokens'],
+    ['circuit-breaker'],
+    ['store'],
+    ['budget'],
+    ['platform'],
+    ['http'],
+    ['errors'],
+    ['observability', 'util'],
+  ],
+  client: [['index.ts'], ['client'], ['validation'], ['platform', 'api', 'concurrency'], ['transport'], ['errors']],
+  emulator: [
+    ['index.ts', 'cli'],
+    ['server.ts'],
+    ['emulator.ts'],
+    ['options.ts', 'admin', 'api', 'dashboard-host'],
+    ['embed', 'faults', 'rate-limit', 'store'],
+    ['http'],
+  ],
+  element: [
+    ['index.ts', 'explo.ts'],
+    ['embedded-dashboard.ts'],
+    ['frame'],
+    ['events.ts'],
+    ['protocol', 'view', 'strings', 'token', 'embedded-dashboard.styles.ts'],
+    ['state.ts'],
+  ],
+  protocol: [['index.ts']],
+  react: [['index.ts']],
+  vite: [['index.ts']],
+};
+
+const TEST = '\\.test(-d)?\\.ts$';
+const escape = (name) => name.replace(/[.]/g, '\\.');
+const names = (layer) => `(${layer.map((name) => escape(name) + (name.endsWith('.ts') ? '$' : '/')).join('|')})`;
+
+const layerRules = Object.entries(LAYERS).flatMap(([pkg, layers]) =>
+  layers.slice(1).map((layer, index) => ({
+    name: `layer-${pkg}-${layer.join('+')}`,
+    comment: `packages/${pkg}/src: ${layer.join(', ')} import only what lies below them (docs/ARCHITECTURE.md §2.1)`,
+    severity: 'error',
+    from: { path: `^packages/${pkg}/src/${names(layer)}`, pathNot: TEST },
+    to: { path: `^packages/${pkg}/src/${names(layers.slice(0, index + 1).flat())}` },
+  })),
+);
+
+const packageRules = Object.entries(PACKAGE_DEPENDENCIES).map(([pkg, allowed]) => ({
+  name: `package-${pkg}`,
+  comment: `@embedded-dashboard/${pkg} imports only ${allowed.length ? allowed.join(', ') : 'none'} of our packages (its package.json)`,
+  severity: 'error',
+  from: { path: `^packages/${pkg}/src/`, pathNot: TEST },
+  to: { path: '^packages/', pathNot: `^packages/(${[pkg, ...allowed].join('|')})/src/` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import circle in product code.',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/', pathNot: TEST },
+      to: { circular: true, pathNot: TEST },
+    },
+    {
+      name: 'no-test-support-in-src',
+      comment: "Product code never imports test support (each package's test/support/, the repository's test/).",
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/', pathNot: TEST },
+      to: { path: '^(packages/[^/]+/test/|test/|bench/|demo/)' },
+    },
+    ...packageRules,
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist)/' },
+    // Type-only imports count: a layer that needs another's type depends on it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { conditionNames: ['import', 'node', 'default'], extensions: ['.ts', '.js'] },
+  },
+};

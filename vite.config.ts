@@ -2,8 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const packageSource = (name: string, entry = 'index.ts') =>
-  fileURLToPath(new URL(`./packages/${name}/src/${entry}`, import.meta.url));
+const packageSource = (name: string, entry = 'index.ts') => fileURLToPath(new URL(`./packages/${name}/src/${entry}`, import.meta.url));
 
 /**
  * Tests and the demo's dev server import workspace packages from their sources, so neither

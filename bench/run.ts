@@ -70,7 +70,7 @@ if (wanted('outage')) {
   rows.push(...(await runOutage(quick)));
 }
 if (wanted('fleet')) {
-  log('7. a fleet at the vendor\'s rate limit, with and without the vendor budget');
+  log("7. a fleet at the vendor's rate limit, with and without the vendor budget");
   const fleet = await runFleet(quick);
   rows.push(...fleet.rows);
   notes.push(...fleet.notes);
@@ -91,7 +91,9 @@ if (wanted('embed')) {
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 const table = formatTable(rows);
 const mode = quick ? 'quick (timings not judged)' : 'full';
-const loadAtEnd = loadavg().map((value) => value.toFixed(2)).join(' ');
+const loadAtEnd = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(' ');
 const footer = `Mode: ${mode}. Ran in ${seconds} s on ${machine}; load average at the end ${loadAtEnd}.`;
 const noteText = notes.length === 0 ? '' : `\n\n${notes.join('\n')}`;
 console.log(`\n${table}\n\n${footer}${noteText}`);

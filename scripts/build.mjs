@@ -82,7 +82,9 @@ if (!force && inputDigest && stamp?.inputs === inputDigest) {
     // (test/support/fresh-build.ts), which a checkout that rewrote identical sources would trip.
     const now = new Date();
     for (const file of outputs) utimesSync(join(root, file), now, now);
-    console.log(`build: skipped, nothing it reads changed since the last build (${inputs.length} inputs, ${outputs.length} outputs as built); \`npm run build:always\` builds anyway`);
+    console.log(
+      `build: skipped, nothing it reads changed since the last build (${inputs.length} inputs, ${outputs.length} outputs as built); \`npm run build:always\` builds anyway`,
+    );
     process.exit(0);
   }
 }
@@ -99,4 +101,3 @@ if (inputDigest) {
   mkdirSync(join(STAMP, '..'), { recursive: true });
   writeFileSync(STAMP, `${JSON.stringify({ inputs: inputDigest, outputs: digest(outputFiles()) }, null, 2)}\n`);
 }
-

@@ -36,17 +36,14 @@ describe('npm run build skips a build whose inputs did not change', () => {
   beforeAll(() => {
     repo = mkdtempSync(join(tmpdir(), 'embedded-dashboard-build-'));
     write('.gitignore', 'node_modules/\ndist/\nbuilds.txt\n*.log\n');
-    write(
-      'package.json',
-      JSON.stringify({ name: 'fixture', private: true, scripts: { 'build:always': 'node make.mjs' } }),
-    );
+    write('package.json', JSON.stringify({ name: 'fixture', private: true, scripts: { 'build:always': 'node make.mjs' } }));
     write('package-lock.json', '{"lockfileVersion":3}\n');
     write(
       'make.mjs',
       [
         "import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';",
         "appendFileSync('builds.txt', 'built\\n');",
-        "if (process.env.FAIL_BUILD) process.exit(3);",
+        'if (process.env.FAIL_BUILD) process.exit(3);',
         "mkdirSync('packages/a/dist', { recursive: true });",
         "writeFileSync('packages/a/dist/x.js', readFileSync('packages/a/src/x.ts', 'utf8').toUpperCase());",
       ].join('\n'),

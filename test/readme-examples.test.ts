@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 describe('README examples', () => {
-  it.each(files.map((file) => relative(ROOT, file)))("%s: its first TypeScript/JavaScript example is checked (marked runnable or typecheck)", (readme) => {
+  it.each(files.map((file) => relative(ROOT, file)))('%s: its first TypeScript/JavaScript example is checked (marked runnable or typecheck)', (readme) => {
     const first = codeBlocks(join(ROOT, readme))[0];
     if (first === undefined) return;
     expect(first.mark, `${readme}:${first.line}`).toMatch(/^(runnable|typecheck)$/);
@@ -82,7 +82,16 @@ describe('README examples', () => {
       return path;
     });
     // No `paths`: the packages resolve as an integrator's do, to their built `.d.ts` files.
-    const options = { ...config.options, paths: undefined, baseUrl: undefined, noEmit: true, allowJs: true, checkJs: true, jsx: ts.JsxEmit.ReactJSX, types: ['node'] };
+    const options = {
+      ...config.options,
+      paths: undefined,
+      baseUrl: undefined,
+      noEmit: true,
+      allowJs: true,
+      checkJs: true,
+      jsx: ts.JsxEmit.ReactJSX,
+      types: ['node'],
+    };
     const program = ts.createProgram(roots, options);
     const problems = ts
       .getPreEmitDiagnostics(program)

@@ -18,7 +18,10 @@ export function engineSettings(env: Record<string, string | undefined> = process
   if (!Number.isInteger(runs) || runs < 1 || runs > 2000) throw new Error(`BENCH_ENGINE_LOADS must be a whole number of loads from 1 to 2000, not "${loads}"`);
   const loaded = env.BENCH_ENGINE_LOADED?.trim();
   if (loaded && loaded !== '0' && loaded !== '1') throw new Error(`BENCH_ENGINE_LOADED must be 0 or 1, not "${loaded}"`);
-  const variants = (env.BENCH_ENGINE_VARIANTS ?? '').split(';').map((set) => set.trim()).filter(Boolean);
+  const variants = (env.BENCH_ENGINE_VARIANTS ?? '')
+    .split(';')
+    .map((set) => set.trim())
+    .filter(Boolean);
   for (const set of variants) parseFeatures(set.replace(/^-/, ''));
   return { runs, loadedPass: loaded !== '0', variants };
 }
@@ -29,4 +32,3 @@ export function variantFeatures(set: string): string {
   const left = parseFeatures(set.slice(1));
   return PAGE_FEATURES.filter((feature) => !left.has(feature)).join(',');
 }
-

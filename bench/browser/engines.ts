@@ -64,7 +64,10 @@ export async function measureInEngine<K extends string>(
       if (!load) throw new Error(`${browser.engine}: ${new URL(url).pathname} said "${String(line).slice(0, 100)}" without a time`);
       return { ...load, marks: { ...load.marks, ...(await dataRequest(tab, origin)) } };
     } catch (error) {
-      throw new Error(`${browser.engine}: ${new URL(url).pathname}${new URL(url).search.replace(/token=[^&]*/, 'token=…')}: ${(error as Error).message.split('\n')[0]}`);
+      throw new Error(
+        `${browser.engine}: ${new URL(url).pathname}${new URL(url).search.replace(/token=[^&]*/, 'token=…')}: ${(error as Error).message.split('\n')[0]}`,
+        { cause: error },
+      );
     } finally {
       await context.close();
     }
@@ -81,7 +84,8 @@ async function dataRequest(tab: Tab, hostOrigin: number): Promise<Pick<LoadMarks
   try {
     const frame = await tab.frame((url) => url.includes('/iframe/'), 5_000);
     const inner = await frame.evaluate(() => {
-      const entry = performance.getEntriesByType('resource').find((candidate) => new URL(candidate.name).pathname.includes('/iframe-data/')) as PerformanceResourceTiming | undefined;
+      const entry = performance.getEntriesByType('resource').find((candidate) => new URL(candidate.name).pathname.includes('/iframe-data/')) as
+        PerformanceResourceTiming | undefined;
       return { origin: performance.timeOrigin, start: entry?.startTime, end: entry?.responseEnd };
     });
     if (inner.start === undefined || inner.end === undefined) return {};
@@ -97,7 +101,9 @@ async function dataRequest(tab: Tab, hostOrigin: number): Promise<Pick<LoadMarks
  * shorter run for finding out where one engine's time goes; rows of the others are left out).
  */
 function chosenEngines(): readonly OtherEngine[] {
-  const asked = process.env.BENCH_ENGINES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const asked = process.env.BENCH_ENGINES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!asked?.length) return OTHER_ENGINES;
   const unknown = asked.filter((name) => !(OTHER_ENGINES as readonly string[]).includes(name));
   if (unknown.length) throw new Error(`BENCH_ENGINES names unknown engines: ${unknown.join(', ')} (known: ${OTHER_ENGINES.join(', ')})`);
@@ -111,8 +117,16 @@ const ENGINE_LABEL: Record<OtherEngine, string> = { firefox: 'Firefox ESR (WebDr
 export function engineRowIds(name: OtherEngine) {
   const label = ENGINE_LABEL[name];
   return {
-    quiet: [`4m-${name}`, `time to dashboard in ${label}: 4m's page (frame rendered by the server, shown, first token in its fragment, the element's script once the dashboard says it is loaded) vs its own baseline, no extra load`, SAME_RUN],
-    control: [`4p-${name}`, `A/A control in ${label}: the baseline page loaded a second time in 4m's pass, against the baseline (the pass's own noise: how far from 1.00× a ratio moves with nothing different)`, SAME_RUN],
+    quiet: [
+      `4m-${name}`,
+      `time to dashboard in ${label}: 4m's page (frame rendered by the server, shown, first token in its fragment, the element's script once the dashboard says it is loaded) vs its own baseline, no extra load`,
+      SAME_RUN,
+    ],
+    control: [
+      `4p-${name}`,
+      `A/A control in ${label}: the baseline page loaded a second time in 4m's pass, against the baseline (the pass's own noise: how far from 1.00× a ratio moves with nothing different)`,
+      SAME_RUN,
+    ],
     loaded: [`4n-${name}`, `time to dashboard in ${label}: 4n's page vs its own baseline, under added CPU load`, SAME_RUN],
     steps: [`4e-${name}`, `where the time goes in ${label}, 4m's page and the baseline (medians, ms after navigation start)`, SAME_RUN],
   } as const;
@@ -163,7 +177,9 @@ export async function engineRows(
       const quiet = await measureInEngine(browser, pages, options, runs, !quick);
       dumpLoads(name, 'quiet', quiet);
       const endLoad = loadavg()[0] ?? Number.NaN;
-      log(`${name}: launched in ${launchTime}, ${runs} load(s) of each of ${Object.keys(pages).length} pages${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`);
+      log(
+        `${name}: launched in ${launchTime}, ${runs} load(s) of each of ${Object.keys(pages).length} pages${quick ? '' : ' and a warm-up'} in ${seconds(launched)}`,
+      );
       const loads = `${runs} runs each, load average (1 min) at start ${quietLoad.toFixed(2)}, at end ${endLoad.toFixed(2)}`;
       const aa = quick ? '' : `; ${controlNote({ baseline: quiet.baseline!, control: quiet.control! })}`;
       const note = `${browser.version}; ${loads}${aa}`;
@@ -173,7 +189,14 @@ export async function engineRows(
       for (const set of settings.variants) {
         if (quick) break;
         const metric = `${name}: the baseline page ${set.startsWith('-') ? `as 4m's without ${set.slice(1)}` : `with 4m's ${set}`} (/variant?with=${variantFeatures(set)}), in 4m's pass`;
-        rows.push(infoRow([`4v-${name} ${set}`, metric, SAME_RUN], { baseline: quiet.baseline!, [`variant ${set}`]: quiet[`variant ${set}`]! }, `variant ${set}`, `${loads}; steps: ${loadSteps(quiet[`variant ${set}`]!)}`));
+        rows.push(
+          infoRow(
+            [`4v-${name} ${set}`, metric, SAME_RUN],
+            { baseline: quiet.baseline!, [`variant ${set}`]: quiet[`variant ${set}`]! },
+            `variant ${set}`,
+            `${loads}; steps: ${loadSteps(quiet[`variant ${set}`]!)}`,
+          ),
+        );
       }
       rows.push(stepsRow(ids.steps, judgedLoads));
       if (quick) {
@@ -197,7 +220,12 @@ export async function engineRows(
       }
     } catch (error) {
       const done = new Set(rows.map((row) => row.id));
-      rows.push(...unavailableRows(wanted.filter(([id]) => !done.has(id)), error));
+      rows.push(
+        ...unavailableRows(
+          wanted.filter(([id]) => !done.has(id)),
+          error,
+        ),
+      );
     } finally {
       await browser?.close().catch(() => undefined);
     }
@@ -216,13 +244,27 @@ function dumpLoads(engine: OtherEngine, pass: 'quiet' | 'loaded', loads: Record<
 }
 
 /** An unjudged same-run ratio: `variant`'s loads against the baseline's, min / median / max each. */
-function infoRow([id, metric, kind]: readonly [string, string, RowKind], loads: { baseline: PageLoad[] } & Record<string, PageLoad[]>, variant: string, note: string): Row {
+function infoRow(
+  [id, metric, kind]: readonly [string, string, RowKind],
+  loads: { baseline: PageLoad[] } & Record<string, PageLoad[]>,
+  variant: string,
+  note: string,
+): Row {
   const row = ttdRow([id, metric, kind], loads, variant, note, Number.POSITIVE_INFINITY, false);
   return { ...row, target: '', result: 'info' };
 }
 
 function stepsRow([id, metric, kind]: readonly [string, string, RowKind], loads: { baseline: PageLoad[]; fragment: PageLoad[] }): Row {
-  return { id, metric: `${metric}: ${STEPS_METRIC}`, kind, ours: loadSteps(loads.fragment), baseline: loadSteps(loads.baseline), ratio: '', target: '', result: 'info' };
+  return {
+    id,
+    metric: `${metric}: ${STEPS_METRIC}`,
+    kind,
+    ours: loadSteps(loads.fragment),
+    baseline: loadSteps(loads.baseline),
+    ratio: '',
+    target: '',
+    result: 'info',
+  };
 }
 
 /** `--only=engines`: the other engines' rows alone, on servers of their own. */
@@ -233,7 +275,10 @@ export async function runEngines(quick: boolean): Promise<Row[]> {
     const { session, token } = await ttdSession(servers.pagesUrl);
     return await engineRows(judgedPages(servers.pagesUrl, token), engineOptions(servers.pagesUrl, session), quick);
   } catch (error) {
-    return unavailableRows(OTHER_ENGINES.flatMap((name) => Object.values(engineRowIds(name))), error);
+    return unavailableRows(
+      OTHER_ENGINES.flatMap((name) => Object.values(engineRowIds(name))),
+      error,
+    );
   } finally {
     await servers?.stop();
   }

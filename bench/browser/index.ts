@@ -20,24 +20,88 @@ const TTD_FIRST = ['4b', 'time to dashboard, first token rendered into the page,
 const TTD_FETCH_LOADED = ['4c', 'time to dashboard, element fetches its first token, under added CPU load', SAME_RUN] as const;
 const TTD_FIRST_LOADED = ['4d', 'time to dashboard, first token rendered into the page, under added CPU load', SAME_RUN] as const;
 const TTD_STEPS = ['4e', 'where the time goes (medians, ms after navigation start)', SAME_RUN] as const;
-const TTD_URL_FETCH = ['4f', 'time to dashboard, vendor-URL protocol ({token} in src-template), element fetches its first token, no extra load', SAME_RUN] as const;
-const TTD_URL_FIRST = ['4g', 'time to dashboard, vendor-URL protocol ({token} in src-template), first token rendered into the page, no extra load', SAME_RUN] as const;
+const TTD_URL_FETCH = [
+  '4f',
+  'time to dashboard, vendor-URL protocol ({token} in src-template), element fetches its first token, no extra load',
+  SAME_RUN,
+] as const;
+const TTD_URL_FIRST = [
+  '4g',
+  'time to dashboard, vendor-URL protocol ({token} in src-template), first token rendered into the page, no extra load',
+  SAME_RUN,
+] as const;
 const ROTATION_TIME = ['5a', 'rotation: tokenExpired → dashboard running on the new token', SAME_RUN] as const;
 const ROTATION_BLANK = ['5b', 'rotation: animation frames without dashboard content', 'fixed target'] as const;
 const SWAP_TIME = ['5c', 'rotation, vendor embed (protocol="explo", token in the iframe URL): customerJwtExpired → new frame shown', SAME_RUN] as const;
-const SWAP_BLANK = ['5d', 'rotation, vendor embed (protocol="explo"): host-page animation frames with no visible iframe showing dashboard content', 'fixed target'] as const;
-const RENEWAL_TIME = ['5e', 'renewal, embed tokens (protocol="explo-jwt", updateCustomerJwt to the running frame) vs the explo swap of 5c: customerJwtExpired → dashboard running on the new token', SAME_RUN] as const;
-const RENEWAL_BLANK = ['5f', 'renewal, embed tokens (protocol="explo-jwt"): animation frames without dashboard content, and dashboard documents loaded by the renewal', 'fixed target'] as const;
+const SWAP_BLANK = [
+  '5d',
+  'rotation, vendor embed (protocol="explo"): host-page animation frames with no visible iframe showing dashboard content',
+  'fixed target',
+] as const;
+const RENEWAL_TIME = [
+  '5e',
+  'renewal, embed tokens (protocol="explo-jwt", updateCustomerJwt to the running frame) vs the explo swap of 5c: customerJwtExpired → dashboard running on the new token',
+  SAME_RUN,
+] as const;
+const RENEWAL_BLANK = [
+  '5f',
+  'renewal, embed tokens (protocol="explo-jwt"): animation frames without dashboard content, and dashboard documents loaded by the renewal',
+  'fixed target',
+] as const;
 const ROTATION_ROWS = [ROTATION_TIME, ROTATION_BLANK, SWAP_TIME, SWAP_BLANK, RENEWAL_TIME, RENEWAL_BLANK] as const;
 const TTD_WARM = ['4h', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, no extra load', SAME_RUN] as const;
-const TTD_WARM_LOADED = ['4i', 'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, under added CPU load', SAME_RUN] as const;
-const TTD_ADOPT = ['4j', 'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, no extra load', SAME_RUN] as const;
-const TTD_ADOPT_LOADED = ['4k', 'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, under added CPU load', SAME_RUN] as const;
-const TTD_URL_ADOPT = ['4l', 'time to dashboard, vendor-URL protocol ({token} in src-template), iframe rendered by the server with the first token in its URL and adopted, no extra load', SAME_RUN] as const;
-const TTD_FRAGMENT = ['4m', 'time to dashboard, iframe rendered by the server, shown, with the first token in its URL fragment (#token={token}); the element\'s script loaded once the dashboard says it is loaded, then adopting it, no extra load', SAME_RUN] as const;
-const TTD_FRAGMENT_LOADED = ['4n', 'time to dashboard, iframe rendered by the server, shown, with the first token in its URL fragment (#token={token}); the element\'s script loaded once the dashboard says it is loaded, then adopting it, under added CPU load', SAME_RUN] as const;
-const TTD_EXPLO_ADOPT = ['4o', 'time to dashboard, vendor embed (protocol="explo", token in the URL path), iframe rendered by the server, shown; the element\'s script loaded once the dashboard says it is loaded, then adopting it, no extra load', SAME_RUN] as const;
-const TTD_ROWS = [TTD_FETCH, TTD_FIRST, TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_STEPS, TTD_URL_FETCH, TTD_URL_FIRST, TTD_WARM, TTD_WARM_LOADED, TTD_ADOPT, TTD_ADOPT_LOADED, TTD_URL_ADOPT, TTD_FRAGMENT, TTD_FRAGMENT_LOADED, TTD_EXPLO_ADOPT] as const;
+const TTD_WARM_LOADED = [
+  '4i',
+  'time to dashboard, returning visitor (warm HTTP cache), first token rendered into the page, under added CPU load',
+  SAME_RUN,
+] as const;
+const TTD_ADOPT = [
+  '4j',
+  'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, no extra load',
+  SAME_RUN,
+] as const;
+const TTD_ADOPT_LOADED = [
+  '4k',
+  'time to dashboard, iframe rendered by the server and adopted by the element, first token rendered into the page, under added CPU load',
+  SAME_RUN,
+] as const;
+const TTD_URL_ADOPT = [
+  '4l',
+  'time to dashboard, vendor-URL protocol ({token} in src-template), iframe rendered by the server with the first token in its URL and adopted, no extra load',
+  SAME_RUN,
+] as const;
+const TTD_FRAGMENT = [
+  '4m',
+  "time to dashboard, iframe rendered by the server, shown, with the first token in its URL fragment (#token={token}); the element's script loaded once the dashboard says it is loaded, then adopting it, no extra load",
+  SAME_RUN,
+] as const;
+const TTD_FRAGMENT_LOADED = [
+  '4n',
+  "time to dashboard, iframe rendered by the server, shown, with the first token in its URL fragment (#token={token}); the element's script loaded once the dashboard says it is loaded, then adopting it, under added CPU load",
+  SAME_RUN,
+] as const;
+const TTD_EXPLO_ADOPT = [
+  '4o',
+  'time to dashboard, vendor embed (protocol="explo", token in the URL path), iframe rendered by the server, shown; the element\'s script loaded once the dashboard says it is loaded, then adopting it, no extra load',
+  SAME_RUN,
+] as const;
+const TTD_ROWS = [
+  TTD_FETCH,
+  TTD_FIRST,
+  TTD_FETCH_LOADED,
+  TTD_FIRST_LOADED,
+  TTD_STEPS,
+  TTD_URL_FETCH,
+  TTD_URL_FIRST,
+  TTD_WARM,
+  TTD_WARM_LOADED,
+  TTD_ADOPT,
+  TTD_ADOPT_LOADED,
+  TTD_URL_ADOPT,
+  TTD_FRAGMENT,
+  TTD_FRAGMENT_LOADED,
+  TTD_EXPLO_ADOPT,
+] as const;
 
 type Variant = 'baseline' | 'fetch' | 'first' | 'adopt' | 'fragment' | 'urlFetch' | 'urlFirst' | 'urlAdopt' | 'exploAdopt' | 'baselineWarm' | 'firstWarm';
 /** The pages measured without added load only: they show what another URL shape costs. */

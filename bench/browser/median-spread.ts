@@ -16,7 +16,13 @@ import type { PageLoad } from './time-to-dashboard.js';
  */
 
 /** The 5th, 50th and 95th percentile of median(ours) ÷ median(baseline) over `draws` resamples of `loads` each. */
-export function ratioSpread(ours: readonly number[], baseline: readonly number[], loads: number, draws: number, random = seededRandom(21)): [number, number, number] {
+export function ratioSpread(
+  ours: readonly number[],
+  baseline: readonly number[],
+  loads: number,
+  draws: number,
+  random = seededRandom(21),
+): [number, number, number] {
   if (!ours.length || !baseline.length) throw new Error('ratioSpread: no loads');
   const draw = (values: readonly number[]) => median(Array.from({ length: loads }, () => values[Math.floor(random() * values.length)]!));
   const ratios = Array.from({ length: draws }, () => draw(ours) / draw(baseline)).sort((a, b) => a - b);
@@ -33,10 +39,14 @@ if (process.argv[1]?.endsWith('median-spread.js')) {
     const pass = JSON.parse(line) as { engine: string; pass: string; loads: Record<string, PageLoad[]> };
     const times = Object.fromEntries(Object.entries(pass.loads).map(([page, list]) => [page, list.map((load) => load.ms)]));
     const baseline = times.baseline ?? [];
-    console.log(`${pass.engine} ${pass.pass}: ${baseline.length} loads each; ratio of the medians, and over ${draws} draws of ${loads} loads each: p5 / p50 / p95`);
+    console.log(
+      `${pass.engine} ${pass.pass}: ${baseline.length} loads each; ratio of the medians, and over ${draws} draws of ${loads} loads each: p5 / p50 / p95`,
+    );
     for (const [page, ours] of Object.entries(times)) {
       if (page === 'baseline') continue;
-      const spread = ratioSpread(ours, baseline, loads, draws).map((value) => value.toFixed(2)).join(' / ');
+      const spread = ratioSpread(ours, baseline, loads, draws)
+        .map((value) => value.toFixed(2))
+        .join(' / ');
       console.log(`  ${page.padEnd(28)} ${(median(ours) / median(baseline)).toFixed(2)}x   ${loads} loads: ${spread}`);
     }
   }

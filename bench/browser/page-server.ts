@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import {
@@ -152,7 +152,8 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     res.end(body);
   };
   const firstToken = (req: Parameters<typeof renderInitialToken>[0]) => renderInitialToken(req, { bff: app });
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => void serveRequest(req, res));
+  async function serveRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/embed/')) return void bff(req, res);
     if (url.pathname.startsWith('/embed-jwt/')) return void embedTokens(req, res);
@@ -166,7 +167,14 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo-jwt') {
       // The vendor's embed tokens: the first in the iframe URL's path, later ones posted to the running frame.
       const template = `${options.emulatorUrl}/iframe/{token}/{environment}`;
-      return send(res, 200, 'text/html', oursHead(options.emulatorUrl, elementScript) + oursOpen(template, '', ' protocol="explo-jwt" environment="production"', '/embed-jwt/token') + oursClose(''));
+      return send(
+        res,
+        200,
+        'text/html',
+        oursHead(options.emulatorUrl, elementScript) +
+          oursOpen(template, '', ' protocol="explo-jwt" environment="production"', '/embed-jwt/token') +
+          oursClose(''),
+      );
     }
     if (url.pathname === '/ours' && url.searchParams.get('protocol') === 'explo') {
       // The vendor's documented embed: the token in the iframe URL's path, rotated by a frame swap.
@@ -183,7 +191,9 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       const first = await firstToken(req);
       const token = first.response?.token;
       if (!token) console.error(`no first token for ${url.pathname}${url.search}`);
-      const frame = token ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, protocol: 'explo', environment: 'production', token, visible: true }) : '';
+      const frame = token
+        ? renderDashboardFrame({ dashboard: DASHBOARD_ID, srcTemplate: template, protocol: 'explo', environment: 'production', token, visible: true })
+        : '';
       res.end(oursOpen(template, frame, attributes) + oursClose(first.html));
       return;
     }
@@ -242,7 +252,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));
     return send(res, 404, 'text/plain', 'not found');
-  });
+  }
   await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

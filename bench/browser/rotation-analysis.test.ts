@@ -9,7 +9,11 @@ const marks = [mark(0, 'loading', 0), mark(10, 'loading', 1), mark(50, 'ready', 
 
 describe('analyzeRotation', () => {
   it('measures from the expired state to ready on a newer token', () => {
-    const result = analyzeRotation(marks, frames(0, 1200, 16, () => true), frames(0, 1200, 16, () => true));
+    const result = analyzeRotation(
+      marks,
+      frames(0, 1200, 16, () => true),
+      frames(0, 1200, 16, () => true),
+    );
     expect(result?.rotationMs).toBe(80);
     expect(result?.blankFrames).toBe(0);
     // 5 frames in [1000, 1080] (1008 … 1072) plus the first after, on each side.
@@ -24,15 +28,30 @@ describe('analyzeRotation', () => {
 
   it('counts every frame of the settle time after recovery, so a late flash is caught', () => {
     const host = frames(0, 1400, 16, (t) => t !== 1296);
-    expect(analyzeRotation(marks, frames(0, 1400, 16, () => true), host)?.blankFrames).toBe(0);
-    const settled = analyzeRotation(marks, frames(0, 1400, 16, () => true), host, 250);
+    expect(
+      analyzeRotation(
+        marks,
+        frames(0, 1400, 16, () => true),
+        host,
+      )?.blankFrames,
+    ).toBe(0);
+    const settled = analyzeRotation(
+      marks,
+      frames(0, 1400, 16, () => true),
+      host,
+      250,
+    );
     expect(settled?.blankFrames).toBe(1);
     // [1000, 1330]: 21 frames (1008 … 1328) plus the first after, on each side.
     expect(settled?.sampledFrames).toBe(44);
   });
 
   it('ignores blank frames outside the rotation', () => {
-    const result = analyzeRotation(marks, frames(0, 1200, 16, (t) => t > 60 && t < 1300), frames(0, 1200, 16, (t) => t < 2000 && t > 40));
+    const result = analyzeRotation(
+      marks,
+      frames(0, 1200, 16, (t) => t > 60 && t < 1300),
+      frames(0, 1200, 16, (t) => t < 2000 && t > 40),
+    );
     expect(result?.blankFrames).toBe(0);
   });
 

@@ -151,7 +151,9 @@ async function swapOnce(setup: RotationSetup, groupId: string): Promise<Rotation
     await loaded(page);
     await page.evaluate(installHostProbe, 'customerJwtExpired');
     // The host probe identifies frames by `src`, the documents by `location.href`: they must agree.
-    const firstSrc = await page.evaluate(() => document.querySelector('embedded-dashboard')?.shadowRoot?.querySelector<HTMLIFrameElement>('iframe:not([hidden])')?.src);
+    const firstSrc = await page.evaluate(
+      () => document.querySelector('embedded-dashboard')?.shadowRoot?.querySelector<HTMLIFrameElement>('iframe:not([hidden])')?.src,
+    );
     if (!firstSrc || !changes.some((change) => change.href === firstSrc && change.content)) {
       throw new Error(`the dashboard iframe (${firstSrc ?? 'none'}) reported no content to the probe`);
     }

@@ -32,9 +32,21 @@ describe('takeTurns', () => {
     expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'c', 'b', 'c', 'a', 'c', 'a', 'b']);
     // The warm-up loads (times 1-3) are in no result.
     expect(results).toEqual({
-      a: [{ ms: 4, marks: {} }, { ms: 9, marks: {} }, { ms: 11, marks: {} }],
-      b: [{ ms: 5, marks: {} }, { ms: 7, marks: {} }, { ms: 12, marks: {} }],
-      c: [{ ms: 6, marks: {} }, { ms: 8, marks: {} }, { ms: 10, marks: {} }],
+      a: [
+        { ms: 4, marks: {} },
+        { ms: 9, marks: {} },
+        { ms: 11, marks: {} },
+      ],
+      b: [
+        { ms: 5, marks: {} },
+        { ms: 7, marks: {} },
+        { ms: 12, marks: {} },
+      ],
+      c: [
+        { ms: 6, marks: {} },
+        { ms: 8, marks: {} },
+        { ms: 10, marks: {} },
+      ],
     });
   });
 

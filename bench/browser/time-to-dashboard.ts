@@ -39,7 +39,7 @@ export function parseLoadedMessage(text: string): PageLoad | undefined {
   const [ms, json] = text.slice(LOADED_MESSAGE.length + 1).split(' ', 2);
   const at = Number(ms);
   if (!(at > 0)) return undefined;
-  let marks: LoadMarks = {};
+  let marks: LoadMarks;
   try {
     marks = JSON.parse(json ?? '{}') as LoadMarks;
   } catch {

@@ -31,7 +31,12 @@ describe('variant pages (from the baseline to 4m, one feature at a time)', () =>
     const none = variantPage(inputs, new Set());
     const body = (features: string) => variantPage(inputs, parseFeatures(features)).body(TOKEN, JSON_CHILD);
     expect(body('fragment')).toBe(none.body(TOKEN, JSON_CHILD).replace('?token=', '#token='));
-    expect(variantPage(inputs, parseFeatures('preconnect')).head).toBe(none.head.replace('</script>\n<script>addEventListener(\'message\'', `</script>\n<link rel="preconnect" href="${EMULATOR}">\n<script>addEventListener('message'`));
+    expect(variantPage(inputs, parseFeatures('preconnect')).head).toBe(
+      none.head.replace(
+        "</script>\n<script>addEventListener('message'",
+        `</script>\n<link rel="preconnect" href="${EMULATOR}">\n<script>addEventListener('message'`,
+      ),
+    );
     expect(body('attrs')).toContain(`title="${DASHBOARD_ID}" allow="fullscreen" referrerpolicy="strict-origin"`);
     expect(body('wrap')).toContain(`<embedded-dashboard dashboard="${DASHBOARD_ID}"`);
     expect(body('wrap')).toContain(JSON_CHILD);

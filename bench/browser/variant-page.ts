@@ -25,7 +25,10 @@ export type PageFeature = (typeof PAGE_FEATURES)[number];
 
 /** Reads `with=a,b` into features; throws on an unknown name (a typo must not measure the baseline twice). */
 export function parseFeatures(value: string | null): Set<PageFeature> {
-  const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const names = (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !(PAGE_FEATURES as readonly string[]).includes(name));
   if (unknown.length) throw new Error(`unknown page feature(s): ${unknown.join(', ')} (known: ${PAGE_FEATURES.join(', ')})`);
   return new Set(names as PageFeature[]);
@@ -63,7 +66,9 @@ ${loader}
       : frame;
     return `<body>\n${inside}\n</body></html>`;
   };
-  const headers: Record<string, string> = has('headers') ? { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS } : { 'content-type': 'text/html', 'cache-control': 'no-store' };
+  const headers: Record<string, string> = has('headers')
+    ? { 'content-type': 'text/html', ...INITIAL_TOKEN_HEADERS }
+    : { 'content-type': 'text/html', 'cache-control': 'no-store' };
   return { head, body, headers, stream: has('stream') };
 }
 

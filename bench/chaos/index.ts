@@ -18,7 +18,6 @@ import {
   slotsMigrate,
   STORE_AWAY,
   STORE_LOST,
-  type ChaosFleet,
 } from '../../test/redis/chaos/faults.js';
 import { promisesBroken, type ScenarioResult } from '../../test/redis/chaos/load.js';
 import { countValue, formatMs, formatSpread } from '../lib/format.js';
@@ -32,9 +31,13 @@ const CUSTOMERS = 40;
 const PER_CUSTOMER = 10;
 
 const BURST_ROWS = [
-  ['9a', `cluster cold burst (${CUSTOMERS} new customers × ${PER_CUSTOMER} requests, 2 fresh BFF processes, 3 masters + 3 replicas): 504 answers`, 'fixed target'],
-  ['9b', 'cluster cold burst: vendor calls beyond one per customer served (duplicates), and customers given two tokens or another\'s', 'fixed target'],
-  ['9c', 'cluster cold burst p99 (answers 200), budget not binding: the fleet\'s own work, no deliberate wait', 'fixed target'],
+  [
+    '9a',
+    `cluster cold burst (${CUSTOMERS} new customers × ${PER_CUSTOMER} requests, 2 fresh BFF processes, 3 masters + 3 replicas): 504 answers`,
+    'fixed target',
+  ],
+  ['9b', "cluster cold burst: vendor calls beyond one per customer served (duplicates), and customers given two tokens or another's", 'fixed target'],
+  ['9c', "cluster cold burst p99 (answers 200), budget not binding: the fleet's own work, no deliberate wait", 'fixed target'],
   ['9d', 'cluster cold burst p99 (answers 200) with the default budget (150/min, burst 25): the deliberate waits apart', 'fixed target'],
 ] as const;
 
@@ -42,7 +45,7 @@ const FAULT_ROWS = [
   ['9e', 'slots migrate (reshard, hot slot held half-moved: ASK on a Lua script, rebalance)'],
   ['9f', 'CLUSTER FAILOVER of a master to its replica'],
   ['9g', 'kill -9 of a cluster master, replica promoted'],
-  ['9h', 'kill -9 of a BFF holding a group\'s lock mid-rotation'],
+  ['9h', "kill -9 of a BFF holding a group's lock mid-rotation"],
   ['9i', 'Sentinel failover (kill -9 of the master)'],
   ['9j', 'Redis restarts empty (data lost)'],
   ['9k', 'Redis killed and restarted empty every second, demand beyond the budget'],
@@ -80,7 +83,8 @@ export async function runChaos(quick: boolean): Promise<Row[]> {
   return rows;
 }
 
-const faultIds = (plan: Plan): Array<readonly [string, string, RowKind]> => (plan.faults ? FAULT_ROWS.map(([id, metric]) => [id, metric, 'fixed target'] as const) : []);
+const faultIds = (plan: Plan): Array<readonly [string, string, RowKind]> =>
+  plan.faults ? FAULT_ROWS.map(([id, metric]) => [id, metric, 'fixed target'] as const) : [];
 
 async function burstRows(plan: Plan, serverPath: string, cliPath: string, quick: boolean): Promise<Row[]> {
   const keys = Array.from({ length: plan.bursts }, (_, run) => ({ free: `burst-free-${run}-key`, budget: `burst-budget-${run}-key` }));
@@ -110,36 +114,60 @@ async function burstRows(plan: Plan, serverPath: string, cliPath: string, quick:
   const localLocks = all.reduce((sum, b) => sum + b.localLocks, 0);
   const p99 = (bursts: ColdBurst[]) => bursts.map((b) => percentile(b.okMs, 99));
   const others = (bursts: ColdBurst[]) =>
-    Object.entries(bursts.reduce<Record<string, number>>((acc, b) => {
-      for (const [status, n] of Object.entries(b.statuses)) if (status !== '200') acc[status] = (acc[status] ?? 0) + n;
-      return acc;
-    }, {})).map(([status, n]) => `${countValue(n)} × ${status}`).join(', ') || 'none';
+    Object.entries(
+      bursts.reduce<Record<string, number>>((acc, b) => {
+        for (const [status, n] of Object.entries(b.statuses)) if (status !== '200') acc[status] = (acc[status] ?? 0) + n;
+        return acc;
+      }, {}),
+    )
+      .map(([status, n]) => `${countValue(n)} × ${status}`)
+      .join(', ') || 'none';
   const runs = `${plan.bursts} runs of each`;
   const deadline = BFF_REQUEST_DEADLINE_MS;
   const freeP99 = p99(free);
   const budgetP99 = p99(budgeted);
   return [
     {
-      id: '9a', metric: BURST_ROWS[0][1], kind: 'fixed target',
+      id: '9a',
+      metric: BURST_ROWS[0][1],
+      kind: 'fixed target',
       ours: `${countValue(count(504))} of ${countValue(requests)} requests (${runs}: budget not binding, default budget)`,
-      baseline: '', ratio: '', target: '0', result: count(504) === 0 ? 'pass' : 'miss',
+      baseline: '',
+      ratio: '',
+      target: '0',
+      result: count(504) === 0 ? 'pass' : 'miss',
     },
     {
-      id: '9b', metric: BURST_ROWS[1][1], kind: 'fixed target',
+      id: '9b',
+      metric: BURST_ROWS[1][1],
+      kind: 'fixed target',
       ours: `${countValue(duplicates)} duplicate calls for ${countValue(all.reduce((s, b) => s + b.served, 0))} customers served; ${inconsistent} customers with two tokens or another's; locks granted locally (store lost) ${countValue(localLocks)}`,
-      baseline: '', ratio: '', target: '0 and 0', result: duplicates === 0 && inconsistent === 0 ? 'pass' : 'miss',
+      baseline: '',
+      ratio: '',
+      target: '0 and 0',
+      result: duplicates === 0 && inconsistent === 0 ? 'pass' : 'miss',
     },
     {
-      id: '9c', metric: BURST_ROWS[2][1], kind: 'fixed target',
+      id: '9c',
+      metric: BURST_ROWS[2][1],
+      kind: 'fixed target',
       ours: `${formatSpread(freeP99, formatMs, '')}over ${plan.bursts} runs; answers other than 200: ${others(free)}`,
-      baseline: '', ratio: '', target: `< ${formatMs(deadline)} (the BFF's deadline)`, result: judgeTiming(Math.max(...freeP99) < deadline, quick),
+      baseline: '',
+      ratio: '',
+      target: `< ${formatMs(deadline)} (the BFF's deadline)`,
+      result: judgeTiming(Math.max(...freeP99) < deadline, quick),
     },
     {
-      id: '9d', metric: BURST_ROWS[3][1], kind: 'fixed target',
+      id: '9d',
+      metric: BURST_ROWS[3][1],
+      kind: 'fixed target',
       ours:
         `${formatSpread(budgetP99, formatMs, '')}over ${plan.bursts} runs; deliberate: ${countValue(budgeted.reduce((s, b) => s + b.budgetWaits, 0))} vendor calls waited for their slot (≤ 3 s), ` +
         `${countValue(count(503, budgeted))} × 503 with Retry-After (customers beyond the burst and 3 s of waiting); other answers: ${others(budgeted).replace(/\d[\d,]* × 503(, )?/, '') || 'none'}`,
-      baseline: '', ratio: '', target: `< ${formatMs(deadline)}`, result: judgeTiming(Math.max(...budgetP99) < deadline, quick),
+      baseline: '',
+      ratio: '',
+      target: `< ${formatMs(deadline)}`,
+      result: judgeTiming(Math.max(...budgetP99) < deadline, quick),
     },
   ];
 }
@@ -177,7 +205,7 @@ async function faultRows(serverPath: string, cliPath: string): Promise<Row[]> {
             row(FAULT_ROWS[0], await chaos.scenario(FAULT_ROWS[0][1], async () => (await slotsMigrate(chaos.fleet.redis)).note)),
             row(FAULT_ROWS[1], await chaos.scenario(FAULT_ROWS[1][1], () => clusterFailover(chaos.fleet.redis))),
             row(FAULT_ROWS[2], await chaos.scenario(FAULT_ROWS[2][1], () => killClusterMaster(chaos.fleet.redis), STORE_AWAY)),
-            row(FAULT_ROWS[3], await chaos.scenario(FAULT_ROWS[3][1], async () => (await killBffMidRotation(chaos as ChaosFleet<unknown>)).note, KILLED_ROTATION)),
+            row(FAULT_ROWS[3], await chaos.scenario(FAULT_ROWS[3][1], async () => (await killBffMidRotation(chaos)).note, KILLED_ROTATION)),
           ];
         } finally {
           await chaos.stop();
@@ -203,7 +231,12 @@ async function faultRows(serverPath: string, cliPath: string): Promise<Row[]> {
           const lost = row(FAULT_ROWS[5], await chaos.scenario(FAULT_ROWS[5][1], () => restartEmpty(chaos.fleet.redis), STORE_LOST));
           const flapped = await flapRedis(chaos, 10_000, FLAP_DEMAND_OF_THE_ISSUE);
           const c = flapped.counts;
-          const kept = c.nonRetryable === 0 && c.foreign === 0 && flapped.vendor.rateLimited === 0 && flapped.calls <= flapped.budget + 5 && c.notServedAtOnce.returning === 0;
+          const kept =
+            c.nonRetryable === 0 &&
+            c.foreign === 0 &&
+            flapped.vendor.rateLimited === 0 &&
+            flapped.calls <= flapped.budget + 5 &&
+            c.notServedAtOnce.returning === 0;
           return [
             lost,
             {
@@ -232,7 +265,12 @@ async function faultRows(serverPath: string, cliPath: string): Promise<Row[]> {
       progress(`faults: ${ids.map(([, metric]) => metric).join('; ')}`);
       rows.push(...(await run()));
     } catch (error) {
-      rows.push(...unavailableRows(ids.map(([id, metric]) => [id, metric, 'fixed target'] as const), error));
+      rows.push(
+        ...unavailableRows(
+          ids.map(([id, metric]) => [id, metric, 'fixed target'] as const),
+          error,
+        ),
+      );
     }
   }
   return rows;

@@ -104,7 +104,12 @@ export async function runEdge(quick: boolean): Promise<Row[]> {
       target: '≤ 1.00×',
       result: ours.gzipBytes <= WORKER_SIZE_LIMIT_BYTES ? 'pass' : 'miss',
     });
-    const bindings = { EMBED_UPSTREAM_URL: 'http://127.0.0.1:9', EMBED_UPSTREAM_API: 'explo-customer', EMBED_API_TOKEN: 'bench-customer-key', EMBED_SESSION_SECRET: SESSION_SECRET };
+    const bindings = {
+      EMBED_UPSTREAM_URL: 'http://127.0.0.1:9',
+      EMBED_UPSTREAM_API: 'explo-customer',
+      EMBED_API_TOKEN: 'bench-customer-key',
+      EMBED_SESSION_SECRET: SESSION_SECRET,
+    };
     const oursMs: number[] = [];
     const bareMs: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -119,7 +124,12 @@ export async function runEdge(quick: boolean): Promise<Row[]> {
     const tool = redisServerTool();
     if (!tool.available) throw new NotAvailable('redis-server not installed');
     redis = await startRedisServer(tool.path);
-    const env = { EMBED_UPSTREAM_URL: 'http://127.0.0.1:9', EMBED_API_TOKEN: 'bench-customer-key', EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_REDIS_URL: redis.url };
+    const env = {
+      EMBED_UPSTREAM_URL: 'http://127.0.0.1:9',
+      EMBED_API_TOKEN: 'bench-customer-key',
+      EMBED_SESSION_SECRET: SESSION_SECRET,
+      EMBED_REDIS_URL: redis.url,
+    };
     const oursMs: number[] = [];
     const bareMs: number[] = [];
     for (let i = 0; i < runs; i++) {

@@ -11,7 +11,7 @@ type Handler = (event: never, context: unknown) => Promise<{ statusCode: number 
 let handler: Handler;
 if (input.handler === 'bff') {
   const { createLambdaHandler } = await import('@embedded-dashboard/bff/lambda');
-  handler = createLambdaHandler({ report: () => undefined }) as unknown as Handler;
+  handler = createLambdaHandler({ report: () => undefined });
 } else {
   const [{ Hono }, { handle }] = await Promise.all([import('hono'), import('hono/aws-lambda')]);
   const app = new Hono();

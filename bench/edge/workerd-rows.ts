@@ -98,7 +98,9 @@ export async function runWorkerdRows(quick: boolean): Promise<Row[]> {
     });
     const worker = w;
     const ask = (headers: Record<string, string>, isolate: number) => () =>
-      isolate % 2 ? send(`${worker.url}/embed/token`, { method: 'POST', headers, body: '{}' }) : worker.fetchB('/embed/token', { method: 'POST', headers, body: '{}' });
+      isolate % 2
+        ? send(`${worker.url}/embed/token`, { method: 'POST', headers, body: '{}' })
+        : worker.fetchB('/embed/token', { method: 'POST', headers, body: '{}' });
 
     // 8d/8e: every customer new, each visited `visits` times at once, spread over both isolates.
     const customers = quick ? 16 : 40;
@@ -106,7 +108,9 @@ export async function runWorkerdRows(quick: boolean): Promise<Row[]> {
     const sessions = await Promise.all(Array.from({ length: customers }, (_, i) => signSession(`edge-fleet-${i}`)));
     await vendor.reset();
     const started = Date.now();
-    const served = await Promise.all(sessions.flatMap((session, i) => Array.from({ length: visits }, (_, k) => visit(ask(headersOf(session), i + k), started))));
+    const served = await Promise.all(
+      sessions.flatMap((session, i) => Array.from({ length: visits }, (_, k) => visit(ask(headersOf(session), i + k), started))),
+    );
     const seconds = (Date.now() - started) / 1000;
     const stats = await vendor.stats();
     const calls = stats.requests.getOrCreate + stats.requests.update + stats.requests.rotate;
@@ -152,7 +156,10 @@ export async function runWorkerdRows(quick: boolean): Promise<Row[]> {
     await cachedLoad(askNode, Math.min(amount, 300));
     const perRequest = { workerd: [] as number[], node: [] as number[] };
     for (let round = 0; round < rounds; round++) {
-      for (const [side, pids, load] of [['workerd', workerdPids, ask(headers, 1)], ['node', nodePids, askNode]] as const) {
+      for (const [side, pids, load] of [
+        ['workerd', workerdPids, ask(headers, 1)],
+        ['node', nodePids, askNode],
+      ] as const) {
         const before = cpuOf(pids);
         await cachedLoad(load, amount);
         perRequest[side].push(((cpuOf(pids) - before) / amount) * 1e6);

@@ -5,8 +5,16 @@ import { unavailableRows, type Row } from '../lib/row.js';
 import { signSession, tokenRequestHeaders } from '../lib/session.js';
 import { percentile, ratio } from '../lib/stats.js';
 
-const CALLS = ['10a', 'vendor calls per 1,000 page views of synced customers: embed tokens (minted in the BFF; minted by the vendor, shared) beside customer tokens', 'fixed target'] as const;
-const LATENCY = ['10b', 'token route latency p50 / p99: embed tokens (a JWE minted per request; the vendor-minted one from the store) vs customer tokens (from the store), same run', 'ratio (same run)'] as const;
+const CALLS = [
+  '10a',
+  'vendor calls per 1,000 page views of synced customers: embed tokens (minted in the BFF; minted by the vendor, shared) beside customer tokens',
+  'fixed target',
+] as const;
+const LATENCY = [
+  '10b',
+  'token route latency p50 / p99: embed tokens (a JWE minted per request; the vendor-minted one from the store) vs customer tokens (from the store), same run',
+  'ratio (same run)',
+] as const;
 
 const DASHBOARDS = ['sales-overview', 'support-metrics'];
 const CONCURRENCY = 10;
@@ -59,7 +67,8 @@ export async function runEmbed(quick: boolean): Promise<Row[]> {
         body: JSON.stringify({ dashboard: DASHBOARDS[Math.floor(index / customers) % DASHBOARDS.length] }),
       });
       const body = (await answer.json()) as { token?: unknown };
-      if (answer.status !== 200 || typeof body.token !== 'string') throw new Error(`${mode} token request answered ${answer.status} (see bench/.tmp/embed-bff-${mode}.log)`);
+      if (answer.status !== 200 || typeof body.token !== 'string')
+        throw new Error(`${mode} token request answered ${answer.status} (see bench/.tmp/embed-bff-${mode}.log)`);
       return performance.now() - started;
     };
     // Sync every customer through each BFF, each dashboard once (not counted below).

@@ -14,7 +14,17 @@ import type { BenchProcess } from '../lib/process.js';
 import { NotAvailable, unavailableRows, type Row } from '../lib/row.js';
 import { ratio } from '../lib/stats.js';
 import { signSession, tokenRequestHeaders } from '../lib/session.js';
-import { arrivalOffsetMs, opsBetween, redisCommands, sumCounter, summarizeVisits, totalOps, type VendorOps, type Visit, type VisitSummary } from './analysis.js';
+import {
+  arrivalOffsetMs,
+  opsBetween,
+  redisCommands,
+  sumCounter,
+  summarizeVisits,
+  totalOps,
+  type VendorOps,
+  type Visit,
+  type VisitSummary,
+} from './analysis.js';
 import { DEFAULT_REVALIDATE_AFTER_SECONDS, describeProjection, MILLION_CUSTOMERS, type MeasuredCosts } from './projection.js';
 
 /** The element's own retry policy (full-jitter backoff, `Retry-After` when longer), from its build. */
@@ -75,21 +85,21 @@ async function startFleet(name: string, redisPath: string, budget: number, plan:
   for (let i = 0; i < BFF_PROCESSES; i++) {
     bffs.push(
       await (async () => {
-      const process = await startBff({
-        upstreamUrl: emulator.url,
-        logName: `fleet-${name}-bff-${i + 1}`,
-        redisUrl: redis.url,
-        startTimeoutMs: 60_000,
-        env: {
-          EMBED_UPSTREAM_RATE: String(budget),
-          EMBED_REVALIDATE_AFTER: String(plan.revalidateAfterSeconds),
-          EMBED_METRICS_PORT: '0',
-          // As row 2: the per-session limit still counts every request (its Redis work is measured) but never answers 429.
-          EMBED_RATE_LIMIT: '1000000000',
-        },
-      });
-      stoppers.push(() => process.stop());
-      return { process, tokenUrl: tokenUrl(process.url), metricsUrl: await metricsUrlOf(process) };
+        const process = await startBff({
+          upstreamUrl: emulator.url,
+          logName: `fleet-${name}-bff-${i + 1}`,
+          redisUrl: redis.url,
+          startTimeoutMs: 60_000,
+          env: {
+            EMBED_UPSTREAM_RATE: String(budget),
+            EMBED_REVALIDATE_AFTER: String(plan.revalidateAfterSeconds),
+            EMBED_METRICS_PORT: '0',
+            // As row 2: the per-session limit still counts every request (its Redis work is measured) but never answers 429.
+            EMBED_RATE_LIMIT: '1000000000',
+          },
+        });
+        stoppers.push(() => process.stop());
+        return { process, tokenUrl: tokenUrl(process.url), metricsUrl: await metricsUrlOf(process) };
       })(),
     );
   }
@@ -99,7 +109,9 @@ async function startFleet(name: string, redisPath: string, budget: number, plan:
 /** The `/metrics` URL a BFF CLI logged (`metrics listening`), read from its log file. */
 async function metricsUrlOf(bff: BenchProcess): Promise<string> {
   for (let polls = 0; polls < 400; polls++) {
-    const line = readFileSync(bff.logFile, 'utf8').split('\n').find((l) => l.includes('metrics listening'));
+    const line = readFileSync(bff.logFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('metrics listening'));
     const url = line && /"url":"(http[^"]+)"/.exec(line)?.[1];
     if (url) return url;
     await sleep(50);
@@ -151,7 +163,12 @@ interface Traffic {
 async function ask(url: string, session: string, traffic: Traffic): Promise<{ status: number; retryAfterMs: number }> {
   traffic.requests += 1;
   try {
-    const response = await fetch(url, { method: 'POST', headers: tokenRequestHeaders(session), body: '{}', signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: tokenRequestHeaders(session),
+      body: '{}',
+      signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS),
+    });
     await response.arrayBuffer();
     return { status: response.status, retryAfterMs: Number(response.headers.get('retry-after') ?? 0) * 1000 || 0 };
   } catch {
@@ -171,7 +188,16 @@ interface RunEnd {
  * served it keeps coming back (other page views of that customer) until the run ends: those
  * requests are the background revalidation once the group's entry is older than the interval.
  */
-async function visit(url: string, session: string, arrivedAt: number, plan: Plan, retryDelay: RetryDelay, traffic: Traffic, settled: () => void, end: RunEnd): Promise<Visit> {
+async function visit(
+  url: string,
+  session: string,
+  arrivedAt: number,
+  plan: Plan,
+  retryDelay: RetryDelay,
+  traffic: Traffic,
+  settled: () => void,
+  end: RunEnd,
+): Promise<Visit> {
   await sleep(Math.max(0, arrivedAt - Date.now()));
   let servedAt: number | undefined;
   let attempts = 0;
@@ -244,7 +270,16 @@ async function runVisitors(fleet: Fleet, plan: Plan, budgeted: boolean, retryDel
   };
   const visits = await Promise.all(
     sessions.map((session, i) =>
-      visit(fleet.bffs[i % BFF_PROCESSES]!.tokenUrl, session, startedAt + arrivalOffsetMs(i, plan.visitors, plan.spreadMs), plan, retryDelay, traffic, onSettled, end),
+      visit(
+        fleet.bffs[i % BFF_PROCESSES]!.tokenUrl,
+        session,
+        startedAt + arrivalOffsetMs(i, plan.visitors, plan.spreadMs),
+        plan,
+        retryDelay,
+        traffic,
+        onSettled,
+        end,
+      ),
     ),
   );
   const wallMs = Date.now() - startedAt;
@@ -309,7 +344,9 @@ async function expiredEntryCalls(fleet: Fleet, run: FleetResult, plan: Plan, ret
   const traffic: Traffic = { requests: 0, returns: 0 };
   const end: RunEnd = { ended: true, promise: Promise.resolve() };
   const visits = await Promise.all(
-    served.map((customer, n) => visit(fleet.bffs[(customer + 1 + n) % BFF_PROCESSES]!.tokenUrl, run.sessions[customer]!, Date.now(), plan, retryDelay, traffic, () => {}, end)),
+    served.map((customer, n) =>
+      visit(fleet.bffs[(customer + 1 + n) % BFF_PROCESSES]!.tokenUrl, run.sessions[customer]!, Date.now(), plan, retryDelay, traffic, () => {}, end),
+    ),
   );
   const after = await fleet.emulator.stats();
   const missed = visits.filter((v) => v.servedAt === undefined).length;

@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../packages/bff/src/cli/config.js';
-import { DEFAULT_REVALIDATE_AFTER_SECONDS, describeProjection, MILLION_CUSTOMERS, projectFleet, type FleetAssumptions, type MeasuredCosts } from './projection.js';
+import {
+  DEFAULT_REVALIDATE_AFTER_SECONDS,
+  describeProjection,
+  MILLION_CUSTOMERS,
+  projectFleet,
+  type FleetAssumptions,
+  type MeasuredCosts,
+} from './projection.js';
 
-const measured: MeasuredCosts = { cpuMicrosPerCachedRequest: 500, redisOpsPerCachedRequest: 4, redisOpsPerNewCustomer: 20, vendorCallsPerNewCustomer: 1, vendorCallsPerExpiredCustomer: 2 };
+const measured: MeasuredCosts = {
+  cpuMicrosPerCachedRequest: 500,
+  redisOpsPerCachedRequest: 4,
+  redisOpsPerNewCustomer: 20,
+  vendorCallsPerNewCustomer: 1,
+  vendorCallsPerExpiredCustomer: 2,
+};
 const small: FleetAssumptions = {
   customers: 36_000,
   peakHourActiveShare: 0.5,

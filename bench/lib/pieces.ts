@@ -12,6 +12,7 @@ export function packageBin(folder: string, binName: string): string {
   const manifest = JSON.parse(readFileSync(join(repoDir, 'packages', folder, 'package.json'), 'utf8')) as { bin?: Record<string, string> | string };
   const relative = (typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.[binName]) ?? 'dist/cli.js';
   const script = join(repoDir, 'packages', folder, relative);
-  if (!existsSync(script)) throw new NotAvailable(`packages/${folder}/${relative.replace(/^\.\//, '')} (the ${binName} CLI) is missing: not landed or not built`);
+  if (!existsSync(script))
+    throw new NotAvailable(`packages/${folder}/${relative.replace(/^\.\//, '')} (the ${binName} CLI) is missing: not landed or not built`);
   return script;
 }

@@ -19,7 +19,9 @@ describe('mergeResults', () => {
   it('keeps the hand-written paragraphs after the generated one, replacing only the generated one (RESULTS.md lost its judged summary)', () => {
     const file = '# Benchmark results\n\nOld generated.\n\n**Judged rows:** 4m 1.05x, 4n 1.08x.\n\nA second note,\nover two lines.\n\n## Run 1\n\n| t1 |\n';
     const written = mergeResults(file, 'New generated.', 'Run 2', '| t2 |');
-    expect(written).toBe('# Benchmark results\n\nNew generated.\n\n**Judged rows:** 4m 1.05x, 4n 1.08x.\n\nA second note,\nover two lines.\n\n## Run 1\n\n| t1 |\n\n## Run 2\n\n| t2 |\n');
+    expect(written).toBe(
+      '# Benchmark results\n\nNew generated.\n\n**Judged rows:** 4m 1.05x, 4n 1.08x.\n\nA second note,\nover two lines.\n\n## Run 1\n\n| t1 |\n\n## Run 2\n\n| t2 |\n',
+    );
     // Written again: the same file, nothing doubled or lost.
     expect(mergeResults(written, 'New generated.', 'Run 2', '| t2 |')).toBe(written);
   });

@@ -64,7 +64,13 @@ describe('rows of a bench that did not run', () => {
   });
 
   it('say error when the bench itself failed', () => {
-    const rows = unavailableRows([['2a', 'rps', 'ratio (same run)'], ['2b', 'p50', 'ratio (same run)']], new Error('boom'));
+    const rows = unavailableRows(
+      [
+        ['2a', 'rps', 'ratio (same run)'],
+        ['2b', 'p50', 'ratio (same run)'],
+      ],
+      new Error('boom'),
+    );
     expect(rows.map((r) => r.result)).toEqual(['error', 'error']);
     expect(rows[1]?.ours).toBe('error (boom)');
   });

@@ -14,13 +14,9 @@ function escapeCell(text: string): string {
  * formatTable([{ id: '1a', metric: 'size', kind: 'fixed target', ours: '8 KB', baseline: '10 KB', ratio: '0.80×', target: '≤ 10 KB', result: 'pass' }]);
  */
 export function formatTable(rows: readonly Row[]): string {
-  const cells = [
-    [...HEADER],
-    ...rows.map((row) => [row.id, row.metric, row.kind, row.ours, row.baseline, row.ratio, row.target, row.result].map(escapeCell)),
-  ];
+  const cells = [[...HEADER], ...rows.map((row) => [row.id, row.metric, row.kind, row.ours, row.baseline, row.ratio, row.target, row.result].map(escapeCell))];
   const widths = HEADER.map((_, column) => Math.max(3, ...cells.map((line) => [...(line[column] ?? '')].length)));
-  const render = (line: readonly string[]) =>
-    `| ${line.map((cell, column) => cell + ' '.repeat((widths[column] ?? 0) - [...cell].length)).join(' | ')} |`;
+  const render = (line: readonly string[]) => `| ${line.map((cell, column) => cell + ' '.repeat((widths[column] ?? 0) - [...cell].length)).join(' | ')} |`;
   const [header, ...body] = cells;
   return [render(header ?? []), render(widths.map((width) => '-'.repeat(width))), ...body.map(render)].join('\n');
 }

@@ -53,7 +53,12 @@ async function visitor(url: string, session: string, endAt: number, retryDelay: 
   for (let retry = 1; Date.now() < endAt; retry++) {
     let retryAfterMs = 0;
     try {
-      const response = await fetch(url, { method: 'POST', headers: tokenRequestHeaders(session), body: '{}', signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: tokenRequestHeaders(session),
+        body: '{}',
+        signal: AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS),
+      });
       await response.arrayBuffer();
       if (response.ok) return;
       retryAfterMs = Number(response.headers.get('retry-after') ?? 0) * 1000 || 0;
@@ -65,7 +70,14 @@ async function visitor(url: string, session: string, endAt: number, retryDelay: 
 }
 
 /** Vendor requests per minute in each window of `windowMs` while `visitors` retry through an outage of `durationMs`. */
-async function outageRates(emulator: BenchEmulator, circuitBreaker: boolean, visitors: number, durationMs: number, windowMs: number, prefix: string): Promise<number[]> {
+async function outageRates(
+  emulator: BenchEmulator,
+  circuitBreaker: boolean,
+  visitors: number,
+  durationMs: number,
+  windowMs: number,
+  prefix: string,
+): Promise<number[]> {
   const bff = await startBff(emulator, circuitBreaker);
   try {
     const sessions = await Promise.all(Array.from({ length: visitors }, (_, i) => signSession(`${prefix}-${i}`)));

@@ -28,7 +28,11 @@ interface Peer {
  * refreshes the guest token on a timer before it expires), so it is judged like the others.
  */
 const PEERS: readonly Peer[] = [
-  { packageName: '@superset-ui/embedded-sdk', entry: 'superset.js', includes: 'embedDashboard: iframe, postMessage RPC, guest-token refresh timer, jwt-decode' },
+  {
+    packageName: '@superset-ui/embedded-sdk',
+    entry: 'superset.js',
+    includes: 'embedDashboard: iframe, postMessage RPC, guest-token refresh timer, jwt-decode',
+  },
   { packageName: '@looker/embed-sdk', entry: 'looker.js', includes: 'getEmbedSDK: builders, postMessage connection, cookieless token refresh' },
   { packageName: '@luzmo/embed', entry: 'luzmo.js', includes: 'LuzmoEmbedDashboard: Lit component with Lit inside, its whole method API' },
   { packageName: '@tableau/embedding-api', entry: 'tableau.js', includes: 'TableauViz: web component with the whole Embedding API v3' },
@@ -85,9 +89,19 @@ export async function runSize(): Promise<SizeResult> {
     if (!app.code.includes('updateToken')) throw new Error('the app bundle has no element in it: was the import tree-shaken away (package.json sideEffects)?');
     withinBudget = shipped.gzip <= SIZE_BUDGET_BYTES && app.gzip <= SIZE_BUDGET_BYTES;
     rows.push(
-      budgetRow('1a', `bundle size gz: our shipped standalone script, Lit and the three frame protocols (message, explo, explo-jwt) inside (${shipped.file})`, shipped.gzip, true),
-      budgetRow('1b', `bundle size gz: an app's \`${APP_IMPORTING_THE_ELEMENT}\` bundled by esbuild ${esbuildVersion} (minified, ES module, browser), the package's dist/ and Lit's production build inside`, app.gzip, true),
-      budgetRow('1c', 'bundle size gz: our element\'s whole public surface bundled from dist/ by the bench pipeline, Lit inside', withLit.gzip, false),
+      budgetRow(
+        '1a',
+        `bundle size gz: our shipped standalone script, Lit and the three frame protocols (message, explo, explo-jwt) inside (${shipped.file})`,
+        shipped.gzip,
+        true,
+      ),
+      budgetRow(
+        '1b',
+        `bundle size gz: an app's \`${APP_IMPORTING_THE_ELEMENT}\` bundled by esbuild ${esbuildVersion} (minified, ES module, browser), the package's dist/ and Lit's production build inside`,
+        app.gzip,
+        true,
+      ),
+      budgetRow('1c', "bundle size gz: our element's whole public surface bundled from dist/ by the bench pipeline, Lit inside", withLit.gzip, false),
     );
     rows.push({
       id: '1d',
@@ -105,7 +119,7 @@ export async function runSize(): Promise<SizeResult> {
         [
           ['1a', 'bundle size gz: our shipped standalone script, Lit and the three frame protocols (message, explo, explo-jwt) inside', 'fixed target'],
           ['1b', `bundle size gz: an app's \`${APP_IMPORTING_THE_ELEMENT}\` bundled by esbuild, Lit inside`, 'fixed target'],
-          ['1c', 'bundle size gz: our element\'s whole public surface bundled from dist/ by the bench pipeline, Lit inside', 'fixed target'],
+          ['1c', "bundle size gz: our element's whole public surface bundled from dist/ by the bench pipeline, Lit inside", 'fixed target'],
           ['1d', 'bundle size gz: our element bundled from dist/, Lit external', 'ratio (same run)'],
         ],
         error,
@@ -141,7 +155,9 @@ export async function runSize(): Promise<SizeResult> {
 function shippedStandalone(): { file: string; gzip: number } | undefined {
   const dir = join(repoDir, 'packages', 'element', 'dist', 'standalone');
   if (!existsSync(dir)) return undefined;
-  const scripts = readdirSync(dir).filter((name) => name.endsWith('.js')).sort((a, b) => Number(b.includes('.min.')) - Number(a.includes('.min.')));
+  const scripts = readdirSync(dir)
+    .filter((name) => name.endsWith('.js'))
+    .sort((a, b) => Number(b.includes('.min.')) - Number(a.includes('.min.')));
   const file = scripts[0];
   if (!file) return undefined;
   return { file: `standalone/${file}`, gzip: gzipSync(readFileSync(join(dir, file)), { level: 9 }).length };

@@ -73,16 +73,21 @@ export async function runThroughput(quick: boolean): Promise<Row[]> {
       results.bff.push(await load(bff, tokenUrl(bff.url), headers, amount));
     }
     const upstreamAfter = await emulator.stats();
-    const upstreamCalls = (['getOrCreate', 'update', 'rotate'] as const).reduce(
-      (sum, op) => sum + upstreamAfter.requests[op] - upstreamBefore.requests[op],
-      0,
-    );
+    const upstreamCalls = (['getOrCreate', 'update', 'rotate'] as const).reduce((sum, op) => sum + upstreamAfter.requests[op] - upstreamBefore.requests[op], 0);
 
     const med = (side: Measured[], pick: (m: Measured) => number) => median(side.map(pick));
     const cpuRatio = ratio(med(results.bare, perRequestUs), med(results.bff, perRequestUs));
-    const rpsRatio = ratio(med(results.bff, (m) => m.requestsPerSecond), med(results.bare, (m) => m.requestsPerSecond));
+    const rpsRatio = ratio(
+      med(results.bff, (m) => m.requestsPerSecond),
+      med(results.bare, (m) => m.requestsPerSecond),
+    );
     const setup = `${CONNECTIONS} conn, ${rounds}×${countValue(amount)} requests, ${pinned ? `servers on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU} (taskset)` : 'not pinned (no taskset)'}`;
-    const share = (side: Measured[]) => `server CPU ${formatSpread(side.map((m) => serverShare(m) * 100), (v) => v.toFixed(0), '%')}`;
+    const share = (side: Measured[]) =>
+      `server CPU ${formatSpread(
+        side.map((m) => serverShare(m) * 100),
+        (v) => v.toFixed(0),
+        '%',
+      )}`;
     const generator = `load generator CPU ${med([...results.bare, ...results.bff], (m) => (m.generatorCpuSeconds / m.seconds) * 100).toFixed(0)}%`;
     return [
       {
@@ -99,8 +104,16 @@ export async function runThroughput(quick: boolean): Promise<Row[]> {
         id: METRICS[1][0],
         metric: `${METRICS[1][1]} (same rounds; ${generator})`,
         kind: SAME_RUN,
-        ours: `${formatSpread(results.bff.map((m) => m.requestsPerSecond), countValue, 'req/s')}, ${share(results.bff)}`,
-        baseline: `bare Hono ${formatSpread(results.bare.map((m) => m.requestsPerSecond), countValue, 'req/s')}, ${share(results.bare)}`,
+        ours: `${formatSpread(
+          results.bff.map((m) => m.requestsPerSecond),
+          countValue,
+          'req/s',
+        )}, ${share(results.bff)}`,
+        baseline: `bare Hono ${formatSpread(
+          results.bare.map((m) => m.requestsPerSecond),
+          countValue,
+          'req/s',
+        )}, ${share(results.bare)}`,
         ratio: formatRatio(rpsRatio),
         target: '',
         result: 'info',
@@ -117,7 +130,11 @@ export async function runThroughput(quick: boolean): Promise<Row[]> {
 /** autocannon records whole milliseconds: a bare app answering under 1 ms has no ratio. */
 function latencyRow(results: { bare: Measured[]; bff: Measured[] }): Row {
   const p = (side: Measured[]) =>
-    `p50 ${msValue(median(side.map((m) => m.p50Ms)))} / p99 ${msValue(median(side.map((m) => m.p99Ms)))} ms (p99 ${formatSpread(side.map((m) => m.p99Ms), msValue, 'ms')})`;
+    `p50 ${msValue(median(side.map((m) => m.p50Ms)))} / p99 ${msValue(median(side.map((m) => m.p99Ms)))} ms (p99 ${formatSpread(
+      side.map((m) => m.p99Ms),
+      msValue,
+      'ms',
+    )})`;
   const bareP99 = median(results.bare.map((m) => m.p99Ms));
   return {
     id: METRICS[2][0],

@@ -77,7 +77,13 @@ export async function runUpstream(quick: boolean): Promise<Row[]> {
         ['upstream-bff-redis-1', 'upstream-bff-redis-2'].map((logName) => startBff({ upstreamUrl: emulator.url, logName, redisUrl: redis.url })),
       );
       for (const bff of bffs) stoppers.push(() => bff.stop());
-      rows.push(await measure(TWO, 'two-processes', bffs.map((bff) => tokenUrl(bff.url))));
+      rows.push(
+        await measure(
+          TWO,
+          'two-processes',
+          bffs.map((bff) => tokenUrl(bff.url)),
+        ),
+      );
     } catch (error) {
       rows.push(...unavailableRows([TWO], error));
     }

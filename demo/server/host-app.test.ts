@@ -85,7 +85,8 @@ describe('the demo host app', () => {
     const location = async (query: string) => (await app.request(`/login?customer=acme&${query}`)).headers.get('Location');
     expect(await location('protocol=explo-jwt')).toBe('/app?protocol=explo-jwt');
     expect(await location('protocol=explo')).toBe('/app?protocol=explo');
-    for (const query of ['protocol=message', 'protocol=//evil.example', 'protocol=explo-jwt%26x%3D1', `protocol=${'x'.repeat(500)}`]) expect(await location(query)).toBe('/app');
+    for (const query of ['protocol=message', 'protocol=//evil.example', 'protocol=explo-jwt%26x%3D1', `protocol=${'x'.repeat(500)}`])
+      expect(await location(query)).toBe('/app');
   });
 
   it('signs out by clearing the cookie', async () => {

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { authRoutes } from './auth-routes.js';
 import { demoApi, type DemoApiOptions } from './demo-api.js';
 import { pageRoutes } from './pages.js';
@@ -34,7 +34,7 @@ export function createHostApp(options: HostAppOptions): Hono {
   for (const { basePath, routes } of [options.embed, ...(options.embedTokens ? [options.embedTokens] : [])]) {
     app.use(`${basePath}/*`, async function learnTokens(c, next) {
       await next();
-      const customer = await customerOf(c, options.session.secret);
+      const customer = await customerOf(c as Context, options.session.secret);
       await options.ledger.observe(customer?.id, c.res);
     });
     app.route(basePath, routes);

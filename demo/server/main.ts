@@ -45,7 +45,11 @@ function readOptions(): StartDemoOptions {
 async function main(): Promise<void> {
   const options = readOptions();
   const demo = await startDemo(options).catch((error: NodeJS.ErrnoException) =>
-    fail(error.code === 'EADDRINUSE' ? `port ${options.port} (or DEMO_EMULATOR_PORT) is in use; set DEMO_PORT to another port, or 0 for a free one` : error.message),
+    fail(
+      error.code === 'EADDRINUSE'
+        ? `port ${options.port} (or DEMO_EMULATOR_PORT) is in use; set DEMO_PORT to another port, or 0 for a free one`
+        : error.message,
+    ),
   );
   console.log(`demo ready: ${demo.url}/`);
   console.log(`  the vendor (emulator) listens on ${demo.emulatorUrl}; press Ctrl-C to stop`);

@@ -72,7 +72,8 @@ app.get('/login', (req, res) =>
 );
 app.post('/login', express.urlencoded({ extended: false }), async (req, res) => {
   const user = USERS[req.body.email];
-  if (!user || user.password !== req.body.password) return res.status(401).send(page('Sign in', '<p>Wrong email or password. <a href="/login">Try again</a></p>'));
+  if (!user || user.password !== req.body.password)
+    return res.status(401).send(page('Sign in', '<p>Wrong email or password. <a href="/login">Try again</a></p>'));
   res.cookie('session', await signSession(req.body.email, user.org), { httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure });
   res.redirect(303, '/dashboard');
 });

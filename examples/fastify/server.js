@@ -73,20 +73,19 @@ fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'st
 );
 fastify.get('/', (request, reply) => reply.redirect('/dashboard'));
 fastify.get('/login', (request, reply) =>
-  reply
-    .type('text/html')
-    .send(
-      page(
-        'Sign in',
-        `<form method="post" action="/login"><label>Email <input name="email" type="email"></label>
+  reply.type('text/html').send(
+    page(
+      'Sign in',
+      `<form method="post" action="/login"><label>Email <input name="email" type="email"></label>
 <label>Password <input name="password" type="password"></label><button>Sign in</button></form>`,
-      ),
     ),
+  ),
 );
 fastify.post('/login', async (request, reply) => {
   const { email, password } = request.body ?? {};
   const user = USERS[email];
-  if (!user || user.password !== password) return reply.code(401).type('text/html').send(page('Sign in', '<p>Wrong email or password. <a href="/login">Try again</a></p>'));
+  if (!user || user.password !== password)
+    return reply.code(401).type('text/html').send(page('Sign in', '<p>Wrong email or password. <a href="/login">Try again</a></p>'));
   const secure = request.protocol === 'https' ? '; Secure' : '';
   reply.header('set-cookie', `session=${await signSession(email, user.org)}; Path=/; HttpOnly; SameSite=Lax${secure}`);
   return reply.redirect('/dashboard', 303);

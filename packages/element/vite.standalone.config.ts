@@ -51,7 +51,12 @@ export default defineConfig({
     // Terser takes seconds on a loaded machine; Rolldown's timing notice would be noise in tests.
     rolldownOptions: { output: { minify: true, comments: false }, checks: { pluginTimings: false } },
     minify: 'terser',
-    terserOptions: { module: true, ecma: 2020, compress: { passes: 3, unsafe: true, unsafe_arrows: true, pure_getters: true, keep_fargs: false }, format: { comments: false } },
+    terserOptions: {
+      module: true,
+      ecma: 2020,
+      compress: { passes: 3, unsafe: true, unsafe_arrows: true, pure_getters: true, keep_fargs: false },
+      format: { comments: false },
+    },
     lib: {
       entry: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
       formats: ['es'],

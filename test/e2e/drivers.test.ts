@@ -38,7 +38,9 @@ describe.each(engines())('the $name driver', (engine) => {
   let frameOrigin: string;
 
   beforeAll(async () => {
-    other = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'none'; script-src 'nonce-n0nce'" }).end(FRAME));
+    other = createServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'none'; script-src 'nonce-n0nce'" }).end(FRAME),
+    );
     frameOrigin = (await listen(other)).replace('127.0.0.1', 'localhost');
     top = createServer((req, res) => {
       // Any other path: 404 without a cookie (WebKit reads and sets cookies from such a page of the origin).

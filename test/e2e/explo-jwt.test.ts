@@ -85,7 +85,9 @@ describe.each(engines())('demo in $name: embed tokens (protocol="explo-jwt")', (
     // Forged: from the host page itself, and from a frame of another origin (the emulator under
     // the other loopback name, which the page may frame, but which is not the dashboard's origin).
     const dashboardOrigin = new URL(await (await acme.frame()).url()).origin;
-    const foreign = dashboardOrigin.includes('localhost') ? dashboardOrigin.replace('localhost', '127.0.0.1') : dashboardOrigin.replace('127.0.0.1', 'localhost');
+    const foreign = dashboardOrigin.includes('localhost')
+      ? dashboardOrigin.replace('localhost', '127.0.0.1')
+      : dashboardOrigin.replace('127.0.0.1', 'localhost');
     await acme.tab.evaluate((url) => {
       const frame = document.createElement('iframe');
       frame.src = url;
@@ -101,13 +103,17 @@ describe.each(engines())('demo in $name: embed tokens (protocol="explo-jwt")', (
 
     // A valid token for the other dashboard, handed to this frame by its own host page: refused.
     const other = await acme.tab.evaluate(async () => {
-      const answer = await fetch('/embed-jwt/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dashboard":"support-metrics"}' });
+      const answer = await fetch('/embed-jwt/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"dashboard":"support-metrics"}',
+      });
       return ((await answer.json()) as { token: string }).token;
     });
     await acme.tab.evaluate(
       ([jwt, origin]) => {
         const frame = document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('iframe')!;
-        frame.contentWindow!.postMessage({ event: 'updateCustomerJwt', detail: { jwt } }, origin as string);
+        frame.contentWindow!.postMessage({ event: 'updateCustomerJwt', detail: { jwt } }, origin);
       },
       [other, dashboardOrigin] as const,
     );
@@ -115,7 +121,10 @@ describe.each(engines())('demo in $name: embed tokens (protocol="explo-jwt")', (
     const frame = await acme.frame();
     expect(await frame.evaluate(() => document.getElementById('status')?.textContent)).toMatch(/does not accept/);
     // The BFF refuses a dashboard it does not embed.
-    const refused = await acme.tab.evaluate(async () => (await fetch('/embed-jwt/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dashboard":"payroll"}' })).status);
+    const refused = await acme.tab.evaluate(
+      async () =>
+        (await fetch('/embed-jwt/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dashboard":"payroll"}' })).status,
+    );
     expect(refused).toBe(403);
     await acme.tab.evaluate(() => document.querySelector('embedded-dashboard')!.setAttribute('dashboard', 'payroll'));
     await eventually('the element to show the refusal', async () => (await acme.state()) === 'error');

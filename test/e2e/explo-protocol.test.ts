@@ -50,7 +50,7 @@ describe.each(engines())('demo in $name: protocol="explo" (the vendor embed, tok
       });
       await eventually('the element to be ready again', async () => (await app.state()) === 'ready');
       await sleep(200);
-      const samples = (await app.tab.evaluate(() => window.__hostSamples ?? [])) as HostSample[];
+      const samples = await app.tab.evaluate<HostSample[]>(() => window.__hostSamples ?? []);
       expect(samples.length).toBeGreaterThan(10);
       // Every animation frame shows exactly one dashboard iframe...
       expect(samples.filter((s) => s.visible.length !== 1)).toEqual([]);
@@ -91,7 +91,9 @@ describe.each(engines())('demo in $name: protocol="explo" (the vendor embed, tok
       input.value = 'LATAM';
       input.dispatchEvent(new Event('change', { bubbles: true }));
     });
-    await eventually('dashboard-variable-change', async () => (await app.events('dashboard-variable-change')).some((e) => e.detail.name === 'region' && e.detail.value === 'LATAM'));
+    await eventually('dashboard-variable-change', async () =>
+      (await app.events('dashboard-variable-change')).some((e) => e.detail.name === 'region' && e.detail.value === 'LATAM'),
+    );
     // A forged customerJwtExpired from another origin (the host page itself) is ignored.
     const rotationsBefore = (await app.tokenRequests()).length;
     await app.tab.evaluate(() => window.postMessage({ event: 'customerJwtExpired', detail: {} }, '*'));

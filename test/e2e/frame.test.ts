@@ -37,7 +37,8 @@ describe.each(engines())('demo in $name: the dashboard frame', (engine) => {
     await waitForReady(acme);
     const dashboard = await acme.frame();
     const closed = await iframeHeight(acme.tab);
-    const detailsShown = () => dashboard.evaluate((selector) => (document.querySelector<HTMLElement>(selector)?.offsetHeight ?? 0) > 0, testId('details-panel'));
+    const detailsShown = () =>
+      dashboard.evaluate((selector) => (document.querySelector<HTMLElement>(selector)?.offsetHeight ?? 0) > 0, testId('details-panel'));
 
     await dashboard.click(testId('toggle-details'));
     await eventually('the details panel', detailsShown);

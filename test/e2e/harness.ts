@@ -22,8 +22,17 @@ import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { startDemo, type RunningDemo, type StartDemoOptions } from '../../demo/server/start-demo.js';
-import { poll, type ContextOptions, type Engine, type EngineBrowser, type EngineContext, type FrameRef, type LaunchOptions, type Tab } from '../support/browsers/index.js';
-import { PAGE_PROBE_TAG, type PageProbe, type RecordedEvent, type TokenRequest } from './page-probe.js';
+import {
+  poll,
+  type ContextOptions,
+  type Engine,
+  type EngineBrowser,
+  type EngineContext,
+  type FrameRef,
+  type LaunchOptions,
+  type Tab,
+} from '../support/browsers/index.js';
+import { PAGE_PROBE_TAG, type RecordedEvent, type TokenRequest } from './page-probe.js';
 
 export type { RecordedEvent, TokenRequest } from './page-probe.js';
 export { PIN_JITTER_COOKIE } from './page-probe.js';
@@ -124,7 +133,8 @@ export function useDemo(engine: Engine, { sharedDemo = false, launch }: { shared
       return browser;
     },
     get demo() {
-      if (!shared) throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useDemo(…, { sharedDemo: true }) starts a shared demo');
+      if (!shared)
+        throw new Error(sharedDemo ? 'the shared demo is not running: use it inside a test' : 'useDemo(…, { sharedDemo: true }) starts a shared demo');
       return shared;
     },
     async startDemo(options) {
@@ -175,7 +185,7 @@ const isDashboardUrl = (url: string) => url.includes('/iframe/');
 export async function openApp(context: EngineContext, demo: RunningDemo, customer: string, signIn = true): Promise<AppTab> {
   const tab = await context.newTab();
   await tab.goto(signIn ? `${demo.url}/login?customer=${customer}` : `${demo.url}/app`);
-  const probe = () => tab.evaluate(() => window.__probe ?? ({ events: [], tokenRequests: [], console: [] } as PageProbe));
+  const probe = () => tab.evaluate(() => window.__probe ?? { events: [], tokenRequests: [], console: [] });
   const app: AppTab = {
     tab,
     context,
@@ -229,7 +239,10 @@ export async function tokenStatuses(app: AppTab, from = 0): Promise<number[]> {
 
 /** The token of the tab's latest successful `/embed/token*` answer. */
 export async function latestToken(app: AppTab): Promise<string> {
-  return eventually('a successful token response', async () => (await app.tokenRequests()).findLast((request) => request.status === 200 && request.token)?.token);
+  return eventually(
+    'a successful token response',
+    async () => (await app.tokenRequests()).findLast((request) => request.status === 200 && request.token)?.token,
+  );
 }
 
 /** Clicks the demo's button `id` (a user's click). */
@@ -296,7 +309,7 @@ export async function watchDashboardFrame(frame: FrameRef): Promise<FrameWatch> 
 
 /** Posts a message to the host page from inside the dashboard frame, as the dashboard itself would. */
 export function postFromDashboard(frame: FrameRef, hostOrigin: string, message: unknown): Promise<void> {
-  return frame.evaluate(([origin, data]) => window.parent.postMessage(data, origin as string), [hostOrigin, message] as const);
+  return frame.evaluate(([origin, data]) => window.parent.postMessage(data, origin), [hostOrigin, message] as const);
 }
 
 /** The iframe's rendered height inside the element, in CSS px. */

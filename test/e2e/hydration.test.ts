@@ -58,16 +58,20 @@ describe.skipIf(!tool.available)('React 19: server-rendered, then hydrated in Ch
     emulator = emu;
     browser = chromium;
     client = new UserGroupClient({ baseUrl: emulator.url, apiToken: 'dev-customer-key' });
-    const bff = createBffNodeListener(createBffApp({ upstream: client, session: { secret: SECRET, cookie: 'sid' }, logger: { debug() {}, info() {}, warn() {}, error() {} } }));
+    const bff = createBffNodeListener(
+      createBffApp({ upstream: client, session: { secret: SECRET, cookie: 'sid' }, logger: { debug() {}, info() {}, warn() {}, error() {} } }),
+    );
     const props = { srcTemplate: `${emulator.url}/iframe/{dashboard}` };
     server = createServer((req, res) => {
       if (req.url?.startsWith('/embed/')) return void bff(req, res);
       if (req.url === '/client.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
       const markup = renderToString(createElement(HydrationApp, props));
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-        `<!doctype html><html><head><title>hydration</title></head><body><div id="root">${markup}</div>` +
-          `<script>window.__hydrationProps = ${JSON.stringify(props)}</script><script type="module" src="/client.js"></script></body></html>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><html><head><title>hydration</title></head><body><div id="root">${markup}</div>` +
+            `<script>window.__hydrationProps = ${JSON.stringify(props)}</script><script type="module" src="/client.js"></script></body></html>`,
+        );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -15,18 +15,21 @@ describe.each(engines())('demo in $name on a small screen', (engine) => {
   it.skipIf(!engine.available).each(widths)('at %i px wide nothing overflows sideways and sign-out stays on screen', async (width) => {
     const app = await openApp(await run.newContext({ viewport: { width, height: 844 } }), run.demo, 'acme');
     await waitForReady(app);
-    const layout = await app.tab.evaluate((ids) => {
-      const root = document.documentElement;
-      const wide = [...document.querySelectorAll('body *')]
-        .filter((e) => e.getBoundingClientRect().right > root.clientWidth + 0.5)
-        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`)
-        .slice(0, 5);
-      const box = (id: string) => {
-        const rect = document.querySelector(id)?.getBoundingClientRect();
-        return rect && { left: rect.left, right: rect.right, height: rect.height };
-      };
-      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, innerWidth, wide, signOut: box(ids[0]!), customer: box(ids[1]!) };
-    }, [testId('sign-out'), testId('customer-name')]);
+    const layout = await app.tab.evaluate(
+      (ids) => {
+        const root = document.documentElement;
+        const wide = [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > root.clientWidth + 0.5)
+          .map((e) => `${e.tagName.toLowerCase()}.${e.className}`)
+          .slice(0, 5);
+        const box = (id: string) => {
+          const rect = document.querySelector(id)?.getBoundingClientRect();
+          return rect && { left: rect.left, right: rect.right, height: rect.height };
+        };
+        return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, innerWidth, wide, signOut: box(ids[0]!), customer: box(ids[1]!) };
+      },
+      [testId('sign-out'), testId('customer-name')],
+    );
     expect(layout.innerWidth).toBe(width);
     expect(layout.wide).toEqual([]);
     expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);

@@ -38,13 +38,16 @@ describe.skipIf(!tool.available)('the standalone script alone, in Chromium', () 
     // a loopback frame in a document Playwright made up. Its sign-in page (which has no element),
     // then our markup and the script (a module script, as integrators load it).
     await tab.page.goto(`${demo.url}/`);
-    await tab.page.evaluate((html) => {
-      document.body.innerHTML = html;
-      const script = document.createElement('script');
-      script.type = 'module';
-      script.src = '/standalone/embedded-dashboard.js';
-      document.head.append(script);
-    }, plainBody(attributes(demo)));
+    await tab.page.evaluate(
+      (html) => {
+        document.body.innerHTML = html;
+        const script = document.createElement('script');
+        script.type = 'module';
+        script.src = '/standalone/embedded-dashboard.js';
+        document.head.append(script);
+      },
+      plainBody(attributes(demo)),
+    );
     await eventually('the element to be ready', async () => (await tab.state()) === 'ready');
     return tab;
   }
@@ -101,7 +104,9 @@ describe.skipIf(!tool.available)('the standalone script alone, in Chromium', () 
     await eventually('ready again', async () => (await tab.state()) === 'ready');
     expect(await focused()).toBe('div[base]');
     // Its focus ring is drawn inside the element (the host clips what is outside).
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('[part="base"]')!).outlineOffset)).toBe('-3px');
+    expect(
+      await page.evaluate(() => getComputedStyle(document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('[part="base"]')!).outlineOffset),
+    ).toBe('-3px');
     // Tab from there enters the dashboard again.
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('iframe[frame]');

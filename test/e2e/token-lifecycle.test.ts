@@ -51,35 +51,42 @@ describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
     expect(newToken).not.toBe(oldToken);
     expect(demo.emulator.resolveToken(newToken)?.providedId).toBe('acme');
     const frame = await acme.frame();
-    await eventually('Acme in the dashboard', async () => (await frame.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)) === 'Acme Corp');
+    await eventually(
+      'Acme in the dashboard',
+      async () => (await frame.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)) === 'Acme Corp',
+    );
     expect(await acme.console()).toEqual([]);
   });
 
-  it.skipIf(!engine.available)('recovers from a second expiry that comes right after a rotation', async () => {
-    // The BFF's minimum rotation interval (default 10 s) is still running when the second
-    // expiry is noticed: the element must still end up on a working token, not on the dead one.
-    const { demo, context } = await setUp();
-    const acme = await openApp(context, demo, 'acme');
-    await waitForReady(acme);
-    const loaded = await acme.dashboardDocument();
-    await expireWithButton(acme);
-    await waitForGeneration(acme, 2, NOTICE_EXPIRY_MS);
-    const second = await latestToken(acme);
+  it.skipIf(!engine.available)(
+    'recovers from a second expiry that comes right after a rotation',
+    async () => {
+      // The BFF's minimum rotation interval (default 10 s) is still running when the second
+      // expiry is noticed: the element must still end up on a working token, not on the dead one.
+      const { demo, context } = await setUp();
+      const acme = await openApp(context, demo, 'acme');
+      await waitForReady(acme);
+      const loaded = await acme.dashboardDocument();
+      await expireWithButton(acme);
+      await waitForGeneration(acme, 2, NOTICE_EXPIRY_MS);
+      const second = await latestToken(acme);
 
-    const beforeSecondExpiry = (await acme.tokenRequests()).length;
-    await expireWithButton(acme);
-    expect(demo.emulator.resolveToken(second)).toBeUndefined();
-    await waitForGeneration(acme, 3, 30_000);
-    // The BFF said "not yet" (429, Retry-After) and the element waited, then rotated: no loop.
-    const statuses = await tokenStatuses(acme, beforeSecondExpiry);
-    expect(statuses[0]).toBe(429);
-    expect(statuses.at(-1)).toBe(200);
-    expect(statuses.length).toBeLessThanOrEqual(3);
-    const third = await latestToken(acme);
-    expect(third).not.toBe(second);
-    expect(demo.emulator.resolveToken(third)?.providedId).toBe('acme');
-    expect(await acme.dashboardDocument()).toBe(loaded);
-  }, 60_000);
+      const beforeSecondExpiry = (await acme.tokenRequests()).length;
+      await expireWithButton(acme);
+      expect(demo.emulator.resolveToken(second)).toBeUndefined();
+      await waitForGeneration(acme, 3, 30_000);
+      // The BFF said "not yet" (429, Retry-After) and the element waited, then rotated: no loop.
+      const statuses = await tokenStatuses(acme, beforeSecondExpiry);
+      expect(statuses[0]).toBe(429);
+      expect(statuses.at(-1)).toBe(200);
+      expect(statuses.length).toBeLessThanOrEqual(3);
+      const third = await latestToken(acme);
+      expect(third).not.toBe(second);
+      expect(demo.emulator.resolveToken(third)?.providedId).toBe('acme');
+      expect(await acme.dashboardDocument()).toBe(loaded);
+    },
+    60_000,
+  );
 
   it.skipIf(!engine.available)('refreshes a short-lived token before it expires, without reloading the dashboard', async () => {
     const { demo, context } = await setUp({ tokenTtlSeconds: 3, refreshMarginSeconds: 1 });
@@ -97,47 +104,51 @@ describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
     expect(await acme.dashboardDocument()).toBe(loaded);
   });
 
-  it.skipIf(!engine.available)('rides out a vendor outage with bounded retries and recovers by itself', async () => {
-    const { demo, context } = await setUp();
-    // The element's jitter pinned at one half (by the page probe): each retry waits exactly half its backoff ceiling.
-    await context.setCookie(demo.url, PIN_JITTER_COOKIE, 'half');
-    const acme = await openApp(context, demo, 'acme');
-    await waitForReady(acme);
-    expect(await acme.tab.evaluate(() => Math.random())).toBe(0.5);
-    const loaded = await acme.dashboardDocument();
-    const watch = await watchDashboardFrame(await acme.frame());
+  it.skipIf(!engine.available)(
+    'rides out a vendor outage with bounded retries and recovers by itself',
+    async () => {
+      const { demo, context } = await setUp();
+      // The element's jitter pinned at one half (by the page probe): each retry waits exactly half its backoff ceiling.
+      await context.setCookie(demo.url, PIN_JITTER_COOKIE, 'half');
+      const acme = await openApp(context, demo, 'acme');
+      await waitForReady(acme);
+      expect(await acme.tab.evaluate(() => Math.random())).toBe(0.5);
+      const loaded = await acme.dashboardDocument();
+      const watch = await watchDashboardFrame(await acme.frame());
 
-    await setOutage(acme, true);
-    const beforeExpiry = (await acme.tokenRequests()).length;
-    await expireWithButton(acme);
-    await eventually('a retryable error', async () => (await acme.events('dashboard-error')).some((e) => e.detail.retryable === true), NOTICE_EXPIRY_MS);
-    expect(await acme.state()).toBe('refreshing');
+      await setOutage(acme, true);
+      const beforeExpiry = (await acme.tokenRequests()).length;
+      await expireWithButton(acme);
+      await eventually('a retryable error', async () => (await acme.events('dashboard-error')).some((e) => e.detail.retryable === true), NOTICE_EXPIRY_MS);
+      expect(await acme.state()).toBe('refreshing');
 
-    // Count the retries by their events, not in a time window: the first failure and three
-    // retries, each answered with a retryable error. Backoff shows as a floor under each wait
-    // (a timer never fires early, however slow the machine): half of 1 s, 2 s, 4 s, less 100 ms for
-    // clock granularity. A retry loop without backoff would send them back to back.
-    const RETRIES = 3;
-    const failures = async () => (await acme.events('dashboard-error')).filter((e) => e.detail.retryable === true).length;
-    await eventually('three retries, each failed', async () => (await failures()) >= RETRIES + 1, MAX_BACKOFF_WAIT_MS);
-    const requests = await acme.tokenRequests();
-    const sent = requests.slice(beforeExpiry, beforeExpiry + RETRIES + 1).map((request) => request.at);
-    const waits = sent.slice(1).map((at, i) => at - sent[i]!);
-    expect(waits).toHaveLength(RETRIES);
-    waits.forEach((wait, i) => expect(wait, `wait before retry ${i + 1}`).toBeGreaterThanOrEqual(500 * 2 ** i - 100));
-    // One request per failure: no retry the element did not report.
-    expect(requests.length - beforeExpiry).toBeLessThanOrEqual((await failures()) + 1);
-    const duringOutage = requests.length;
-    for (const status of await tokenStatuses(acme, beforeExpiry)) expect(status).toBeGreaterThanOrEqual(500);
-    expect(await acme.state()).toBe('refreshing');
+      // Count the retries by their events, not in a time window: the first failure and three
+      // retries, each answered with a retryable error. Backoff shows as a floor under each wait
+      // (a timer never fires early, however slow the machine): half of 1 s, 2 s, 4 s, less 100 ms for
+      // clock granularity. A retry loop without backoff would send them back to back.
+      const RETRIES = 3;
+      const failures = async () => (await acme.events('dashboard-error')).filter((e) => e.detail.retryable === true).length;
+      await eventually('three retries, each failed', async () => (await failures()) >= RETRIES + 1, MAX_BACKOFF_WAIT_MS);
+      const requests = await acme.tokenRequests();
+      const sent = requests.slice(beforeExpiry, beforeExpiry + RETRIES + 1).map((request) => request.at);
+      const waits = sent.slice(1).map((at, i) => at - sent[i]!);
+      expect(waits).toHaveLength(RETRIES);
+      waits.forEach((wait, i) => expect(wait, `wait before retry ${i + 1}`).toBeGreaterThanOrEqual(500 * 2 ** i - 100));
+      // One request per failure: no retry the element did not report.
+      expect(requests.length - beforeExpiry).toBeLessThanOrEqual((await failures()) + 1);
+      const duringOutage = requests.length;
+      for (const status of await tokenStatuses(acme, beforeExpiry)) expect(status).toBeGreaterThanOrEqual(500);
+      expect(await acme.state()).toBe('refreshing');
 
-    await setOutage(acme, false);
-    // Nothing pokes the element: its next scheduled retry finds the vendor back.
-    await waitForGeneration(acme, 2, MAX_BACKOFF_WAIT_MS);
-    expect((await tokenStatuses(acme, duringOutage)).at(-1)).toBe(200);
-    expect((await watch.report()).blank).toBe(0);
-    expect(await acme.dashboardDocument()).toBe(loaded);
-  }, 120_000);
+      await setOutage(acme, false);
+      // Nothing pokes the element: its next scheduled retry finds the vendor back.
+      await waitForGeneration(acme, 2, MAX_BACKOFF_WAIT_MS);
+      expect((await tokenStatuses(acme, duringOutage)).at(-1)).toBe(200);
+      expect((await watch.report()).blank).toBe(0);
+      expect(await acme.dashboardDocument()).toBe(loaded);
+    },
+    120_000,
+  );
 
   it.skipIf(!engine.available)('stops, without a retry storm, once the session is gone', async () => {
     const { demo, context } = await setUp();

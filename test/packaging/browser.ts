@@ -32,8 +32,12 @@ export async function waitForDashboardReady(page: Page, errors: string[], select
     if (!frame) throw new Error('the element has no dashboard frame');
     await frame.waitForSelector('body[data-state="ready"]', { timeout: timeoutMs, state: 'attached' });
   } catch (error) {
-    const state = await page.locator(selector).first().getAttribute('state').catch(() => null);
-    throw new Error(`${(error as Error).message}\nelement state: ${state}\npage errors:\n${errors.join('\n')}`);
+    const state = await page
+      .locator(selector)
+      .first()
+      .getAttribute('state')
+      .catch(() => null);
+    throw new Error(`${(error as Error).message}\nelement state: ${state}\npage errors:\n${errors.join('\n')}`, { cause: error });
   }
 }
 

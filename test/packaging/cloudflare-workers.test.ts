@@ -69,7 +69,12 @@ describe.skipIf(!workerd.available)('examples/cloudflare-workers, installed from
       compatibilityDate: config.compatibility_date as string,
       durableObjects: { [binding.name]: { className: binding.class_name, useSQLite: true } },
       // The example's variables, with the emulator as the vendor; the secrets `wrangler secret put` would hold.
-      bindings: { ...(config.vars as Record<string, string>), EMBED_UPSTREAM_URL: emulator!.url, EMBED_API_TOKEN: 'dev-customer-key', EMBED_SESSION_SECRET: SESSION_SECRET },
+      bindings: {
+        ...(config.vars as Record<string, string>),
+        EMBED_UPSTREAM_URL: emulator!.url,
+        EMBED_API_TOKEN: 'dev-customer-key',
+        EMBED_SESSION_SECRET: SESSION_SECRET,
+      },
       cf: false,
       host: '127.0.0.1',
       port: 0,
@@ -82,7 +87,11 @@ describe.skipIf(!workerd.available)('examples/cloudflare-workers, installed from
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(SESSION_SECRET));
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: `__Host-session=${session}`, ...headers }, body: JSON.stringify(body) });
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: `__Host-session=${session}`, ...headers },
+        body: JSON.stringify(body),
+      });
 
     const first = await post('/embed/token', {});
     expect(first.status).toBe(200);

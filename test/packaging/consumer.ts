@@ -63,7 +63,11 @@ export interface RunResult {
 }
 
 /** Runs a command to completion (bounded by `timeoutMs`); never throws on a non-zero exit. */
-export function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): Promise<RunResult> {
   return new Promise((resolve) => {
     execFile(
       command,
@@ -75,7 +79,11 @@ export function run(command: string, args: string[], options: { cwd: string; env
 }
 
 /** Like {@link run}, but throws with the whole output when the command fails. */
-export async function runOk(command: string, args: string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): Promise<RunResult> {
+export async function runOk(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): Promise<RunResult> {
   const result = await run(command, args, options);
   if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.code}) in ${options.cwd}:\n${result.stdout}\n${result.stderr}`);
   return result;
@@ -156,8 +164,8 @@ export function startServer(
         resolve({ child, url: rest.trim(), output, stop });
       }
     };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
+    createInterface({ input: child.stdout }).on('line', onLine);
+    createInterface({ input: child.stderr }).on('line', onLine);
     void exited.then(() => {
       clearTimeout(timer);
       reject(new Error(`${command} ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output.join('\n')}`));

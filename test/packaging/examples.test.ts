@@ -23,7 +23,8 @@ function region(file: string, name = 'mount-bff'): string {
 }
 
 /** Every fenced code block of a Markdown file. */
-const codeBlocks = (file: string) => [...readFileSync(join(REPOSITORY_ROOT, file), 'utf8').matchAll(/```[a-z]*(?: [a-z ]+)?\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const codeBlocks = (file: string) =>
+  [...readFileSync(join(REPOSITORY_ROOT, file), 'utf8').matchAll(/```[a-z]*(?: [a-z ]+)?\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 describe('the BFF README mounting snippets', () => {
   it.each([
@@ -34,8 +35,14 @@ describe('the BFF README mounting snippets', () => {
     ['examples/cloudflare-workers/src/worker.ts', 'worker'],
   ])('are the code of %s, in packages/bff/README.md and the example README', (file, name) => {
     const code = region(file, name);
-    expect(codeBlocks('packages/bff/README.md').some((block) => block.includes(code)), 'packages/bff/README.md').toBe(true);
-    expect(codeBlocks(join(file.split('/').slice(0, 2).join('/'), 'README.md')).some((block) => block.includes(code)), 'the example README').toBe(true);
+    expect(
+      codeBlocks('packages/bff/README.md').some((block) => block.includes(code)),
+      'packages/bff/README.md',
+    ).toBe(true);
+    expect(
+      codeBlocks(join(file.split('/').slice(0, 2).join('/'), 'README.md')).some((block) => block.includes(code)),
+      'the example README',
+    ).toBe(true);
   });
 });
 
@@ -98,9 +105,11 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
         await page.waitForSelector('[data-testid="dashboard-status"]:has-text("Loaded in")', { timeout: 10_000 });
       });
       // The server's HTML already carries the element with its attributes (no JavaScript needed to start it).
-      const { page } = await signIn(base, CUSTOMERS[0]!);
+      const { page } = await signIn(base, CUSTOMERS[0]);
       const html = await (await page.context().request.get(`${base}/dashboard`)).text();
-      expect(html).toMatch(/<embedded-dashboard dashboard="sales-overview" src-template="http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}" variables="\{&quot;region&quot;:&quot;EMEA&quot;\}" label="Sales overview">/);
+      expect(html).toMatch(
+        /<embedded-dashboard dashboard="sales-overview" src-template="http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}" variables="\{&quot;region&quot;:&quot;EMEA&quot;\}" label="Sales overview">/,
+      );
       await page.context().close();
     } finally {
       await server.stop();
@@ -111,14 +120,16 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
     const { server, url: base } = await startExample(consumerDir, 'nextjs', { upstreamUrl: emulator!.url });
     try {
       // Next.js lists the routes it built for its edge sandbox (not Node) in the middleware manifest.
-      const manifest = JSON.parse(readFileSync(join(consumerDir, 'examples/nextjs/.next/server/middleware-manifest.json'), 'utf8')) as { functions: Record<string, unknown> };
+      const manifest = JSON.parse(readFileSync(join(consumerDir, 'examples/nextjs/.next/server/middleware-manifest.json'), 'utf8')) as {
+        functions: Record<string, unknown>;
+      };
       expect(Object.keys(manifest.functions)).toContain('/edge/embed/[...path]/route');
-      const { page, errors } = await signIn(base, CUSTOMERS[0]!);
+      const { page, errors } = await signIn(base, CUSTOMERS[0]);
       const edgeToken = page.waitForResponse((r) => new URL(r.url()).pathname === '/edge/embed/token');
       await page.goto(`${base}/dashboard?bff=edge`);
       expect((await edgeToken).status()).toBe(200);
       await waitForDashboardReady(page, errors);
-      expect(await dashboardGroupName(page)).toBe(CUSTOMERS[0]!.name);
+      expect(await dashboardGroupName(page)).toBe(CUSTOMERS[0].name);
       const request = page.context().request;
       const post = (path: string, data: unknown, headers: Record<string, string> = {}) =>
         request.post(`${base}${path}`, { data, headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', ...headers } });

@@ -18,7 +18,13 @@ const bin = (name: string) => join(consumerDir, 'node_modules/.bin', name);
 
 /** Per page: the elements on it, the text its event binding writes, and how `variables` arrives. */
 const PAGES = [
-  { framework: 'react', elements: [{ selector: '#bare', status: '#bare-status', variables: 'object' }, { selector: '#component', status: '#component-status', variables: 'string' }] },
+  {
+    framework: 'react',
+    elements: [
+      { selector: '#bare', status: '#bare-status', variables: 'object' },
+      { selector: '#component', status: '#component-status', variables: 'string' },
+    ],
+  },
   { framework: 'vue', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
   { framework: 'svelte', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
   { framework: 'angular', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
@@ -35,7 +41,10 @@ describe('the element README framework snippets', () => {
     const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/element/README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Vue 3, Svelte 5, Angular'), readme.indexOf('## Attributes and properties'));
     const blocks = [...section.matchAll(/```(\w+)(?: [a-z ]+)?\n([\s\S]*?)```/g)].map((m) => m[2]!.trim());
-    expect(blocks.some((block) => block.split('\n').every((line) => fixture(file).includes(line.trim()))), file).toBe(true);
+    expect(
+      blocks.some((block) => block.split('\n').every((line) => fixture(file).includes(line.trim()))),
+      file,
+    ).toBe(true);
   });
 });
 
@@ -79,10 +88,11 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
       // The dashboard itself got them (the emulator shows the variables it was sent).
       const frame = await (await page.$(`${selector} iframe`))!.contentFrame();
       await frame!.waitForFunction(
-        () => ['region=EU', 'seats=3', 'beta=true'].every((pair) => {
-          const [name, value] = pair.split('=');
-          return document.querySelector<HTMLInputElement>(`[data-testid="variable-input"][name="${name}"]`)?.value === value;
-        }),
+        () =>
+          ['region=EU', 'seats=3', 'beta=true'].every((pair) => {
+            const [name, value] = pair.split('=');
+            return document.querySelector<HTMLInputElement>(`[data-testid="variable-input"][name="${name}"]`)?.value === value;
+          }),
         undefined,
         { timeout: 20_000 },
       );
@@ -94,13 +104,19 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
   it("Angular's strict templates type $event from the element's event map: a handler for the wrong event fails ngc", async () => {
     const source = await readFile(join(app, 'angular/main.ts'), 'utf8');
     const wrong = source
-      .replace("import type { DashboardLoadEvent } from '@embedded-dashboard/element';", "import type { DashboardErrorEvent } from '@embedded-dashboard/element';")
+      .replace(
+        "import type { DashboardLoadEvent } from '@embedded-dashboard/element';",
+        "import type { DashboardErrorEvent } from '@embedded-dashboard/element';",
+      )
       .replace('onLoad(event: DashboardLoadEvent): void {', 'onLoad(event: DashboardErrorEvent): void {')
       .replace('event.detail.dashboardId', 'event.detail.code');
     expect(wrong).toContain('DashboardErrorEvent): void');
     await writeFile(join(app, 'angular/wrong.ts'), wrong);
     const config = JSON.parse(await readFile(join(app, 'tsconfig.angular.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string } };
-    await writeFile(join(app, 'tsconfig.angular-wrong.json'), JSON.stringify({ ...config, files: ['angular/wrong.ts'], compilerOptions: { ...config.compilerOptions, outDir: 'angular-wrong' } }));
+    await writeFile(
+      join(app, 'tsconfig.angular-wrong.json'),
+      JSON.stringify({ ...config, files: ['angular/wrong.ts'], compilerOptions: { ...config.compilerOptions, outDir: 'angular-wrong' } }),
+    );
     const result = await run(bin('ngc'), ['-p', 'tsconfig.angular-wrong.json'], { cwd: app });
     expect(result.code).not.toBe(0);
     expect(`${result.stdout}${result.stderr}`).toMatch(/DashboardLoadEvent[\s\S]*DashboardErrorEvent|DashboardErrorEvent[\s\S]*DashboardLoadEvent/);

@@ -189,7 +189,10 @@ describe('the README library code, run in the consumer', () => {
       '@embedded-dashboard/react': ['EmbeddedDashboard'],
     };
     const script = Object.entries(imports)
-      .map(([specifier, names], i) => `import * as m${i} from '${specifier}';\nfor (const n of ${JSON.stringify(names)}) if (!(n in m${i})) throw new Error('${specifier} lacks ' + n);`)
+      .map(
+        ([specifier, names], i) =>
+          `import * as m${i} from '${specifier}';\nfor (const n of ${JSON.stringify(names)}) if (!(n in m${i})) throw new Error('${specifier} lacks ' + n);`,
+      )
       .join('\n');
     const { stdout, stderr } = await runOk(process.execPath, ['--input-type=module', '-e', `${script}\nconsole.log('ok');`], { cwd: consumerDir });
     expect(stderr).toBe('');
@@ -358,7 +361,9 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
     const pageUrl = `http://127.0.0.1:${(pages!.address() as AddressInfo).port}/`;
     const context = await browser.newContext();
     // Cookies are not port-scoped: the session set for 127.0.0.1 also goes to the BFF's port.
-    await context.addCookies([{ name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl }]);
+    await context.addCookies([
+      { name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl },
+    ]);
     const page = await context.newPage();
     const errors = collectPageErrors(page);
     await page.goto(pageUrl);

@@ -70,7 +70,11 @@ describe.skipIf(!redisTool.available)('the Lambda handler, installed from the pa
         EMBED_LOG_LEVEL: 'warn',
       },
     });
-    const [first, rotated, anonymous] = JSON.parse(stdout.trim().split('\n').at(-1)!) as { statusCode: number; body: string; headers: Record<string, string> }[];
+    const [first, rotated, anonymous] = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      statusCode: number;
+      body: string;
+      headers: Record<string, string>;
+    }[];
     expect(first!.statusCode).toBe(200);
     expect(first!.headers['cache-control']).toBe('no-store');
     const token = (JSON.parse(first!.body) as { token: string }).token;

@@ -63,7 +63,12 @@ export async function startFleet(redisBinary: string, options: FleetOptions = {}
 }
 
 /** A fleet on a running Redis deployment: `redisEnv` says how the BFFs reach it, `disposeRedis` ends it. */
-export async function startFleetOn<R>(redis: R, redisEnv: Record<string, string>, disposeRedis: () => Promise<void>, options: FleetOptions = {}): Promise<Fleet<R>> {
+export async function startFleetOn<R>(
+  redis: R,
+  redisEnv: Record<string, string>,
+  disposeRedis: () => Promise<void>,
+  options: FleetOptions = {},
+): Promise<Fleet<R>> {
   const started: RunningProcess[] = [];
   const stop = async () => {
     await Promise.all(started.map((p) => p.stop()));

@@ -27,8 +27,8 @@ function provision(fleet: Fleet, args: string[], stdin?: string): Promise<{ code
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, out, err }));
     child.stdin.end(stdin ?? '');
@@ -51,7 +51,14 @@ describe.skipIf(!tool.available)('embedded-dashboard-bff provision', { timeout: 
   it('creates every good line, reports every bad one by line number, exits 1, and warms the store so first visits call no vendor', async () => {
     const file = join(dir, 'groups.jsonl');
     const good = Array.from({ length: 12 }, (_, i) => `prov-${i}`);
-    const lines = [...good.slice(0, 6).map(line), '{"user_group_id":"x"}', 'not json', '', ...good.slice(6).map(line), '{"user_group_id":"y","name":"Y","properties":{},"extra":1}'];
+    const lines = [
+      ...good.slice(0, 6).map(line),
+      '{"user_group_id":"x"}',
+      'not json',
+      '',
+      ...good.slice(6).map(line),
+      '{"user_group_id":"y","name":"Y","properties":{},"extra":1}',
+    ];
     writeFileSync(file, `${lines.join('\n')}\n`);
 
     const dry = await provision(fleet, [file, '--dry-run']);

@@ -38,7 +38,10 @@ async function burst(fleet: Fleet<RedisCluster>, prefix: string): Promise<Map<st
 async function expectOwnTokenEach(fleet: Fleet<RedisCluster>, answers: Map<string, TokenAnswer[]>) {
   const tokens = new Set<string>();
   for (const [org, list] of answers) {
-    expect(list.map((a) => a.status), org).toEqual(Array(REQUESTS_PER_GROUP).fill(200));
+    expect(
+      list.map((a) => a.status),
+      org,
+    ).toEqual(Array(REQUESTS_PER_GROUP).fill(200));
     expect(new Set(list.map((a) => a.token)).size, `${org} got different tokens`).toBe(1);
     tokens.add(list[0]!.token!);
   }
@@ -62,7 +65,9 @@ async function expectOneCallPerCustomer(fleet: Fleet<RedisCluster>, calls: numbe
     expect(calls).toBe(GROUPS);
     return;
   }
-  console.log(`scale-out-cluster: ${calls} get-or-create for ${GROUPS} new customers; ${lost} of 2 processes found the store lost and granted locks of their own`);
+  console.log(
+    `scale-out-cluster: ${calls} get-or-create for ${GROUPS} new customers; ${lost} of 2 processes found the store lost and granted locks of their own`,
+  );
   expect(calls).toBeLessThanOrEqual(GROUPS * fleet.bffs.length);
 }
 
@@ -75,7 +80,12 @@ describe.skipIf(!server.available || !cli.available)('two BFF processes sharing 
 
   beforeAll(async () => {
     const cluster = await startRedisCluster(server.path, cli.path);
-    fleet = await startFleetOn(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: cluster.nodes.slice(1).join(',') }, () => cluster.dispose(), { bffEnv: { EMBED_METRICS_PORT: '0' } });
+    fleet = await startFleetOn(
+      cluster,
+      { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: cluster.nodes.slice(1).join(',') },
+      () => cluster.dispose(),
+      { bffEnv: { EMBED_METRICS_PORT: '0' } },
+    );
     await waitUntilReady(fleet);
   }, 90_000);
   afterAll(async () => {

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { redisServerTool } from '../support/tools.js';
-import { emulatorStats, groupNameOf, groupPropertiesOf, readiness, requestRotation, requestToken, sessionFor, sessionWith, startFleet, type Fleet, type TokenAnswer } from './fleet.js';
+import {
+  emulatorStats,
+  groupNameOf,
+  groupPropertiesOf,
+  readiness,
+  requestRotation,
+  requestToken,
+  sessionFor,
+  sessionWith,
+  startFleet,
+  type Fleet,
+  type TokenAnswer,
+} from './fleet.js';
 
 const tool = redisServerTool();
 
@@ -25,7 +37,10 @@ async function burst(fleet: Fleet, prefix: string): Promise<Map<string, TokenAns
 const expectOneTokenPerGroup = (answers: Map<string, TokenAnswer[]>) => {
   const tokens = new Set<string>();
   for (const [org, list] of answers) {
-    expect(list.map((a) => a.status), org).toEqual(Array(REQUESTS_PER_GROUP).fill(200));
+    expect(
+      list.map((a) => a.status),
+      org,
+    ).toEqual(Array(REQUESTS_PER_GROUP).fill(200));
     const distinct = new Set(list.map((a) => a.token));
     expect(distinct.size, `${org} got different tokens`).toBe(1);
     tokens.add(list[0]!.token!);
@@ -141,11 +156,14 @@ describe.skipIf(!tool.available)('two BFF processes sharing one Redis', { timeou
     // writes the outage's entries back (where Redis holds none) without holding up the request.
     const session = await sessionFor('outage-org');
     const before = await emulatorStats(fleet.emulator);
-    await vi.waitFor(async () => {
-      const answers = await Promise.all(fleet.bffs.map((bff) => requestToken(bff, session)));
-      expect(answers.map((a) => a.status)).toEqual([200, 200]);
-      expect(new Set(answers.map((a) => a.token)).size).toBe(1);
-    }, { timeout: 10_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        const answers = await Promise.all(fleet.bffs.map((bff) => requestToken(bff, session)));
+        expect(answers.map((a) => a.status)).toEqual([200, 200]);
+        expect(new Set(answers.map((a) => a.token)).size).toBe(1);
+      },
+      { timeout: 10_000, interval: 200 },
+    );
     const after = await emulatorStats(fleet.emulator);
     expect(after.getOrCreate - before.getOrCreate).toBe(0);
     expect(after.update - before.update).toBe(0);

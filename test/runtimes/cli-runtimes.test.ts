@@ -5,13 +5,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { Redis } from 'ioredis';
-import {
-  BFF_LISTENING_PREFIX,
-  EMULATOR_ADMIN_ROUTES,
-  EMULATOR_LISTENING_PREFIX,
-  type EmulatorStats,
-  type FaultSettings,
-} from '@embedded-dashboard/protocol';
+import { BFF_LISTENING_PREFIX, EMULATOR_ADMIN_ROUTES, EMULATOR_LISTENING_PREFIX, type EmulatorStats, type FaultSettings } from '@embedded-dashboard/protocol';
 import { startNodeProcess, type RunningProcess } from '../support/processes.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { redisServerTool } from '../support/tools.js';
@@ -193,23 +187,29 @@ describe.each(runtimes())('the CLIs under $name', (runtime) => {
     expect((await fetch(`${bff.url}/readyz`)).status).toBe(200);
   });
 
-  it.skipIf(!runtime.available)('bff: refuses a foreign origin (403), a body that is not JSON (415) or too large (413), and a missing or forged session (401)', async () => {
-    const session = await hs256(customer(`refusals-${runtime.name}`));
-    const foreign = await post(bff.url, '/embed/token', { session, headers: { origin: 'https://evil.example' } });
-    expect(foreign.status).toBe(403);
-    expect(foreign.json()).toMatchObject({ error: { code: 'forbidden', retryable: false } });
-    expect((await post(bff.url, '/embed/token', { session, headers: { origin: APP_ORIGIN } })).status).toBe(200);
-    expect((await post(bff.url, '/embed/token', { session, headers: { 'content-type': 'text/plain' } })).status).toBe(415);
-    expect((await post(bff.url, '/embed/token/rotate', { session, body: JSON.stringify({ token: 'x'.repeat(10_000) }) })).status).toBe(413);
-    const missing = await post(bff.url, '/embed/token');
-    expect(missing.status).toBe(401);
-    expect(missing.json()).toMatchObject({ error: { code: 'unauthenticated' } });
-    const forged = await post(bff.url, '/embed/token', { session: await hs256(customer('acme'), 'another-secret-of-at-least-32-bytes-0000') });
-    expect(forged.status).toBe(401);
-  });
+  it.skipIf(!runtime.available)(
+    'bff: refuses a foreign origin (403), a body that is not JSON (415) or too large (413), and a missing or forged session (401)',
+    async () => {
+      const session = await hs256(customer(`refusals-${runtime.name}`));
+      const foreign = await post(bff.url, '/embed/token', { session, headers: { origin: 'https://evil.example' } });
+      expect(foreign.status).toBe(403);
+      expect(foreign.json()).toMatchObject({ error: { code: 'forbidden', retryable: false } });
+      expect((await post(bff.url, '/embed/token', { session, headers: { origin: APP_ORIGIN } })).status).toBe(200);
+      expect((await post(bff.url, '/embed/token', { session, headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+      expect((await post(bff.url, '/embed/token/rotate', { session, body: JSON.stringify({ token: 'x'.repeat(10_000) }) })).status).toBe(413);
+      const missing = await post(bff.url, '/embed/token');
+      expect(missing.status).toBe(401);
+      expect(missing.json()).toMatchObject({ error: { code: 'unauthenticated' } });
+      const forged = await post(bff.url, '/embed/token', { session: await hs256(customer('acme'), 'another-secret-of-at-least-32-bytes-0000') });
+      expect(forged.status).toBe(401);
+    },
+  );
 
   it.skipIf(!runtime.available)('bff: serves Prometheus metrics on their own listener only', async () => {
-    const line = await eventually(() => bff.output.find((l) => l.includes('"metrics listening"')), (l) => l !== undefined);
+    const line = await eventually(
+      () => bff.output.find((l) => l.includes('"metrics listening"')),
+      (l) => l !== undefined,
+    );
     expect(line).toBeDefined();
     const metricsUrl = (JSON.parse(line!) as { url: string }).url;
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -251,7 +251,11 @@ describe.each(runtimes())('the CLIs under $name', (runtime) => {
         expect((await fetch(`${shared.url}/readyz`)).status).toBe(503);
         // Back, empty: the BFF reconnects by itself and is ready again.
         await redis.start();
-        const ready = await eventually(() => fetch(`${shared.url}/readyz`).then((r) => r.status), (status) => status === 200, 15_000);
+        const ready = await eventually(
+          () => fetch(`${shared.url}/readyz`).then((r) => r.status),
+          (status) => status === 200,
+          15_000,
+        );
         expect(ready).toBe(200);
         expect((await post(shared.url, '/embed/token', { session })).status).toBe(200);
         expect(shared.output.join('\n')).not.toContain(API_KEY);
@@ -269,7 +273,10 @@ describe.each(runtimes())('the CLIs under $name', (runtime) => {
     try {
       const slow = post(bff.url, '/embed/token', { session: await hs256(customer(`slow-${runtime.name}`)) });
       // SIGTERM only once the slow request is inside the BFF, waiting on the vendor.
-      const stats = await eventually(() => emulatorStats(emulator), (s) => s.requests.getOrCreate > before.requests.getOrCreate);
+      const stats = await eventually(
+        () => emulatorStats(emulator),
+        (s) => s.requests.getOrCreate > before.requests.getOrCreate,
+      );
       expect(stats.requests.getOrCreate).toBe(before.requests.getOrCreate + 1);
       const exited = bff.stop(15_000);
       expect((await slow).status).toBe(200);

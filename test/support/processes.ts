@@ -56,8 +56,8 @@ export function startNodeProcess(script: string, args: string[], options: StartO
         resolve({ child, url: line.slice(at + options.readyPrefix.length).trim(), output, stop });
       }
     };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
+    createInterface({ input: child.stdout }).on('line', onLine);
+    createInterface({ input: child.stderr }).on('line', onLine);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited with ${code} before it was ready:\n${output.join('\n')}`));

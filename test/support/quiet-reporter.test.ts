@@ -6,7 +6,10 @@ const log = (content: string, type: 'stdout' | 'stderr' = 'stderr'): UserConsole
 function run(logs: UserConsoleLog[], reason: 'passed' | 'failed' | 'interrupted' = 'passed') {
   const written: string[] = [];
   let failed = false;
-  const reporter = new QuietReporter((text) => written.push(text), () => (failed = true));
+  const reporter = new QuietReporter(
+    (text) => written.push(text),
+    () => (failed = true),
+  );
   for (const entry of logs) reporter.onUserConsoleLog(entry);
   reporter.onTestRunEnd([], [], reason);
   return { failed, written: written.join('') };

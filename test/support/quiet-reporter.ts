@@ -44,9 +44,7 @@ export default class QuietReporter implements Reporter {
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
     if (reason !== 'passed' || this.noise.length === 0) return;
-    const shown = this.noise
-      .slice(0, MAX_SHOWN)
-      .map((log) => `  - ${log.content.trim().split('\n')[0]!.slice(0, 300)}\n    in ${this.where(log)}`);
+    const shown = this.noise.slice(0, MAX_SHOWN).map((log) => `  - ${log.content.trim().split('\n')[0]!.slice(0, 300)}\n    in ${this.where(log)}`);
     const more = this.noise.length > MAX_SHOWN ? `\n  … and ${this.noise.length - MAX_SHOWN} more` : '';
     this.write(
       `\nquiet-reporter: the tests passed but wrote ${this.noise.length} unexpected message(s) to stderr.\n` +

@@ -155,13 +155,30 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
         serverBinary,
         port,
         [
-          '--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1',
-          '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000',
+          '--port',
+          String(port),
+          '--cluster-port',
+          String(busPort),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-node-timeout',
+          '1000',
           // A restarted master rejoins as its promoted replica's replica, and a replica may be promoted whatever its lag.
-          '--cluster-replica-validity-factor', '0',
+          '--cluster-replica-validity-factor',
+          '0',
           // Redis 7 waits 5 s before a replica's first sync (to batch replicas): a test's replicas would start empty.
-          '--repl-diskless-sync-delay', '0',
-          '--save', '', '--appendonly', 'no', '--dir', dir,
+          '--repl-diskless-sync-delay',
+          '0',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
         ],
         cliBinary,
       );
@@ -172,7 +189,13 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
     await run(cliBinary, ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 });
     const live = async (): Promise<number> => {
       for (const node of nodes) {
-        if (await cli(node.port, 'ping').then((out) => out.trim() === 'PONG', () => false)) return node.port;
+        if (
+          await cli(node.port, 'ping').then(
+            (out) => out.trim() === 'PONG',
+            () => false,
+          )
+        )
+          return node.port;
       }
       throw new Error('no node of the test cluster answers');
     };
@@ -181,7 +204,12 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const states = await Promise.all(
-          nodes.map((node) => cli(node.port, 'cluster', 'info').then((out) => out.includes('cluster_state:ok'), () => undefined)),
+          nodes.map((node) =>
+            cli(node.port, 'cluster', 'info').then(
+              (out) => out.includes('cluster_state:ok'),
+              () => undefined,
+            ),
+          ),
         );
         const running = new Set(nodes.filter((_, i) => states[i] !== undefined).map((node) => node.port));
         // Every slot served by a master that is really running (a killed one is still listed until its replica takes over).
@@ -236,16 +264,31 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
         // One key per MIGRATE: a slot's keys move one by one, so clients meet ASK redirections meanwhile.
         await run(
           cliBinary,
-          ['--cluster', 'reshard', `127.0.0.1:${toPort}`, '--cluster-from', from, '--cluster-to', to, '--cluster-slots', String(slots), '--cluster-yes', '--cluster-pipeline', '1'],
+          [
+            '--cluster',
+            'reshard',
+            `127.0.0.1:${toPort}`,
+            '--cluster-from',
+            from,
+            '--cluster-to',
+            to,
+            '--cluster-slots',
+            String(slots),
+            '--cluster-yes',
+            '--cluster-pipeline',
+            '1',
+          ],
           { timeout: 60_000 },
         );
         await settled();
       },
       async rebalance() {
         await settled();
-        await run(cliBinary, ['--cluster', 'rebalance', `127.0.0.1:${await live()}`, '--cluster-pipeline', '1'], { timeout: 60_000 }).catch((error: { stdout?: string }) => {
-          throw new Error(`redis-cli --cluster rebalance failed: ${error.stdout?.slice(-2000) ?? String(error)}`);
-        });
+        await run(cliBinary, ['--cluster', 'rebalance', `127.0.0.1:${await live()}`, '--cluster-pipeline', '1'], { timeout: 60_000 }).catch(
+          (error: { stdout?: string }) => {
+            throw new Error(`redis-cli --cluster rebalance failed: ${error.stdout?.slice(-2000) ?? String(error)}`);
+          },
+        );
         await settled();
       },
       async migrateSlotOf(key, toPort, pauseMs) {
@@ -324,7 +367,20 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
   };
   const masterName = 'embed-master';
   try {
-    const dataArgs = (port: number) => ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0', '--dir', dir];
+    const dataArgs = (port: number) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--repl-diskless-sync-delay',
+      '0',
+      '--dir',
+      dir,
+    ];
     const masterPort = await freePort();
     const master = serverProcess(serverBinary, masterPort, dataArgs(masterPort), cliBinary);
     processes.push(master);
@@ -378,7 +434,9 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
       for (const address of sentinels) {
         const sentinelPort = address.split(':')[1]!;
         try {
-          const named = (await run(cliBinary, ['-p', sentinelPort, 'sentinel', 'get-master-addr-by-name', masterName], { timeout: 5_000 })).stdout.trim().split('\n');
+          const named = (await run(cliBinary, ['-p', sentinelPort, 'sentinel', 'get-master-addr-by-name', masterName], { timeout: 5_000 })).stdout
+            .trim()
+            .split('\n');
           const flags = (await run(cliBinary, ['-p', sentinelPort, 'sentinel', 'master', masterName], { timeout: 5_000 })).stdout;
           if (Number(named[1]) !== port || flags.includes('failover_in_progress')) return false;
         } catch {

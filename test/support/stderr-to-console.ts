@@ -21,6 +21,6 @@ if (!stderr[ROUTED]) {
     }
     rest.find((arg): arg is () => void => typeof arg === 'function')?.();
     return true;
-  } as typeof stderr.write;
+  };
   stderr[ROUTED] = true;
 }

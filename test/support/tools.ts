@@ -56,8 +56,7 @@ export const chromiumTool = (): Tool =>
   findTool('chromium', [process.env.CHROMIUM_PATH ?? '', '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean));
 
 /** Debian's Firefox ESR (or `FIREFOX_PATH`), driven over WebDriver BiDi. */
-export const firefoxTool = (): Tool =>
-  findTool('firefox-esr', [process.env.FIREFOX_PATH ?? '', '/usr/bin/firefox-esr', '/usr/bin/firefox'].filter(Boolean));
+export const firefoxTool = (): Tool => findTool('firefox-esr', [process.env.FIREFOX_PATH ?? '', '/usr/bin/firefox-esr', '/usr/bin/firefox'].filter(Boolean));
 
 /** What the WebKit tests need: Debian's WebKitWebDriver, the MiniBrowser it drives, and Xvfb for its window. */
 export interface WebKitTools extends Tool {
@@ -69,7 +68,14 @@ export interface WebKitTools extends Tool {
 export function webkitTools(): WebKitTools {
   const driver = findTool('WebKitWebDriver', [process.env.WEBKIT_WEBDRIVER_PATH ?? '', '/usr/bin/WebKitWebDriver'].filter(Boolean));
   const minibrowser = driver.available
-    ? findTool('MiniBrowser', [process.env.MINIBROWSER_PATH ?? '', '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser'].filter(Boolean))
+    ? findTool(
+        'MiniBrowser',
+        [
+          process.env.MINIBROWSER_PATH ?? '',
+          '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+          '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+        ].filter(Boolean),
+      )
     : driver;
   const xvfb = minibrowser.available ? findTool('Xvfb', ['/usr/bin/Xvfb']) : minibrowser;
   return { name: 'webkit', path: driver.path, available: xvfb.available, minibrowser: minibrowser.path, xvfb: xvfb.path };
@@ -119,7 +125,10 @@ export const workerdTool = (): Tool => {
   } catch {
     // not installed: reported below
   }
-  return findTool('workerd', [path].filter(Boolean), 'npm install: miniflare and wrangler are devDependencies', (binary) =>
-    spawnSync(binary, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0,
+  return findTool(
+    'workerd',
+    [path].filter(Boolean),
+    'npm install: miniflare and wrangler are devDependencies',
+    (binary) => spawnSync(binary, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0,
   );
 };

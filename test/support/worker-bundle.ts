@@ -10,7 +10,9 @@ const noNodeBuiltins: Plugin = {
   name: 'no-node-builtins',
   setup(build) {
     build.onResolve({ filter: /.*/ }, ({ path, importer }) =>
-      NODE_BUILTINS.has(path) || path.startsWith('node:') ? { errors: [{ text: `Node built-in "${path}" imported by ${importer}: nothing on a Worker's request path may need Node` }] } : undefined,
+      NODE_BUILTINS.has(path) || path.startsWith('node:')
+        ? { errors: [{ text: `Node built-in "${path}" imported by ${importer}: nothing on a Worker's request path may need Node` }] }
+        : undefined,
     );
   },
 };

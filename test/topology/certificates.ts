@@ -25,14 +25,51 @@ export async function makeCertificates(dir: string, hosts: readonly string[], na
   const path = (file: string) => join(dir, file);
   const openssl = (...args: string[]) => runOk('openssl', args, { cwd: dir, timeoutMs: 30_000 });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', `/CN=${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  await openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   await openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${hosts[0]}`);
   writeFileSync(
     path('server.ext'),
-    ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`, ''].join('\n'),
+    [
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature',
+      'extendedKeyUsage=serverAuth',
+      `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`,
+      '',
+    ].join('\n'),
   );
-  await openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  );
   const ca = readFileSync(path('ca.pem'), 'utf8');
   writeFileSync(path('chain.pem'), readFileSync(path('server.pem'), 'utf8') + ca);
   return { caPath: path('ca.pem'), serverPath: path('server.pem'), chainPath: path('chain.pem'), keyPath: path('server.key'), hosts };

@@ -125,61 +125,89 @@ describeTopology(topology, 'a cross-site BFF at https://embed.test for a page at
   const errors = (tab: { evaluate<R>(fn: () => R): Promise<Awaited<R>> }) =>
     tab.evaluate(() => (window as unknown as { __errors: Array<{ code: string; message: string }> }).__errors);
 
-  it.skipIf(!engine.available)("a cookie session: kept from the BFF as a third-party cookie, and the element's error says so and what works instead", async () => {
-    await startBff({ EMBED_SESSION_COOKIE: 'session' });
-    const context = sharedContext();
-    // The BFF's site's own session cookie, as its login would set it: sent to it from any site, were third-party cookies let through.
-    await context.setCookie(BFF, 'session', jwt, { secure: true, httpOnly: true, sameSite: 'None' });
-    expect((await context.cookies(BFF)).find((c) => c.name === 'session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'None' });
-    const tab = await context.newTab();
-    await tab.goto(`${APP}/cookie`);
-    await eventually('the unauthenticated state', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'unauthenticated'));
-    const [error] = await errors(tab);
-    expect(error!.code).toBe('unauthenticated');
-    expect(error!.message).toBe(
-      'no session cookie "session" from another origin (third-party cookies blocked, or no with-credentials): use a bearer session, see "Cross-site BFF" in the @embedded-dashboard/bff README',
-    );
-  });
+  it.skipIf(!engine.available)(
+    "a cookie session: kept from the BFF as a third-party cookie, and the element's error says so and what works instead",
+    async () => {
+      await startBff({ EMBED_SESSION_COOKIE: 'session' });
+      const context = sharedContext();
+      // The BFF's site's own session cookie, as its login would set it: sent to it from any site, were third-party cookies let through.
+      await context.setCookie(BFF, 'session', jwt, { secure: true, httpOnly: true, sameSite: 'None' });
+      expect((await context.cookies(BFF)).find((c) => c.name === 'session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'None' });
+      const tab = await context.newTab();
+      await tab.goto(`${APP}/cookie`);
+      await eventually('the unauthenticated state', () =>
+        tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'unauthenticated'),
+      );
+      const [error] = await errors(tab);
+      expect(error!.code).toBe('unauthenticated');
+      expect(error!.message).toBe(
+        'no session cookie "session" from another origin (third-party cookies blocked, or no with-credentials): use a bearer session, see "Cross-site BFF" in the @embedded-dashboard/bff README',
+      );
+    },
+  );
 
-  it.skipIf(!engine.available)('a bearer session through fetchToken (no cookies): ready, rotated when the vendor refuses the token, Retry-After readable', async () => {
-    await startBff({});
-    const tab = await sharedContext().newTab();
-    await tab.goto(`${APP}/bearer`);
-    await eventually('the element to be ready', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'ready'), 30_000);
-    // The page read the answers' bodies: CORS let it (a refused CORS answer is a network error to the page).
-    const [first] = await recordedTokenRequests(tab);
-    expect(first).toMatchObject({ url: `${BFF}/embed/token`, status: 200, token: expect.any(String) });
+  it.skipIf(!engine.available)(
+    'a bearer session through fetchToken (no cookies): ready, rotated when the vendor refuses the token, Retry-After readable',
+    async () => {
+      await startBff({});
+      const tab = await sharedContext().newTab();
+      await tab.goto(`${APP}/bearer`);
+      await eventually(
+        'the element to be ready',
+        () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'ready'),
+        30_000,
+      );
+      // The page read the answers' bodies: CORS let it (a refused CORS answer is a network error to the page).
+      const [first] = await recordedTokenRequests(tab);
+      expect(first).toMatchObject({ url: `${BFF}/embed/token`, status: 200, token: expect.any(String) });
 
-    const frame = await tab.frame((url) => url.startsWith(`${publicOrigin(HOSTS.vendor)}/iframe/`));
-    await eventually('the dashboard to show data', () => frame.evaluate(() => document.body.dataset.state === 'ready'));
-    await expireAtVendor(vendor!, first!.token!);
-    // The dashboard notices, the element rotates through fetchToken (/rotate with the held token), in the same frame.
-    await eventually('the dashboard on the new token', () => frame.evaluate(() => document.body.dataset.tokenGeneration === '2' && document.body.dataset.state === 'ready'), 15_000);
-    const rotated = (await recordedTokenRequests(tab)).at(-1)!;
-    expect(rotated).toMatchObject({ url: `${BFF}/embed/token/rotate`, status: 200, token: expect.any(String) });
-    expect(await errors(tab)).toEqual([]);
+      const frame = await tab.frame((url) => url.startsWith(`${publicOrigin(HOSTS.vendor)}/iframe/`));
+      await eventually('the dashboard to show data', () => frame.evaluate(() => document.body.dataset.state === 'ready'));
+      await expireAtVendor(vendor!, first!.token!);
+      // The dashboard notices, the element rotates through fetchToken (/rotate with the held token), in the same frame.
+      await eventually(
+        'the dashboard on the new token',
+        () => frame.evaluate(() => document.body.dataset.tokenGeneration === '2' && document.body.dataset.state === 'ready'),
+        15_000,
+      );
+      const rotated = (await recordedTokenRequests(tab)).at(-1)!;
+      expect(rotated).toMatchObject({ url: `${BFF}/embed/token/rotate`, status: 200, token: expect.any(String) });
+      expect(await errors(tab)).toEqual([]);
 
-    // Presenting the new token again inside the minimum rotation interval: 429, and the page can read how long to wait.
-    const again = await tab.evaluate(
-      async ([url, bearer, token]) => {
-        const res = await fetch(url, { method: 'POST', credentials: 'omit', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify({ token }) });
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('x-request-id') };
-      },
-      [`${BFF}/embed/token/rotate`, jwt, rotated.token!] as const,
-    );
-    expect(again).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/), requestId: expect.any(String) });
-  });
+      // Presenting the new token again inside the minimum rotation interval: 429, and the page can read how long to wait.
+      const again = await tab.evaluate(
+        async ([url, bearer, token]) => {
+          const res = await fetch(url, {
+            method: 'POST',
+            credentials: 'omit',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+            body: JSON.stringify({ token }),
+          });
+          return { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('x-request-id') };
+        },
+        [`${BFF}/embed/token/rotate`, jwt, rotated.token!] as const,
+      );
+      expect(again).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/), requestId: expect.any(String) });
+    },
+  );
 
-  it.skipIf(!engine.available)('the CLI behind the proxy, to a client without Fetch Metadata: 403 with the README pointer, served with EMBED_TRUST_PROXY=true', async () => {
-    const ask = () =>
-      httpsThroughProxy(topology, engine.lane, HOSTS.embed, '/embed/token', { method: 'POST', headers: { origin: BFF, 'content-type': 'application/json' }, body: '{}' });
-    await startBff({});
-    const refused = await ask();
-    expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body).error.message).toContain('see "Behind a proxy" in the @embedded-dashboard/bff README');
-    await bff!.stop();
-    await startBff({ EMBED_TRUST_PROXY: 'true' });
-    // Past the origin rule to the session check (no session sent): 401, not 403.
-    expect((await ask()).status).toBe(401);
-  });
+  it.skipIf(!engine.available)(
+    'the CLI behind the proxy, to a client without Fetch Metadata: 403 with the README pointer, served with EMBED_TRUST_PROXY=true',
+    async () => {
+      const ask = () =>
+        httpsThroughProxy(topology, engine.lane, HOSTS.embed, '/embed/token', {
+          method: 'POST',
+          headers: { origin: BFF, 'content-type': 'application/json' },
+          body: '{}',
+        });
+      await startBff({});
+      const refused = await ask();
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.body).error.message).toContain('see "Behind a proxy" in the @embedded-dashboard/bff README');
+      await bff!.stop();
+      await startBff({ EMBED_TRUST_PROXY: 'true' });
+      // Past the origin rule to the session check (no session sent): 401, not 403.
+      expect((await ask()).status).toBe(401);
+    },
+  );
 });

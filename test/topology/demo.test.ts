@@ -35,7 +35,12 @@ describeTopology(topology, 'the demo in $name behind nginx with TLS at https://a
 
   /** A demo of the test's own on the lane's ports (closed after the test). */
   const startLaneDemo = () =>
-    run.startDemo({ port: engine.lane.upstreams[HOSTS.app], emulatorPort: engine.lane.upstreams[HOSTS.vendor], publicUrl: APP, vendorPublicUrl: publicOrigin(HOSTS.vendor) });
+    run.startDemo({
+      port: engine.lane.upstreams[HOSTS.app],
+      emulatorPort: engine.lane.upstreams[HOSTS.vendor],
+      publicUrl: APP,
+      vendorPublicUrl: publicOrigin(HOSTS.vendor),
+    });
   const setUp = async (): Promise<{ demo: RunningDemo; context: EngineContext }> => ({ demo: await startLaneDemo(), context: context() });
 
   it.skipIf(!engine.available)(
@@ -50,7 +55,13 @@ describeTopology(topology, 'the demo in $name behind nginx with TLS at https://a
         async () => ((await tab.url()) === 'about:blank' ? 'refused: the tab stayed at about:blank' : tab.evaluate(() => document.body?.textContent ?? '')),
         (error: Error) => `refused: ${error.message}`,
       );
-      expect(shown).toMatch({ chromium: /^refused: .*ERR_CERT_AUTHORITY_INVALID/, firefox: /^refused: .*SEC_ERROR_UNKNOWN_ISSUER/, webkit: /^refused: the tab stayed at about:blank$/ }[engine.name]);
+      expect(shown).toMatch(
+        {
+          chromium: /^refused: .*ERR_CERT_AUTHORITY_INVALID/,
+          firefox: /^refused: .*SEC_ERROR_UNKNOWN_ISSUER/,
+          webkit: /^refused: the tab stayed at about:blank$/,
+        }[engine.name],
+      );
     },
   );
 
@@ -93,32 +104,40 @@ describeTopology(topology, 'the demo in $name behind nginx with TLS at https://a
     await eventually('data in the frame', () => old!.frame.evaluate(() => document.body.dataset.state === 'ready'));
     await sampleHost(app.tab);
     await expireWithButton(app);
-    const fresh = await eventually('a frame on a new token', async () => (await dashboards()).find((f) => tokenOf(f.url) !== tokenOf(old!.url)), NOTICE_EXPIRY_MS);
+    const fresh = await eventually(
+      'a frame on a new token',
+      async () => (await dashboards()).find((f) => tokenOf(f.url) !== tokenOf(old!.url)),
+      NOTICE_EXPIRY_MS,
+    );
     await eventually('the old frame to be dropped', async () => {
       const frames = await dashboards();
       return frames.length === 1 && frames[0]!.url === fresh.url;
     });
     await eventually('the element to be ready again', async () => (await app.state()) === 'ready');
     await sleep(200);
-    const samples = (await app.tab.evaluate(() => window.__hostSamples ?? [])) as HostSample[];
+    const samples = await app.tab.evaluate<HostSample[]>(() => window.__hostSamples ?? []);
     expect(samples.length).toBeGreaterThan(10);
     expect(samples.filter((s) => s.visible.length !== 1)).toEqual([]);
   });
 
-  it.skipIf(!engine.available)('rides out a vendor outage and recovers by itself', async () => {
-    const { demo, context } = await setUp();
-    const globex = await openApp(context, demo, 'globex');
-    await waitForReady(globex);
-    const loaded = await globex.dashboardDocument();
-    await setOutage(globex, true);
-    await expireWithButton(globex);
-    await eventually('a retryable error', async () => (await globex.events('dashboard-error')).some((e) => e.detail.retryable === true), NOTICE_EXPIRY_MS);
-    expect(await globex.state()).toBe('refreshing');
-    await setOutage(globex, false);
-    // The element's next scheduled retry (backoff up to 60 s) finds the vendor back.
-    await waitForGeneration(globex, 2, 70_000);
-    expect(await globex.dashboardDocument()).toBe(loaded);
-  }, 120_000);
+  it.skipIf(!engine.available)(
+    'rides out a vendor outage and recovers by itself',
+    async () => {
+      const { demo, context } = await setUp();
+      const globex = await openApp(context, demo, 'globex');
+      await waitForReady(globex);
+      const loaded = await globex.dashboardDocument();
+      await setOutage(globex, true);
+      await expireWithButton(globex);
+      await eventually('a retryable error', async () => (await globex.events('dashboard-error')).some((e) => e.detail.retryable === true), NOTICE_EXPIRY_MS);
+      expect(await globex.state()).toBe('refreshing');
+      await setOutage(globex, false);
+      // The element's next scheduled retry (backoff up to 60 s) finds the vendor back.
+      await waitForGeneration(globex, 2, 70_000);
+      expect(await globex.dashboardDocument()).toBe(loaded);
+    },
+    120_000,
+  );
 
   it.skipIf(!engine.available)('signs out: the next token request is 401 and the element stops there, without retrying', async () => {
     const { demo, context } = await setUp();
@@ -139,7 +158,11 @@ describeTopology(topology, 'the demo in $name behind nginx with TLS at https://a
   it.skipIf(!engine.available)('a client without Fetch Metadata is served only at the public origin the demo states (publicOrigin)', async () => {
     await startLaneDemo();
     const ask = (origin: string) =>
-      httpsThroughProxy(topology, engine.lane, HOSTS.app, '/embed/token', { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' });
+      httpsThroughProxy(topology, engine.lane, HOSTS.app, '/embed/token', {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: '{}',
+      });
     // Past the origin rule to the session check: no session here, so 401.
     expect((await ask(APP)).status).toBe(401);
     const refused = await ask('https://evil.test');

@@ -30,7 +30,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const openssl = opensslTool();
   if (!nginx.available || !openssl.available) {
     const none: Lane = { port: 0, upstreams: { 'app.test': 0, 'vendor.test': 0, 'embed.test': 0, 'app.example.test': 0 } };
-    project.provide('topology', { available: false, caPath: '', serverCertificatePath: '', lanes: { chromium: none, firefox: none, webkit: none }, proxyPort: 0 });
+    project.provide('topology', {
+      available: false,
+      caPath: '',
+      serverCertificatePath: '',
+      lanes: { chromium: none, firefox: none, webkit: none },
+      proxyPort: 0,
+    });
     return async () => undefined;
   }
   const dir = await mkdtemp(join(tmpdir(), 'embedded-dashboard-topology-'));
@@ -46,7 +52,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     for (const host of hosts) upstreams[host] = await reservablePort(taken);
     lanes[engine] = { port: await reservablePort(taken), upstreams };
   }
-  const listeners = ENGINES.map((engine) => ({ port: lanes[engine].port, sites: hosts.map((host) => ({ host, upstreamPort: lanes[engine].upstreams[host] })) }));
+  const listeners = ENGINES.map((engine) => ({
+    port: lanes[engine].port,
+    sites: hosts.map((host) => ({ host, upstreamPort: lanes[engine].upstreams[host] })),
+  }));
   const running = await startNginx(nginx.path, join(dir, 'nginx'), listeners, certificates, untrusted);
   const proxy = await startConnectProxy([...hosts, UNTRUSTED_HOST], lanes.webkit.port);
   project.provide('topology', { available: true, caPath: certificates.caPath, serverCertificatePath: certificates.serverPath, lanes, proxyPort: proxy.port });

@@ -58,7 +58,11 @@ describeTopology(topology, "the BFF README's Next.js handler in an app from the 
     if (!engine.available) return;
     vendor = await startVendor(consumerDir, engine.lane, [`http://127.0.0.1:${nextPort}`, publicOrigin(HOSTS.next)]);
     // The dashboards from https://vendor.test in both cases: WebKit refuses an http: frame in an https: page even from loopback (mixed content; Chromium and Firefox let loopback through).
-    next = await startExample(consumerDir, 'nextjs', { upstreamUrl: vendor.url, port: nextPort, env: { DASHBOARD_SRC_TEMPLATE: `${publicOrigin(HOSTS.vendor)}/iframe/{dashboard}` } });
+    next = await startExample(consumerDir, 'nextjs', {
+      upstreamUrl: vendor.url,
+      port: nextPort,
+      env: { DASHBOARD_SRC_TEMPLATE: `${publicOrigin(HOSTS.vendor)}/iframe/{dashboard}` },
+    });
     pages = await startPageServer(pagePort, (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(CROSS_SITE_PAGE));
   });
   afterAll(async () => {
@@ -81,7 +85,11 @@ describeTopology(topology, "the BFF README's Next.js handler in an app from the 
     expect(status, body).toBe(200);
     expect(JSON.parse(body)).toMatchObject({ token: expect.any(String), serverTime: expect.any(Number) });
     // And the element on the page got there too.
-    await eventually('the element to be ready', () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'ready'), 30_000);
+    await eventually(
+      'the element to be ready',
+      () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') === 'ready'),
+      30_000,
+    );
 
     const from = next!.server.output.length;
     const other = await context().newTab();

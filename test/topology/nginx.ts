@@ -47,7 +47,10 @@ export interface UntrustedSite {
 /** What the untrusted host answers: a browser that shows it accepted a certificate it was not told to trust. */
 export const UNTRUSTED_PAGE = 'served with a certificate of another CA';
 
-const serverBlocks = ({ port, sites }: NginxListener, untrusted: UntrustedSite | undefined): string => `  # An unknown name is refused, as a production proxy's default server does.
+const serverBlocks = (
+  { port, sites }: NginxListener,
+  untrusted: UntrustedSite | undefined,
+): string => `  # An unknown name is refused, as a production proxy's default server does.
   server {
     listen 127.0.0.1:${port} ssl http2 default_server;
     return 421;
@@ -76,13 +79,21 @@ ${
       proxy_http_version 1.1;
       proxy_set_header Upgrade $http_upgrade;
       proxy_set_header Connection $connection_upgrade;
-${PROXY_HEADERS.split('\n').map((line) => `      ${line}`).join('\n')}
+${PROXY_HEADERS.split('\n')
+  .map((line) => `      ${line}`)
+  .join('\n')}
     }
   }`,
   )
   .join('\n')}`;
 
-const configFor = (prefix: string, listeners: readonly NginxListener[], certificates: Certificates, untrusted: UntrustedSite | undefined, rootUser: boolean): string => `# Written by test/topology/nginx.ts for one test run.
+const configFor = (
+  prefix: string,
+  listeners: readonly NginxListener[],
+  certificates: Certificates,
+  untrusted: UntrustedSite | undefined,
+  rootUser: boolean,
+): string => `# Written by test/topology/nginx.ts for one test run.
 ${rootUser ? 'user root;\n' : ''}daemon off;
 master_process off;
 pid ${prefix}/nginx.pid;

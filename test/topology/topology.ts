@@ -43,10 +43,18 @@ export function topologyLaunch(engine: EngineName, topology: TopologyInfo, extra
   const hosts = [...Object.values(HOSTS), UNTRUSTED_HOST];
   const lane = topology.lanes[engine];
   if (engine === 'chromium') {
-    return { ...extra, trustedCa: topology.caPath, chromiumArgs: [`--host-resolver-rules=${hosts.map((host) => `MAP ${host}:443 127.0.0.1:${lane.port}`).join(', ')}`] };
+    return {
+      ...extra,
+      trustedCa: topology.caPath,
+      chromiumArgs: [`--host-resolver-rules=${hosts.map((host) => `MAP ${host}:443 127.0.0.1:${lane.port}`).join(', ')}`],
+    };
   }
   if (engine === 'firefox') {
-    return { ...extra, trustedCa: topology.caPath, firefoxPrefs: { 'network.dns.localDomains': hosts.join(','), 'network.socket.forcePort': `443=${lane.port}` } };
+    return {
+      ...extra,
+      trustedCa: topology.caPath,
+      firefoxPrefs: { 'network.dns.localDomains': hosts.join(','), 'network.socket.forcePort': `443=${lane.port}` },
+    };
   }
   // Loopback stays direct (the apps' own http://127.0.0.1:PORT): WebKit sends everything to its proxy unless told.
   const direct = ['localhost', '127.0.0.1', '::1'].map((host) => `--ignore-host=${host}`);
@@ -132,7 +140,16 @@ export function httpsThroughProxy(
 ): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: '127.0.0.1', port: lane.port, servername: host, path, method: init.method ?? 'GET', headers: { host, ...init.headers }, ca: readFileSync(topology.caPath), timeout: 10_000 },
+      {
+        host: '127.0.0.1',
+        port: lane.port,
+        servername: host,
+        path,
+        method: init.method ?? 'GET',
+        headers: { host, ...init.headers },
+        ca: readFileSync(topology.caPath),
+        timeout: 10_000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -158,7 +175,11 @@ export function startVendor(consumerDir: string, lane: Lane, embedOrigins: reado
 
 /** The vendor refuses `token` from now on (the emulator's admin route). */
 export async function expireAtVendor(vendor: ServerProcess, token: string): Promise<void> {
-  const res = await fetch(`${vendor.url}/__emulator/expire`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+  const res = await fetch(`${vendor.url}/__emulator/expire`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
   if (res.status !== 200) throw new Error(`the emulator did not expire the token: ${res.status} ${await res.text()}`);
 }
 
@@ -178,7 +199,10 @@ export async function vendorToken(vendor: ServerProcess, id: string, name: strin
 }
 
 /** A plain HTTP server on 127.0.0.1:`port` answering with `handler` (pages of the test's own, behind nginx). */
-export function startPageServer(port: number, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; close(): Promise<void> }> {
+export function startPageServer(
+  port: number,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: Server; close(): Promise<void> }> {
   const server = createServer(handler);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -237,7 +261,14 @@ export function installTokenRecorder(): void {
     if (url.pathname.startsWith('/embed/token')) {
       const entry: SeenTokenRequest = { url: url.origin + url.pathname, status: response.status };
       seen.push(entry);
-      if (response.ok) void response.clone().json().then((body: { token?: string }) => (entry.token = body.token), () => undefined);
+      if (response.ok)
+        void response
+          .clone()
+          .json()
+          .then(
+            (body: { token?: string }) => (entry.token = body.token),
+            () => undefined,
+          );
     }
     return response;
   };

@@ -15,8 +15,9 @@ export const testWorkerBundle = (): Promise<WorkerBundle> => (bundled ??= bundle
 
 /** test-worker.ts beside this file, or, compiled into bench/dist (the bench's rows 8d–8f), in the repository's test/workers. */
 const testWorkerSource = (): string =>
-  [new URL('./test-worker.ts', import.meta.url), new URL('../../../../test/workers/test-worker.ts', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path)) ??
-  fileURLToPath(new URL('./test-worker.ts', import.meta.url));
+  [new URL('./test-worker.ts', import.meta.url), new URL('../../../../test/workers/test-worker.ts', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((path) => existsSync(path)) ?? fileURLToPath(new URL('./test-worker.ts', import.meta.url));
 
 /**
  * `fetch` over a connection of its own (no keep-alive): bursts of tests reuse no socket that
@@ -24,16 +25,20 @@ const testWorkerSource = (): string =>
  */
 export function send(url: string, init: RequestInit = {}): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string>), connection: 'close' }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(chunks), { status: res.statusCode, headers }));
-      });
-    });
+    const req = httpRequest(
+      url,
+      { method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string>), connection: 'close' }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(chunks), { status: res.statusCode, headers }));
+        });
+      },
+    );
     req.on('error', reject);
     req.end(typeof init.body === 'string' ? init.body : undefined);
   });
@@ -108,7 +113,11 @@ export function workerdChildren(name = 'workerd'): number[] {
  */
 export function workerdStore(send: (path: string, init: RequestInit) => Promise<Response>, prefix: string): TokenStore {
   const op = async <T>(name: string, body: Record<string, unknown>): Promise<T> => {
-    const res = await send(`/__store/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-store-prefix': prefix }, body: JSON.stringify(body) });
+    const res = await send(`/__store/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-store-prefix': prefix },
+      body: JSON.stringify(body),
+    });
     const value = (await res.json()) as T & { error?: string; message?: string };
     if (res.status === 400) throw new TypeError(value.message);
     if (!res.ok) throw new Error(`${name}: ${res.status} ${value.message ?? ''}`);

@@ -27,7 +27,8 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
   let limited: RunningEmulator;
   let unguarded: RunningEmulator;
   let w: Workerd;
-  const stats = async (e: RunningEmulator) => (await (await fetch(`${e.url}/__emulator/stats`)).json()) as { requests: { getOrCreate: number; rotate: number }; rejected: { rateLimited: number } };
+  const stats = async (e: RunningEmulator) =>
+    (await (await fetch(`${e.url}/__emulator/stats`)).json()) as { requests: { getOrCreate: number; rotate: number }; rejected: { rateLimited: number } };
   const reset = (e: RunningEmulator) => fetch(`${e.url}/__emulator/reset`, { method: 'POST' });
   const bindings = () => ({
     EMBED_UPSTREAM_URL: emu.url,
@@ -111,7 +112,10 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     // which answers a foreign Origin with a plain-text 403 of its own before the Worker runs.
     const foreign = await send(`${w.url}/embed/token`, post(jwt, {}, { origin: 'https://evil.example' }));
     expect(foreign.status).toBe(403);
-    expect(((await foreign.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('https://evil.example') });
+    expect(((await foreign.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining('https://evil.example'),
+    });
     expect((await send(`${w.url}/embed/token`, { ...post(jwt), headers: { authorization: `Bearer ${jwt}`, 'content-type': 'text/plain' } })).status).toBe(415);
     expect((await send(`${w.url}/embed/token`, post(jwt, { pad: 'x'.repeat(10_000) }))).status).toBe(413);
     const dead = await send(`${w.url}/__variant/dead/embed/token`, post(jwt));
@@ -127,7 +131,9 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     await reset(emu);
     const customers = Array.from({ length: 12 }, (_, i) => `burst-${i}`);
     const jwts = await Promise.all(customers.map(customer));
-    const requests = jwts.flatMap((jwt, i) => Array.from({ length: 6 }, (_, k) => ((i + k) % 2 ? send(`${w.url}/embed/token`, post(jwt)) : w.fetchB('/embed/token', post(jwt)))));
+    const requests = jwts.flatMap((jwt, i) =>
+      Array.from({ length: 6 }, (_, k) => ((i + k) % 2 ? send(`${w.url}/embed/token`, post(jwt)) : w.fetchB('/embed/token', post(jwt)))),
+    );
     const answers = await Promise.all(requests);
     expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
     const tokens = await Promise.all(answers.map(async (r) => ((await r.json()) as { token: string }).token));
@@ -139,7 +145,9 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     const burst = async (variant: string, vendor: RunningEmulator) => {
       const jwts = await Promise.all(Array.from({ length: 60 }, (_, i) => customer(`${variant}-${i}`)));
       const started = Date.now();
-      const answers = await Promise.all(jwts.map((jwt, i) => (i % 2 ? send(`${w.url}/__variant/${variant}/embed/token`, post(jwt)) : w.fetchB(`/__variant/${variant}/embed/token`, post(jwt)))));
+      const answers = await Promise.all(
+        jwts.map((jwt, i) => (i % 2 ? send(`${w.url}/__variant/${variant}/embed/token`, post(jwt)) : w.fetchB(`/__variant/${variant}/embed/token`, post(jwt)))),
+      );
       const seconds = (Date.now() - started) / 1000;
       return { statuses: answers.map((r) => r.status), refused: answers.filter((r) => r.status === 503), seconds, vendor: await stats(vendor) };
     };
@@ -169,7 +177,9 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     }
     const reports = (await (await send(`${w.url}/__reports`)).json()) as string[];
     expect(reports).toEqual([
-      expect.stringMatching(/^config: EMBED_UPSTREAM_API must be explo-customer on Workers: the user group service's get-or-create is a GET with a JSON body, which fetch refuses/),
+      expect.stringMatching(
+        /^config: EMBED_UPSTREAM_API must be explo-customer on Workers: the user group service's get-or-create is a GET with a JSON body, which fetch refuses/,
+      ),
       'config: EMBED_SESSION_SECRET must be at least 32 bytes (value not shown)',
       expect.stringMatching(/^config: EMBED_UPSTREAM_API must be explo-customer on Workers \(unset means user-group-service\)/),
       expect.stringMatching(/^config: EMBED_PORT is not used on Workers/),
@@ -193,7 +203,12 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     const budget = { intervalMs: 60_000, burstMs: 300_000, maxLatenessMs: 0 };
     for (let i = 0; i < 5; i++) expect((await store.reserveBudget!('acct', budget)).admitted).toBe(true);
     // Writes still on their way when the process dies: only the acknowledged ones must survive.
-    const inFlight = Array.from({ length: 40 }, (_, i) => store.set(`late${i}`, groupEntry(`late_${i}`), 600_000).then(() => i, () => -1));
+    const inFlight = Array.from({ length: 40 }, (_, i) =>
+      store.set(`late${i}`, groupEntry(`late_${i}`), 600_000).then(
+        () => i,
+        () => -1,
+      ),
+    );
     const [pid] = workerdChildren();
     expect(pid).toBeGreaterThan(0);
     process.kill(pid!, 'SIGKILL');

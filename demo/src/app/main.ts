@@ -76,8 +76,7 @@ async function main(): Promise<void> {
   // vendor's embed tokens (minted by the BFF at /embed-jwt, the first in the URL
   // /iframe/{token}/{environment}, later ones posted to the running frame); otherwise our own protocol.
   const askedProtocol = new URLSearchParams(location.search).get('protocol');
-  const protocol: DemoProtocol =
-    askedProtocol === 'explo' || (askedProtocol === 'explo-jwt' && session.embedTokenUrl !== null) ? askedProtocol : 'message';
+  const protocol: DemoProtocol = askedProtocol === 'explo' || (askedProtocol === 'explo-jwt' && session.embedTokenUrl !== null) ? askedProtocol : 'message';
   byId('frame-protocol').textContent = PROTOCOL_LABELS[protocol];
   byId<HTMLAnchorElement>('other-protocol').href = `?protocol=${NEXT_PROTOCOL[protocol]}`;
   const element = document.createElement('embedded-dashboard');
@@ -89,7 +88,11 @@ async function main(): Promise<void> {
   const vendorBase = session.srcTemplate.slice(0, session.srcTemplate.indexOf('/iframe/{dashboard}'));
   element.setAttribute(
     'src-template',
-    protocol === 'explo' ? `${vendorBase}/iframe/{dashboard}/{token}/{environment}` : protocol === 'explo-jwt' ? vendorBase + EXPLO_JWT_IFRAME_PATH : session.srcTemplate,
+    protocol === 'explo'
+      ? `${vendorBase}/iframe/{dashboard}/{token}/{environment}`
+      : protocol === 'explo-jwt'
+        ? vendorBase + EXPLO_JWT_IFRAME_PATH
+        : session.srcTemplate,
   );
   element.setAttribute('token-url', protocol === 'explo-jwt' ? session.embedTokenUrl! : session.tokenUrl);
   element.setAttribute('label', `${customer.name} analytics`);
@@ -141,15 +144,17 @@ async function main(): Promise<void> {
     'already-refused': 'The vendor refuses the current token already; the element is getting a new one.',
     'no-token': 'No token to expire yet: wait for the dashboard to load.',
   } as const;
-  expire.addEventListener('click', () => act(expire, async () => EXPIRE_MESSAGES[(await demoApi.expireToken()).outcome]));
-  outage.addEventListener('click', () =>
-    act(outage, async () => {
-      const status = await demoApi.setOutage(outage.getAttribute('aria-pressed') !== 'true');
-      showVendorStatus(status);
-      return status.outage
-        ? 'Vendor outage on: its API answers 503. Expire the token to watch the element retry with backoff.'
-        : 'Vendor outage over: the element recovers on its next retry.';
-    }),
+  expire.addEventListener('click', () => void act(expire, async () => EXPIRE_MESSAGES[(await demoApi.expireToken()).outcome]));
+  outage.addEventListener(
+    'click',
+    () =>
+      void act(outage, async () => {
+        const status = await demoApi.setOutage(outage.getAttribute('aria-pressed') !== 'true');
+        showVendorStatus(status);
+        return status.outage
+          ? 'Vendor outage on: its API answers 503. Expire the token to watch the element retry with backoff.'
+          : 'Vendor outage over: the element recovers on its next retry.';
+      }),
   );
 }
 

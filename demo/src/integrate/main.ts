@@ -8,7 +8,8 @@ for (const pre of document.querySelectorAll<HTMLPreElement>('.snippet pre')) {
   button.type = 'button';
   button.className = 'copy';
   button.textContent = 'Copy';
-  button.addEventListener('click', async () => {
+  button.addEventListener('click', () => void copy());
+  const copy = async () => {
     try {
       await navigator.clipboard.writeText(pre.querySelector('code')?.textContent ?? '');
       button.textContent = 'Copied';
@@ -16,6 +17,6 @@ for (const pre of document.querySelectorAll<HTMLPreElement>('.snippet pre')) {
       button.textContent = 'Select and copy';
     }
     setTimeout(() => (button.textContent = 'Copy'), 1500);
-  });
+  };
   pre.append(button);
 }

@@ -17,7 +17,12 @@ afterAll(() => {
 async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN, clientOptions: Parameters<typeof emu.start>[2] = {}) {
   const bff = await emu.start(overrides, apiToken, clientOptions);
   const post = (path: string, jwt: string, body: unknown = {}) => bff.post(path, { authorization: `Bearer ${jwt}`, origin: bff.url }, body);
-  return { url: bff.url, logs: bff.logs, getToken: (jwt: string) => post('/embed/token', jwt), rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }) };
+  return {
+    url: bff.url,
+    logs: bff.logs,
+    getToken: (jwt: string) => post('/embed/token', jwt),
+    rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }),
+  };
 }
 
 const tokenOf = (res: { body: unknown }) => (res.body as { token: string }).token;
@@ -30,7 +35,11 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     const sent: string[] = [];
     const nodeTransport = createNodeTransport();
     const transport: Transport = (request) => {
-      sent.push(`${request.method} ${new URL(request.url).pathname} ${Object.keys(request.headers).filter((h) => h.endsWith('Authorization')).join()}`);
+      sent.push(
+        `${request.method} ${new URL(request.url).pathname} ${Object.keys(request.headers)
+          .filter((h) => h.endsWith('Authorization'))
+          .join()}`,
+      );
       return nodeTransport(request);
     };
     try {
@@ -62,7 +71,12 @@ describe.each(UPSTREAM_APIS)('BFF over a socket against the emulator, client spe
     expect(body.expiresAt).toBeLessThanOrEqual(body.serverTime + 900_000);
     expect(body.serverTime).toBeGreaterThanOrEqual(before);
     expect(body.serverTime).toBeLessThanOrEqual(after);
-    expect(emu.emulator.resolveToken(body.token)).toMatchObject({ name: 'Acme Corp', providedId: 'acme', properties: acme.embed_properties, environment: 'Customer' });
+    expect(emu.emulator.resolveToken(body.token)).toMatchObject({
+      name: 'Acme Corp',
+      providedId: 'acme',
+      properties: acme.embed_properties,
+      environment: 'Customer',
+    });
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 

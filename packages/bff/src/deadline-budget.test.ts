@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
-import {
-  BFF_REQUEST_DEADLINE_MS,
-  TOKEN_REQUEST_TIMEOUT_MS,
-  VENDOR_ATTEMPT_TIMEOUT_MS,
-  VENDOR_CALL_DEADLINE_MS,
-} from '@embedded-dashboard/protocol';
+import { BFF_REQUEST_DEADLINE_MS, TOKEN_REQUEST_TIMEOUT_MS, VENDOR_ATTEMPT_TIMEOUT_MS, VENDOR_CALL_DEADLINE_MS } from '@embedded-dashboard/protocol';
 // The element's own request code, run against the real BFF: what a browser would see.
 import { requestToken, TokenRequestError } from '../../element/src/token/request-token.js';
 import { TOKEN_TIMEOUT_MS } from '../../element/src/token/token-controller.js';
@@ -28,8 +23,18 @@ afterEach(async () => {
 async function bffBehind(behaviour: VendorBehaviour, upstream?: UserGroupUpstream) {
   const vendor = await startHostileVendor(behaviour);
   const client = new UserGroupClient({ baseUrl: vendor.url, apiToken: API_TOKEN });
-  const app = createBffApp({ upstream: upstream ?? client, session: { secret: SESSION_SECRET, cookie: 'sid' }, logger: captureLogs().logger, rateLimit: false, secrets: [API_TOKEN] });
-  const url = await bffs.serve(app, () => client.close(), () => vendor.close());
+  const app = createBffApp({
+    upstream: upstream ?? client,
+    session: { secret: SESSION_SECRET, cookie: 'sid' },
+    logger: captureLogs().logger,
+    rateLimit: false,
+    secrets: [API_TOKEN],
+  });
+  const url = await bffs.serve(
+    app,
+    () => client.close(),
+    () => vendor.close(),
+  );
   return { url, vendor };
 }
 
@@ -74,7 +79,7 @@ describe('one deadline budget: element ⊃ BFF ⊃ client call ⊃ attempt', () 
     expect(trickling.vendor.calls.GET).toBeGreaterThanOrEqual(1);
   }, 30_000);
 
-  it('fits the client\'s retries inside the BFF\'s deadline: a vendor answering 503 is retried, then reported as such, not as a timeout', async () => {
+  it("fits the client's retries inside the BFF's deadline: a vendor answering 503 is retried, then reported as such, not as a timeout", async () => {
     const down = await bffBehind((res) => void res.writeHead(503, { 'content-type': 'application/json' }).end('{"success":0}'));
     const error = await elementAsks(down.url);
     expect({ code: error.code, status: error.status }).toEqual({ code: 'upstream_unavailable', status: 503 });

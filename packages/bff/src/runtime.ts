@@ -52,7 +52,8 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now, logger }),
     rateLimit: createRateLimiter(options.rateLimit, store),
     service,
-    embedTokens: settings.embedToken && new EmbedTokens(settings.embedToken, service, embedTokenMinter(settings.embedToken, options, service, logger, settings.tokens)),
+    embedTokens:
+      settings.embedToken && new EmbedTokens(settings.embedToken, service, embedTokenMinter(settings.embedToken, options, service, logger, settings.tokens)),
     store,
     logger,
     metrics,

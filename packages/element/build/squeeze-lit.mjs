@@ -18,7 +18,10 @@ export const LIT_CUTS = {
   '@lit/reactive-element/reactive-element.js': [
     ['p=a.reactiveElementPolyfillSupport,', ''],
     [',p?.({ReactiveElement:y}),(a.reactiveElementVersions??=[]).push("2.1.2");', ';'],
-    ['_$ET(t,s){const i=this.constructor.elementProperties.get(t),e=this.constructor._$Eu(t,i);if(void 0!==e&&!0===i.reflect){const h=(void 0!==i.converter?.toAttribute?i.converter:u).toAttribute(s,i.type);this._$Em=t,null==h?this.removeAttribute(e):this.setAttribute(e,h),this._$Em=null}}', ''],
+    [
+      '_$ET(t,s){const i=this.constructor.elementProperties.get(t),e=this.constructor._$Eu(t,i);if(void 0!==e&&!0===i.reflect){const h=(void 0!==i.converter?.toAttribute?i.converter:u).toAttribute(s,i.type);this._$Em=t,null==h?this.removeAttribute(e):this.setAttribute(e,h),this._$Em=null}}',
+      '',
+    ],
     ['this._$Eq&&=this._$Eq.forEach(t=>this._$ET(t,this[t])),', ''],
     [',!0===e&&this._$Em!==t&&(this._$Eq??=new Set).add(t)', ''],
     ['toAttribute(t,s){switch(s){case Boolean:t=t?l:null;break;case Object:case Array:t=null==t?t:JSON.stringify(t)}return t},', ''],

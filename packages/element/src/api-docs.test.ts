@@ -59,7 +59,10 @@ describe('custom-elements.json', () => {
     const cem = createRequire(import.meta.url).resolve('@custom-elements-manifest/analyzer/cem.js');
     const script = JSON.parse(read('package.json')).scripts['build:manifest'] as string;
     // The package's own script, with the quotes a shell would strip.
-    const args = script.replace(/^cem /, '').split(' ').map((a) => a.replace(/^"|"$/g, ''));
+    const args = script
+      .replace(/^cem /, '')
+      .split(' ')
+      .map((a) => a.replace(/^"|"$/g, ''));
     execFileSync(process.execPath, [cem, ...args], { cwd: workDir, stdio: 'pipe' });
     expect(JSON.parse(readFileSync(join(workDir, 'custom-elements.json'), 'utf8'))).toEqual(committed);
   }, 60_000);

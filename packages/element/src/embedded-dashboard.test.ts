@@ -1,17 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_DASHBOARD_HEIGHT } from '@embedded-dashboard/protocol';
 import { EmbeddedDashboard } from './embedded-dashboard.js';
-import {
-  json,
-  mount,
-  ORIGIN,
-  postedTokens,
-  settle,
-  stubFetch,
-  tokenBody,
-  useElementTestEnvironment,
-  type Mounted,
-} from '../test/support/fixtures.js';
+import { json, mount, ORIGIN, postedTokens, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../test/support/fixtures.js';
 
 useElementTestEnvironment();
 
@@ -169,12 +159,7 @@ describe('<embedded-dashboard>', () => {
     m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: MAX_DASHBOARD_HEIGHT } });
     await m.el.updateComplete;
     expect(frameStyleHeight(m)).toBe(`--embedded-dashboard-height:${MAX_DASHBOARD_HEIGHT}px`);
-    expect(m.events.filter((e) => e.type === 'dashboard-resize').map((e) => e.detail.height)).toEqual([
-      640,
-      1201,
-      300,
-      MAX_DASHBOARD_HEIGHT,
-    ]);
+    expect(m.events.filter((e) => e.type === 'dashboard-resize').map((e) => e.detail.height)).toEqual([640, 1201, 300, MAX_DASHBOARD_HEIGHT]);
     expect(m.el.shadowRoot!.querySelector('[part="base"]')!.classList.contains('reserve')).toBe(false);
   });
 

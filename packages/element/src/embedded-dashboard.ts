@@ -193,7 +193,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     const had = this.#focus;
     this.#focus = null;
     const root = this.renderRoot;
-    if (had) (changed.has('state') && root.querySelector('button') || (had.isConnected ? null : root.querySelector('div')))?.focus();
+    if (had) ((changed.has('state') && root.querySelector('button')) || (had.isConnected ? null : root.querySelector('div')))?.focus();
   }
 
   /**

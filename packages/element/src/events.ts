@@ -22,11 +22,8 @@ export interface EmbeddedDashboardEventMap {
 }
 
 /** Dispatches one of the element's events: bubbling and composed, so a page hears it through shadow roots. */
-export const emit = <K extends keyof EmbeddedDashboardEventMap>(
-  target: EventTarget,
-  type: K,
-  detail: EmbeddedDashboardEventMap[K]['detail'],
-): boolean => target.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+export const emit = <K extends keyof EmbeddedDashboardEventMap>(target: EventTarget, type: K, detail: EmbeddedDashboardEventMap[K]['detail']): boolean =>
+  target.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 
 declare global {
   interface HTMLElementEventMap extends EmbeddedDashboardEventMap {}

@@ -5,7 +5,8 @@ import { squeezeCssTemplates } from '../build/squeeze-css.mjs';
 
 describe('squeezeCssTemplates (the CSS of dist/ and of the standalone bundle)', () => {
   it('squeezes a css template and an unsafeCSS literal, and nothing else', () => {
-    const code = 'const a = css`\n  :host {\n    display: block; /* x */\n  }\n`;\nconst b = unsafeCSS(`\n  p > a { color: red; }\n`);\nconst c = `  keep   me  `;';
+    const code =
+      'const a = css`\n  :host {\n    display: block; /* x */\n  }\n`;\nconst b = unsafeCSS(`\n  p > a { color: red; }\n`);\nconst c = `  keep   me  `;';
     expect(squeezeCssTemplates(code)).toBe('const a = css`:host{display:block}`;\nconst b = unsafeCSS(`p>a{color:red}`);\nconst c = `  keep   me  `;');
     // tsc writes the tag with a space.
     expect(squeezeCssTemplates('x = css `\n a { b: c; }\n`')).toBe('x = css`a{b:c}`');

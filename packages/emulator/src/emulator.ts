@@ -94,7 +94,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   /** What a dashboard frame may do with an embed token: its claims checked, its customer one of this account's. */
   const resolveEmbedToken = async (jwt: string): Promise<EmbedTokenView> => {
     const checked = await embedTokens.check(jwt);
-    if (!checked.ok) return checked.expired ? { status: 'expired', dashboardId: checked.claims.dsh, issuer: checked.claims.iss } : { status: 'refused', message: checked.message };
+    if (!checked.ok)
+      return checked.expired
+        ? { status: 'expired', dashboardId: checked.claims.dsh, issuer: checked.claims.iss }
+        : { status: 'refused', message: checked.message };
     const group = view(store.find(checked.secret.environment, checked.claims.cst));
     if (!group) return { status: 'refused', message: 'its cst names no customer of this account' };
     return { status: 'ok', dashboardId: checked.claims.dsh, issuer: checked.claims.iss, group, expiresInMs: checked.claims.exp * 1000 - config.now() };
@@ -108,7 +111,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   });
   app.onError((error) => toErrorResponse(error));
   app.notFound((c) => errorResponse(EmulatorErrorCode.notFound, `no route for ${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 200)}`));
-  const apiDependencies = { store, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, persist, durable, faults: () => faults, random: Math.random, counters, rateLimit, rejected };
+  const apiDependencies = {
+    store,
+    apiKeys: config.apiKeys,
+    maxBodyBytes: config.maxBodyBytes,
+    persist,
+    durable,
+    faults: () => faults,
+    random: Math.random,
+    counters,
+    rateLimit,
+    rejected,
+  };
   app.route('/', userApiRoutes(apiDependencies));
   app.route('/', customerApiRoutes({ ...apiDependencies, embed: { keyring: embedTokens.keyring, dashboards: new Set(SAMPLE_DASHBOARDS), now: config.now } }));
   if (config.admin) {

@@ -1,6 +1,12 @@
 export { createEmulator } from './emulator.js';
 export { startEmulator, DEFAULT_PORT, DEFAULT_HOST } from './server.js';
-export { DEFAULT_API_KEYS, DEFAULT_EMBED_ORIGINS, DEFAULT_MAX_BODY_BYTES, DEFAULT_DASHBOARD_REFRESH_SECONDS, DEFAULT_CLI_RATE_LIMIT_PER_MINUTE } from './options.js';
+export {
+  DEFAULT_API_KEYS,
+  DEFAULT_EMBED_ORIGINS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_DASHBOARD_REFRESH_SECONDS,
+  DEFAULT_CLI_RATE_LIMIT_PER_MINUTE,
+} from './options.js';
 export { EMULATOR_ERROR_STATUS } from './http/errors.js';
 export { DataFileError } from './store/data-file.js';
 export { dashboardHostRoutes, SAMPLE_DASHBOARDS } from './dashboard-host/index.js';

@@ -96,9 +96,11 @@ function seconds(name: string, value: number | undefined): number {
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   const apiKeys = new Map<string, Environment>();
   const keys = options.apiKeys ?? DEFAULT_API_KEYS;
-  if (!Array.isArray(keys) || keys.length === 0) throw new TypeError('apiKeys must be a non-empty array');
+  const given: unknown = keys;
+  if (!Array.isArray(given) || keys.length === 0) throw new TypeError('apiKeys must be a non-empty array');
   for (const key of keys) {
-    if (typeof key?.token !== 'string' || !/^[\x21-\x7e]+$/.test(key.token)) throw new TypeError('apiKeys[].token must be non-empty printable ASCII without spaces');
+    if (typeof key?.token !== 'string' || !/^[\x21-\x7e]+$/.test(key.token))
+      throw new TypeError('apiKeys[].token must be non-empty printable ASCII without spaces');
     if (!ENVIRONMENTS.includes(key.environment)) throw new TypeError(`apiKeys[].environment must be one of ${ENVIRONMENTS.join(', ')}`);
     if (apiKeys.has(key.token)) throw new TypeError('apiKeys must not repeat a token');
     apiKeys.set(key.token, key.environment);
@@ -112,11 +114,17 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   if (options.dataFile !== undefined && (typeof options.dataFile !== 'string' || options.dataFile === '')) throw new TypeError('dataFile must be a path');
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function');
   const dashboardRefreshSeconds = options.dashboardRefreshSeconds ?? DEFAULT_DASHBOARD_REFRESH_SECONDS;
-  if (typeof dashboardRefreshSeconds !== 'number' || !Number.isFinite(dashboardRefreshSeconds) || dashboardRefreshSeconds < 0.1 || dashboardRefreshSeconds > 86_400) {
+  if (
+    typeof dashboardRefreshSeconds !== 'number' ||
+    !Number.isFinite(dashboardRefreshSeconds) ||
+    dashboardRefreshSeconds < 0.1 ||
+    dashboardRefreshSeconds > 86_400
+  ) {
     throw new TypeError('dashboardRefreshSeconds must be a number of seconds from 0.1 to 86400');
   }
   const rateLimitPerMinute = options.rateLimitPerMinute ?? 0;
-  if (!Number.isSafeInteger(rateLimitPerMinute) || rateLimitPerMinute < 0) throw new TypeError('rateLimitPerMinute must be a non-negative integer (0 = no limit)');
+  if (!Number.isSafeInteger(rateLimitPerMinute) || rateLimitPerMinute < 0)
+    throw new TypeError('rateLimitPerMinute must be a non-negative integer (0 = no limit)');
   const rateLimitBurst = options.rateLimitBurst ?? rateLimitPerMinute;
   if (options.rateLimitBurst !== undefined && (!Number.isSafeInteger(rateLimitBurst) || rateLimitBurst < 1 || rateLimitPerMinute === 0)) {
     throw new TypeError('rateLimitBurst must be a positive integer, with rateLimitPerMinute set');

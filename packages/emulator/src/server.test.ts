@@ -10,7 +10,12 @@ interface RawResponse {
 }
 
 /** node:http, because fetch refuses to send a GET with a body. */
-function send(url: string, method: string, body: string | Buffer | undefined, options: { chunked?: boolean; agent?: Agent; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+function send(
+  url: string,
+  method: string,
+  body: string | Buffer | undefined,
+  options: { chunked?: boolean; agent?: Agent; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { Authorization: 'Token dev-customer-key', 'Content-Type': 'application/json', ...options.headers };
     if (body !== undefined && !options.chunked) headers['Content-Length'] = String(Buffer.byteLength(body));
@@ -58,7 +63,11 @@ describe('startEmulator on a real socket', () => {
     expect(running.url).toBe(`http://127.0.0.1:${running.port}`);
     const first = await send(running.url, 'GET', acme);
     expect(first.status).toBe(200);
-    expect(JSON.parse(first.body)).toMatchObject({ success: 1, new_user_group: true, user_group: { name: 'Acme', provided_id: 'acme', properties: { region: 'EU' } } });
+    expect(JSON.parse(first.body)).toMatchObject({
+      success: 1,
+      new_user_group: true,
+      user_group: { name: 'Acme', provided_id: 'acme', properties: { region: 'EU' } },
+    });
     const second = await send(running.url, 'GET', acme);
     expect(JSON.parse(second.body).new_user_group).toBe(false);
   });
@@ -151,7 +160,9 @@ describe('startEmulator on a real socket', () => {
     running = await startEmulator({ port: 0 });
     const socket = connect(running.port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write('GET /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":');
+    socket.write(
+      'GET /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":',
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
     const after = await send(running.url, 'GET', acme);
@@ -165,7 +176,10 @@ describe('startEmulator on a real socket', () => {
     ['a header block over the limit', `X-Big: ${'x'.repeat(20_000)}`, 431, 'payload_too_large'],
   ])('answers a request Node cannot parse (%s) with success: 0 as JSON, not a bare status', async (_label, header, status, code) => {
     running = await startEmulator({ port: 0 });
-    const answer = await rawExchange(running.port, `PUT /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\n${header}\r\n\r\n{}`);
+    const answer = await rawExchange(
+      running.port,
+      `PUT /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token dev-customer-key\r\nContent-Type: application/json\r\n${header}\r\n\r\n{}`,
+    );
     const [head = '', body = ''] = answer.split('\r\n\r\n');
     expect(head.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Request Header Fields Too Large'}`);
     expect(head.toLowerCase()).toContain('content-type: application/json');

@@ -37,19 +37,23 @@ describe('isUserGroupToken', () => {
   });
 });
 
-
 describe('isTokenResponse', () => {
   it('accepts the documented shape with and without an expiry', () => {
     expect(isTokenResponse({ token: 't', expiresAt: 1, serverTime: 2 })).toBe(true);
     expect(isTokenResponse({ token: 't', expiresAt: null, serverTime: 2 })).toBe(true);
   });
 
-  it.each([null, 'x', {}, { token: '', expiresAt: null, serverTime: 1 }, { token: 't', expiresAt: '1', serverTime: 1 }, { token: 't', expiresAt: null }, { token: 't', expiresAt: null, serverTime: Number.NaN }])(
-    'rejects %j',
-    (value) => {
-      expect(isTokenResponse(value)).toBe(false);
-    },
-  );
+  it.each([
+    null,
+    'x',
+    {},
+    { token: '', expiresAt: null, serverTime: 1 },
+    { token: 't', expiresAt: '1', serverTime: 1 },
+    { token: 't', expiresAt: null },
+    { token: 't', expiresAt: null, serverTime: Number.NaN },
+  ])('rejects %j', (value) => {
+    expect(isTokenResponse(value)).toBe(false);
+  });
 });
 
 describe('BFF error codes', () => {

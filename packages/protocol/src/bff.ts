@@ -78,10 +78,7 @@ export const BFF_LISTENING_PREFIX = 'bff listening on ';
 /** Type guard for a body that has the shape of a `TokenResponse`, its token a well-formed one (`isUserGroupToken`). */
 export function isTokenResponse(value: unknown): value is TokenResponse {
   return (
-    isRecord(value) &&
-    isUserGroupToken(value.token) &&
-    (value.expiresAt === null || Number.isFinite(value.expiresAt)) &&
-    Number.isFinite(value.serverTime)
+    isRecord(value) && isUserGroupToken(value.token) && (value.expiresAt === null || Number.isFinite(value.expiresAt)) && Number.isFinite(value.serverTime)
   );
 }
 

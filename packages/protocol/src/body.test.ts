@@ -5,17 +5,20 @@ import { readAtMost } from './body.js';
 function chunked(chunks: number[]) {
   const seen = { pulled: 0, cancelled: false };
   let i = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (i === chunks.length) return controller.close();
-      seen.pulled += 1;
-      controller.enqueue(new Uint8Array(chunks[i]!).fill(i + 1));
-      i += 1;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (i === chunks.length) return controller.close();
+        seen.pulled += 1;
+        controller.enqueue(new Uint8Array(chunks[i]!).fill(i + 1));
+        i += 1;
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
     },
-    cancel() {
-      seen.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, seen };
 }
 

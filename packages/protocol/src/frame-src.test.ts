@@ -32,7 +32,11 @@ describe('resolveSrc', () => {
 
 describe('exploSrc', () => {
   it('puts each variable in the query as a JSON value', () => {
-    const url = exploSrc('https://d.example.com/iframe/{dashboard}/{token}', { dashboard: 'sales', token: 't/1' }, { region: 'EU', seats: 5, trial: false, note: null });
+    const url = exploSrc(
+      'https://d.example.com/iframe/{dashboard}/{token}',
+      { dashboard: 'sales', token: 't/1' },
+      { region: 'EU', seats: 5, trial: false, note: null },
+    );
     expect(url!.pathname).toBe('/iframe/sales/t%2F1');
     expect(Object.fromEntries(url!.searchParams)).toEqual({ region: '"EU"', seats: '5', trial: 'false', note: 'null' });
     expect(exploSrc('https://d.example.com/{token}', { dashboard: 'sales' }, { region: 'EU' })).toBeUndefined();

@@ -21,9 +21,7 @@ export interface SrcValues {
 export function resolveSrc(template: string | undefined, values: SrcValues): URL | undefined {
   if (!template) throw new Error('src-template is required');
   if (template.includes('{token}') && !values.token) return undefined;
-  const filled = template.replace(/\{(dashboard|environment|token)\}/g, (_, name: keyof SrcValues) =>
-    encodeURIComponent(values[name] ?? ''),
-  );
+  const filled = template.replace(/\{(dashboard|environment|token)\}/g, (_, name: keyof SrcValues) => encodeURIComponent(values[name] ?? ''));
   let url: URL | undefined;
   try {
     url = new URL(filled);

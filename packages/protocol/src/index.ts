@@ -1,10 +1,4 @@
-export {
-  USER_API_PATH,
-  VENDOR_AUTH_SCHEME,
-  ENVIRONMENTS,
-  MAX_USER_GROUP_TOKEN_CHARS,
-  isUserGroupToken,
-} from './vendor.js';
+export { USER_API_PATH, VENDOR_AUTH_SCHEME, ENVIRONMENTS, MAX_USER_GROUP_TOKEN_CHARS, isUserGroupToken } from './vendor.js';
 export type {
   Environment,
   DataSourceMapping,
@@ -19,21 +13,8 @@ export type {
   VendorFailureResponse,
 } from './vendor.js';
 
-export {
-  UPSTREAM_APIS,
-  EXPLO_CUSTOMER_ROUTES,
-  EXPLO_AUTH_HEADER,
-  ExploFrameEvent,
-  ExploHostEvent,
-  EXPLO_IFRAME_QUERY,
-} from './explo.js';
-export type {
-  UpstreamApiName,
-  ExploCustomerInput,
-  ExploCustomer,
-  ExploGetOrCreateCustomerResponse,
-  ExploCustomerResponse,
-} from './explo.js';
+export { UPSTREAM_APIS, EXPLO_CUSTOMER_ROUTES, EXPLO_AUTH_HEADER, ExploFrameEvent, ExploHostEvent, EXPLO_IFRAME_QUERY } from './explo.js';
+export type { UpstreamApiName, ExploCustomerInput, ExploCustomer, ExploGetOrCreateCustomerResponse, ExploCustomerResponse } from './explo.js';
 
 export {
   EXPLO_EMBED_JWE,
@@ -51,35 +32,12 @@ export type { ExploEmbedClaims, ExploGenerateJwtInput, ExploGenerateJwtResponse 
 export { EmulatorErrorCode, EMULATOR_ADMIN_ROUTES, EMULATOR_LISTENING_PREFIX } from './emulator.js';
 export type { EmulatorErrorBody, ExpireTokenRequest, EmulatorStats, FaultOperation, FaultSettings } from './emulator.js';
 
-export {
-  DEFAULT_BFF_BASE_PATH,
-  BFF_ROUTES,
-  BffErrorCode,
-  BFF_ERROR_STATUS,
-  BFF_LISTENING_PREFIX,
-  isTokenResponse,
-  isBffErrorBody,
-} from './bff.js';
+export { DEFAULT_BFF_BASE_PATH, BFF_ROUTES, BffErrorCode, BFF_ERROR_STATUS, BFF_LISTENING_PREFIX, isTokenResponse, isBffErrorBody } from './bff.js';
 export type { TokenResponse, RotateTokenRequest, BffErrorBody, HealthResponse, ReadinessResponse } from './bff.js';
 
-export {
-  DashboardEvent,
-  HostEvent,
-  MIN_DASHBOARD_HEIGHT,
-  MAX_DASHBOARD_HEIGHT,
-  parseDashboardMessage,
-  parseHostMessage,
-  isVariableValue,
-} from './messages.js';
+export { DashboardEvent, HostEvent, MIN_DASHBOARD_HEIGHT, MAX_DASHBOARD_HEIGHT, parseDashboardMessage, parseHostMessage, isVariableValue } from './messages.js';
 export { isRecord } from './guards.js';
-export type {
-  VariableValue,
-  DashboardVariables,
-  DashboardMessageDetails,
-  HostMessageDetails,
-  DashboardMessage,
-  HostMessage,
-} from './messages.js';
+export type { VariableValue, DashboardVariables, DashboardMessageDetails, HostMessageDetails, DashboardMessage, HostMessage } from './messages.js';
 
 export {
   TOKEN_REQUEST_TIMEOUT_MS,

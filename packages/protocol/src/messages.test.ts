@@ -12,9 +12,7 @@ describe('parseDashboardMessage', () => {
     );
     expect(parseDashboardMessage({ event: 'dashboardResized', detail: { dashboardHeight: 10 } })?.event).toBe('dashboardResized');
     expect(parseDashboardMessage({ event: 'tokenExpired', detail: { dashboardId: 'd' } })?.event).toBe('tokenExpired');
-    expect(parseDashboardMessage({ event: 'variableUpdated', detail: { varName: 'region', newValue: 'EU' } })?.event).toBe(
-      'variableUpdated',
-    );
+    expect(parseDashboardMessage({ event: 'variableUpdated', detail: { varName: 'region', newValue: 'EU' } })?.event).toBe('variableUpdated');
   });
 
   it('drops extra fields so nothing unvalidated travels on', () => {

@@ -55,8 +55,7 @@ export const MAX_DASHBOARD_HEIGHT = 20_000;
 
 const isHeight = (v: unknown): v is number => Number.isFinite(v);
 /** A dashboard variable's value: a string, a finite number, a boolean or null. */
-export const isVariableValue = (v: unknown): v is VariableValue =>
-  v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
+export const isVariableValue = (v: unknown): v is VariableValue => v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
 
 /** Each event's detail fields and their checks, in one table (the element's bundle counts every byte). */
 const DETAIL_FIELDS: { readonly [E in DashboardEvent]: readonly (keyof DashboardMessageDetails[E])[] } = {

@@ -21,12 +21,23 @@ describe('parseRetryAfter', () => {
   ])('caps %s, far in the future, at a day rather than ignoring it', (_label, value, ms) => {
     expect(parseRetryAfter(value, now)).toBe(ms);
   });
-  it.each([undefined, null, '', '  ', '-1', '1.5', 'soon', '1e3', '1e400', 'Infinity', '2030-01-01', 'Tue, 01 Jan 2030 00:00:30 PST', 'Tue, 99 Jan 2030 00:00:30 GMT'])(
-    'ignores %j',
-    (value) => {
-      expect(parseRetryAfter(value, now)).toBeUndefined();
-    },
-  );
+  it.each([
+    undefined,
+    null,
+    '',
+    '  ',
+    '-1',
+    '1.5',
+    'soon',
+    '1e3',
+    '1e400',
+    'Infinity',
+    '2030-01-01',
+    'Tue, 01 Jan 2030 00:00:30 PST',
+    'Tue, 99 Jan 2030 00:00:30 GMT',
+  ])('ignores %j', (value) => {
+    expect(parseRetryAfter(value, now)).toBeUndefined();
+  });
 });
 
 describe('backoffDelay', () => {
@@ -54,8 +65,20 @@ describe('withTimeout', () => {
   it('settles like the work when it finishes in time, and leaves no timer behind', async () => {
     vi.useFakeTimers();
     try {
-      await expect(withTimeout(() => Promise.resolve(7), 1000, () => new Error('late'))).resolves.toBe(7);
-      await expect(withTimeout(() => Promise.reject(new Error('own')), 1000, () => new Error('late'))).rejects.toThrow('own');
+      await expect(
+        withTimeout(
+          () => Promise.resolve(7),
+          1000,
+          () => new Error('late'),
+        ),
+      ).resolves.toBe(7);
+      await expect(
+        withTimeout(
+          () => Promise.reject(new Error('own')),
+          1000,
+          () => new Error('late'),
+        ),
+      ).rejects.toThrow('own');
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
@@ -66,7 +89,11 @@ describe('withTimeout', () => {
     vi.useFakeTimers();
     try {
       let signal: AbortSignal | undefined;
-      const pending = withTimeout((s) => ((signal = s), new Promise<never>(() => {})), 1000, () => new Error('late'));
+      const pending = withTimeout(
+        (s) => ((signal = s), new Promise<never>(() => {})),
+        1000,
+        () => new Error('late'),
+      );
       const settled = pending.catch((error: unknown) => error);
       await vi.advanceTimersByTimeAsync(999);
       expect(signal!.aborted).toBe(false);

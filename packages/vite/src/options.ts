@@ -48,14 +48,15 @@ export function resolvePluginOptions(options: EmbeddedDashboardPluginOptions = {
   if (devCustomers) {
     if (devCustomers.length === 0) throw new TypeError('embeddedDashboard: devCustomers must list at least one customer, or be false');
     for (const customer of devCustomers) {
-      if (typeof customer?.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(customer.id)) throw new TypeError('embeddedDashboard: devCustomers[].id must be 1-64 of A-Za-z0-9._-');
+      if (typeof customer?.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(customer.id))
+        throw new TypeError('embeddedDashboard: devCustomers[].id must be 1-64 of A-Za-z0-9._-');
       if (typeof customer.name !== 'string' || customer.name === '') throw new TypeError('embeddedDashboard: devCustomers[].name must be a non-empty string');
     }
     if (session && (typeof session.secret !== 'string' || !session.cookie)) {
       throw new TypeError('embeddedDashboard: the dev sign-in signs sessions with session.secret into session.cookie: give both, or set devCustomers: false');
     }
   } else if (!session) {
-    throw new TypeError('embeddedDashboard: session is required when the dev sign-in is off (how the BFF verifies your users\' sessions)');
+    throw new TypeError("embeddedDashboard: session is required when the dev sign-in is off (how the BFF verifies your users' sessions)");
   }
   const basePath = options.basePath ?? '/embed';
   if (!/^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/.test(basePath)) throw new TypeError('embeddedDashboard: basePath must start with "/" and not end with "/"');

@@ -59,12 +59,16 @@ describe('embeddedDashboard() in vite dev', () => {
     expect(await unknown.text()).toBe('dev sign-in: ?customer= must be one of acme, globex, initech\n');
   });
 
-  it('behind a TLS proxy at a public name: a same-origin request is served on the browser\'s Sec-Fetch-Site, a cross-site one is 403', async () => {
+  it("behind a TLS proxy at a public name: a same-origin request is served on the browser's Sec-Fetch-Site, a cross-site one is 403", async () => {
     // What a browser at https://dev.example.test sends through a proxy to this dev server at http://127.0.0.1:PORT.
     const login = await fetch(`${base}/__embedded-dashboard/login?customer=acme`, { redirect: 'manual' });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const ask = (site: string) =>
-      fetch(`${base}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://dev.example.test', 'sec-fetch-site': site, cookie }, body: '{}' });
+      fetch(`${base}/embed/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'https://dev.example.test', 'sec-fetch-site': site, cookie },
+        body: '{}',
+      });
     expect((await ask('same-origin')).status).toBe(200);
     const refused = await ask('cross-site');
     expect(refused.status).toBe(403);
@@ -89,9 +93,9 @@ describe('embeddedDashboard() in vite dev', () => {
 
 describe('embeddedDashboard() options', () => {
   it('refuses a real upstream together with the dev sign-in', () => {
-    expect(() => embeddedDashboard({ upstream: 'https://vendor.example', apiToken: 'secret-token', devCustomers: [{ id: 'a', name: 'A', properties: {} }] })).toThrow(
-      /devCustomers \(the dev sign-in\) cannot be used with a real upstream/,
-    );
+    expect(() =>
+      embeddedDashboard({ upstream: 'https://vendor.example', apiToken: 'secret-token', devCustomers: [{ id: 'a', name: 'A', properties: {} }] }),
+    ).toThrow(/devCustomers \(the dev sign-in\) cannot be used with a real upstream/);
   });
 
   it('needs an API token with a real upstream, and a session when there is no dev sign-in', () => {

@@ -79,7 +79,9 @@ export function embeddedDashboard(options: EmbeddedDashboardPluginOptions = {}):
         const base = server.resolvedUrls?.local[0]?.replace(/\/$/, '') ?? '';
         logger.info(`  embedded-dashboard: BFF at ${base}${resolved.basePath}, vendor ${resolved.upstream ?? `emulator at ${emulator!.url}`}`);
         if (resolved.devCustomers) {
-          logger.info(`  embedded-dashboard: dev sign-in ${base}${DEV_SIGN_IN_PATH}/login?customer=${resolved.devCustomers[0]!.id} (${resolved.devCustomers.map((c) => c.id).join(', ')})`);
+          logger.info(
+            `  embedded-dashboard: dev sign-in ${base}${DEV_SIGN_IN_PATH}/login?customer=${resolved.devCustomers[0]!.id} (${resolved.devCustomers.map((c) => c.id).join(', ')})`,
+          );
         }
       });
     },

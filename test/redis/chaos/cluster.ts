@@ -26,21 +26,24 @@ export function clusterFaults(): void {
       await chaos?.stop();
     });
 
-    it.sequential('keeps its promises while slots migrate between masters (reshard, a hot slot held half-moved, rebalance), Lua scripts redirected', async () => {
-      let redirections = { ask: 0, moved: 0 };
-      const result = await chaos.scenario('slots migrate (reshard, ASK, rebalance)', async () => {
-        // 400 slots (the bench moves 1,500); the budget's slot held half-moved for 2 s as in the bench: the
-        // load makes a vendor call (a Lua script on that slot) about every 0.7 s, and a 1 s hold met none
-        // in one CI run (ASK 0).
-        const migrated = await slotsMigrate(chaos.fleet.redis, { slots: 400, holdMs: 2_000 });
-        redirections = migrated;
-        return migrated.note;
-      });
-      expect(promisesBroken(result)).toEqual([]);
-      // The fault did what it says: clients were redirected both ways.
-      expect(redirections.ask).toBeGreaterThan(0);
-      expect(redirections.moved).toBeGreaterThan(0);
-    });
+    it.sequential(
+      'keeps its promises while slots migrate between masters (reshard, a hot slot held half-moved, rebalance), Lua scripts redirected',
+      async () => {
+        let redirections = { ask: 0, moved: 0 };
+        const result = await chaos.scenario('slots migrate (reshard, ASK, rebalance)', async () => {
+          // 400 slots (the bench moves 1,500); the budget's slot held half-moved for 2 s as in the bench: the
+          // load makes a vendor call (a Lua script on that slot) about every 0.7 s, and a 1 s hold met none
+          // in one CI run (ASK 0).
+          const migrated = await slotsMigrate(chaos.fleet.redis, { slots: 400, holdMs: 2_000 });
+          redirections = migrated;
+          return migrated.note;
+        });
+        expect(promisesBroken(result)).toEqual([]);
+        // The fault did what it says: clients were redirected both ways.
+        expect(redirections.ask).toBeGreaterThan(0);
+        expect(redirections.moved).toBeGreaterThan(0);
+      },
+    );
 
     it.sequential('keeps its promises while a master hands over to its replica (CLUSTER FAILOVER)', async () => {
       expect(promisesBroken(await chaos.scenario('CLUSTER FAILOVER', () => clusterFailover(chaos.fleet.redis)))).toEqual([]);

@@ -31,7 +31,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function coldBurst(fleet: Fleet<unknown>, env: Record<string, string>, prefix: string, customers = 40, perCustomer = 10): Promise<ColdBurst> {
   const bffs = await Promise.all([fleet.addBff({ ...env, EMBED_METRICS_PORT: '0' }), fleet.addBff({ ...env, EMBED_METRICS_PORT: '0' })]);
   try {
-    for (const deadline = Date.now() + 20_000; !(await Promise.all(bffs.map((bff) => readiness(bff).catch(() => 0)))).every((s) => s === 200); await sleep(50)) {
+    for (
+      const deadline = Date.now() + 20_000;
+      !(await Promise.all(bffs.map((bff) => readiness(bff).catch(() => 0)))).every((s) => s === 200);
+      await sleep(50)
+    ) {
       if (Date.now() > deadline) throw new Error('the burst BFF processes did not become ready');
     }
     const orgs = Array.from({ length: customers }, (_, i) => `${prefix}-${i}`);

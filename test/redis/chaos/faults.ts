@@ -3,7 +3,21 @@ import { startRedisCluster, startRedisSentinelGroup, type RedisCluster, type Red
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
 import type { RunningProcess } from '../../support/processes.js';
 import { emulatorStats, readiness, requestRotation, setFaults, startFleetOn, vendorView, type Fleet } from '../fleet.js';
-import { budgetDelta, budgetUsed, ChaosLoad, ROTATION_SPACING_MS, runScenario, vendorCounts, vendorDelta, type Allowance, type ChaosCounts, type Customer, type LoadRates, type ScenarioResult, type VendorCounts } from './load.js';
+import {
+  budgetDelta,
+  budgetUsed,
+  ChaosLoad,
+  ROTATION_SPACING_MS,
+  runScenario,
+  vendorCounts,
+  vendorDelta,
+  type Allowance,
+  type ChaosCounts,
+  type Customer,
+  type LoadRates,
+  type ScenarioResult,
+  type VendorCounts,
+} from './load.js';
 
 /*
  * The deployments and faults of the chaos scenarios (issue 23; ARCHITECTURE §4 "The fleet under
@@ -40,9 +54,19 @@ export interface ChaosFleetOptions {
   report?: (line: string) => void;
 }
 
-async function chaosFleet<R>(redis: R, env: Record<string, string>, dispose: () => Promise<void>, storePorts: () => Promise<number[]>, prefix: string, options: ChaosFleetOptions): Promise<ChaosFleet<R>> {
+async function chaosFleet<R>(
+  redis: R,
+  env: Record<string, string>,
+  dispose: () => Promise<void>,
+  storePorts: () => Promise<number[]>,
+  prefix: string,
+  options: ChaosFleetOptions,
+): Promise<ChaosFleet<R>> {
   const report = options.report ?? ((line: string) => console.log(line));
-  const fleet = await startFleetOn(redis, env, dispose, { emulatorArgs: ['--rate-limit', '180'], bffEnv: { EMBED_UPSTREAM_RATE: '150', EMBED_METRICS_PORT: '0' } });
+  const fleet = await startFleetOn(redis, env, dispose, {
+    emulatorArgs: ['--rate-limit', '180'],
+    bffEnv: { EMBED_UPSTREAM_RATE: '150', EMBED_METRICS_PORT: '0' },
+  });
   const serving: RunningProcess[] = [...fleet.bffs];
   const waitUntilReady = async () => {
     for (const deadline = Date.now() + 20_000; ; await sleep(100)) {
@@ -75,20 +99,41 @@ export async function clusterFleet(serverBinary: string, cliBinary: string, opti
   const cluster = await startRedisCluster(serverBinary, cliBinary, 3, { replicas: 1 });
   // Every node, replicas included, as seeds: whichever masters are left, the BFFs find the cluster.
   const seeds = [...cluster.masters, ...cluster.replicas].map((node) => `127.0.0.1:${node.port}`);
-  return chaosFleet(cluster, { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: seeds.join(',') }, () => cluster.dispose(), () => masterPorts(cluster), 'cluster', options);
+  return chaosFleet(
+    cluster,
+    { EMBED_REDIS_URL: cluster.url, EMBED_REDIS_CLUSTER_NODES: seeds.join(',') },
+    () => cluster.dispose(),
+    () => masterPorts(cluster),
+    'cluster',
+    options,
+  );
 }
 
 /** Behind Redis Sentinel: a master, a replica, three sentinels. */
 export async function sentinelFleet(serverBinary: string, cliBinary: string, options: ChaosFleetOptions = {}): Promise<ChaosFleet<RedisSentinelGroup>> {
   const group = await startRedisSentinelGroup(serverBinary, cliBinary);
   const env = { EMBED_REDIS_URL: 'redis://127.0.0.1:1', EMBED_REDIS_SENTINELS: group.sentinels.join(','), EMBED_REDIS_SENTINEL_MASTER: group.masterName };
-  return chaosFleet(group, env, () => group.dispose(), async () => [await group.currentMasterPort()], 'sentinel', options);
+  return chaosFleet(
+    group,
+    env,
+    () => group.dispose(),
+    async () => [await group.currentMasterPort()],
+    'sentinel',
+    options,
+  );
 }
 
 /** On one redis-server with an append-only file. */
 export async function singleFleet(serverBinary: string, options: ChaosFleetOptions = {}): Promise<ChaosFleet<RedisServer>> {
   const redis = await startRedisServer(serverBinary, { appendOnly: true });
-  return chaosFleet(redis, { EMBED_REDIS_URL: redis.url }, () => redis.dispose(), async () => [redis.port], 'single', options);
+  return chaosFleet(
+    redis,
+    { EMBED_REDIS_URL: redis.url },
+    () => redis.dispose(),
+    async () => [redis.port],
+    'single',
+    options,
+  );
 }
 
 /** The masters serving slots now. */
@@ -111,12 +156,16 @@ export async function slotsMigrate(cluster: RedisCluster, migration: Migration =
   const masters = await masterPorts(cluster);
   await cluster.reshard(masters[0]!, masters[1]!, migration.slots);
   const { key, port: owner } = await findKey(masters, '*budget:*');
-  await cluster.migrateSlotOf(key, masters.find((port) => port !== owner)!, migration.holdMs);
+  await cluster.migrateSlotOf(
+    key,
+    masters.find((port) => port !== owner)!,
+    migration.holdMs,
+  );
   // The budget's slot now belongs to another master, and no process knows it yet (an ASK does not
   // make ioredis re-read the slots; only a MOVED does): its next vendor call meets a MOVED. Wait for
   // it (bounded) before the rebalance, which may hand that slot back before any call is made: the
   // reshard alone met no MOVED in some runs (every refresh came before the moved slots were touched).
-  for (const deadline = Date.now() + 10_000; (await cluster.redirections()).moved === before.moved && Date.now() < deadline; ) await sleep(100);
+  for (const deadline = Date.now() + 10_000; (await cluster.redirections()).moved === before.moved && Date.now() < deadline;) await sleep(100);
   await cluster.rebalance();
   const after = await cluster.redirections();
   const [ask, moved] = [after.ask - before.ask, after.moved - before.moved];
@@ -299,7 +348,12 @@ export async function killBffMidRotation(chaos: ChaosFleet<unknown>): Promise<Ki
     }
     await setFaults(fleet.emulator, {}).catch(() => undefined);
   }
-  return { customer, held, served, note: `rotation finished by another process ${served === undefined ? 'never' : `${(served.ms / 1000).toFixed(1)} s after the kill`}` };
+  return {
+    customer,
+    held,
+    served,
+    note: `rotation finished by another process ${served === undefined ? 'never' : `${(served.ms / 1000).toFixed(1)} s after the kill`}`,
+  };
 }
 
 /** Allowance of the scenarios where the store could not say what it held for a while. */
@@ -314,7 +368,7 @@ async function findKey(ports: number[], pattern: string): Promise<{ key: string;
   for (const port of ports) {
     const redis = new Redis({ host: '127.0.0.1', port });
     try {
-      for (let cursor = '0'; ; ) {
+      for (let cursor = '0'; ;) {
         const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000);
         if (keys.length > 0) return { key: keys[0]!, port };
         cursor = next;

@@ -54,8 +54,20 @@ export interface ChaosCounts {
 export type ActionKind = 'new' | 'returning' | 'rotation';
 
 const zero = (): ChaosCounts => ({
-  requests: 0, ok: 0, retryable: 0, nonRetryable: 0, refused: {}, lost: 0, retryNotServed: 0,
-  foreign: 0, dead: 0, deadRepaired: 0, created: 0, returning: 0, rotated: 0, unserved: 0,
+  requests: 0,
+  ok: 0,
+  retryable: 0,
+  nonRetryable: 0,
+  refused: {},
+  lost: 0,
+  retryNotServed: 0,
+  foreign: 0,
+  dead: 0,
+  deadRepaired: 0,
+  created: 0,
+  returning: 0,
+  rotated: 0,
+  unserved: 0,
   notServedAtOnce: { new: 0, returning: 0, rotation: 0 },
 });
 
@@ -152,8 +164,14 @@ export class ChaosLoad {
       kind === 'newCustomers'
         ? this.#visitNew()
         : kind === 'returning'
-          ? this.#pick((c) => c.token !== undefined && this.#returning(c), (c) => this.#visit(c))
-          : this.#pick((c) => c.token !== undefined && Date.now() - c.rotatedAt > ROTATION_SPACING_MS, (c) => this.#rotate(c));
+          ? this.#pick(
+              (c) => c.token !== undefined && this.#returning(c),
+              (c) => this.#visit(c),
+            )
+          : this.#pick(
+              (c) => c.token !== undefined && Date.now() - c.rotatedAt > ROTATION_SPACING_MS,
+              (c) => this.#rotate(c),
+            );
     if (action === undefined) return;
     this.#inFlight.add(action);
     void action.finally(() => this.#inFlight.delete(action));
@@ -225,7 +243,9 @@ export class ChaosLoad {
       const bff = this.#bff();
       try {
         answer = await request(bff);
-        customer.history.push(`${new Date().toISOString().slice(11, 23)} ${kind}${repairing ? ' (repair)' : ''} via ${bff.child.pid} held ${customer.token?.slice(0, 8)} -> ${answer.status} ${answer.token?.slice(0, 8) ?? answer.code ?? ''}`);
+        customer.history.push(
+          `${new Date().toISOString().slice(11, 23)} ${kind}${repairing ? ' (repair)' : ''} via ${bff.child.pid} held ${customer.token?.slice(0, 8)} -> ${answer.status} ${answer.token?.slice(0, 8) ?? answer.code ?? ''}`,
+        );
       } catch {
         // The process died under the request (a load balancer would send the next one elsewhere).
         this.counts.lost++;
@@ -366,7 +386,7 @@ export async function checkStore(ports: readonly number[], emulator: RunningProc
     const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
       await redis.connect();
-      for (let cursor = '0'; ; ) {
+      for (let cursor = '0'; ;) {
         const [next, keys] = await redis.scan(cursor, 'MATCH', '*group:*', 'COUNT', 500);
         for (const key of keys) {
           if (key.includes('account-environment')) continue;
@@ -374,9 +394,14 @@ export async function checkStore(ports: readonly number[], emulator: RunningProc
           const token = raw === null ? undefined : (JSON.parse(raw) as { e?: { token?: string } }).e?.token;
           if (token === undefined) continue;
           entries++;
-          const org = decodeURIComponent(key.slice(key.lastIndexOf('group:=') + 'group:='.length).replace(/%([0-9a-f]{4})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))).split(':').pop();
+          const org = decodeURIComponent(
+            key.slice(key.lastIndexOf('group:=') + 'group:='.length).replace(/%([0-9a-f]{4})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          )
+            .split(':')
+            .pop();
           const view = await vendorView(emulator, token);
-          if (!view.alive || view.name !== `Org ${org}`) stale.push(`${org}: ${view.alive ? `token of ${view.name}` : `rotated-away token ${token.slice(0, 8)}`}`);
+          if (!view.alive || view.name !== `Org ${org}`)
+            stale.push(`${org}: ${view.alive ? `token of ${view.name}` : `rotated-away token ${token.slice(0, 8)}`}`);
         }
         cursor = next;
         if (cursor === '0') break;
@@ -389,8 +414,19 @@ export async function checkStore(ports: readonly number[], emulator: RunningProc
 }
 
 /** One line of the chaos table, for the test output. */
-export function chaosLine(scenario: string, counts: ChaosCounts, vendor: VendorCounts, expected: { getOrCreate: number; rotate: number; forced: string }, store: { entries: number; stale: string[] }, seconds: number, extra = ''): string {
-  const refused = Object.entries(counts.refused).map(([status, n]) => `${status}×${n}`).join(' ') || '0';
+export function chaosLine(
+  scenario: string,
+  counts: ChaosCounts,
+  vendor: VendorCounts,
+  expected: { getOrCreate: number; rotate: number; forced: string },
+  store: { entries: number; stale: string[] },
+  seconds: number,
+  extra = '',
+): string {
+  const refused =
+    Object.entries(counts.refused)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ') || '0';
   return [
     `chaos | ${scenario.padEnd(34)}`,
     `${seconds.toFixed(1)} s`,
@@ -481,7 +517,7 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   });
   await load.run(setup.rates, faulted);
   if (process.env.CHAOS_DEBUG) console.log(`scenario ${name}: load settled after ${Date.now() - started} ms`);
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw failure as Error;
   const final = await load.finalCheck();
   if (process.env.CHAOS_DEBUG) console.log(`scenario ${name}: final check after ${Date.now() - started} ms`);
   const vendor = vendorDelta(await vendorCounts(emulator), before);
@@ -496,7 +532,10 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   const expected = { getOrCreate: load.customers.slice(known).filter((c) => c.token !== undefined).length, rotate: counts.rotated + counts.deadRepaired };
   const byPriority = budgetDelta(await budgetUsed(serving), usedBefore);
   const seconds = (Date.now() - started) / 1000;
-  const forcedText = allowed.getOrCreate || allowed.update || allowed.rotate ? `at most ${allowed.getOrCreate} get-or-create, ${allowed.update} update, ${allowed.rotate} rotate forced` : '';
+  const forcedText =
+    allowed.getOrCreate || allowed.update || allowed.rotate
+      ? `at most ${allowed.getOrCreate} get-or-create, ${allowed.update} update, ${allowed.rotate} rotate forced`
+      : '';
   const extra = [note, `vendor calls by budget priority (processes alive at the end) ${JSON.stringify(byPriority)}`].filter(Boolean).join(' | ');
   const line = chaosLine(name, counts, vendor, { ...expected, forced: forcedText }, store, seconds, extra);
   setup.report(line);
@@ -505,7 +544,14 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
     const customer = load.customers.find((c) => c.org === stale.split(':')[0]);
     if (customer !== undefined) setup.report(`  ${stale}; its element:\n    ${customer.history.slice(-20).join('\n    ')}`);
   }
-  if (process.env.CHAOS_DEBUG) for (const bff of serving) console.log(bff.output.filter((l) => /"level":"(warn|error)"|store /.test(l)).slice(-40).join('\n'));
+  if (process.env.CHAOS_DEBUG)
+    for (const bff of serving)
+      console.log(
+        bff.output
+          .filter((l) => /"level":"(warn|error)"|store /.test(l))
+          .slice(-40)
+          .join('\n'),
+      );
   return { name, seconds, counts, vendor, expected, allowed, final, store, byPriority, note, line };
 }
 
@@ -522,9 +568,15 @@ export function promisesBroken(r: ScenarioResult): string[] {
   check(r.final.served === r.final.asked, `${r.final.asked - r.final.served} of ${r.final.asked} final asks not served`);
   check(r.vendor.rateLimited === 0, `${r.vendor.rateLimited} vendor 429s`);
   check(r.vendor.update <= r.allowed.update, `${r.vendor.update} vendor updates (at most ${r.allowed.update} forced)`);
-  check(r.vendor.getOrCreate - r.expected.getOrCreate <= r.allowed.getOrCreate, `${r.vendor.getOrCreate - r.expected.getOrCreate} get-or-create beyond one per new customer (at most ${r.allowed.getOrCreate} forced)`);
+  check(
+    r.vendor.getOrCreate - r.expected.getOrCreate <= r.allowed.getOrCreate,
+    `${r.vendor.getOrCreate - r.expected.getOrCreate} get-or-create beyond one per new customer (at most ${r.allowed.getOrCreate} forced)`,
+  );
   check(r.vendor.getOrCreate >= r.expected.getOrCreate, `${r.vendor.getOrCreate} get-or-create for ${r.expected.getOrCreate} new customers`);
-  check(r.vendor.rotate - r.expected.rotate <= r.allowed.rotate, `${r.vendor.rotate - r.expected.rotate} rotations beyond the ones customers got (at most ${r.allowed.rotate} forced)`);
+  check(
+    r.vendor.rotate - r.expected.rotate <= r.allowed.rotate,
+    `${r.vendor.rotate - r.expected.rotate} rotations beyond the ones customers got (at most ${r.allowed.rotate} forced)`,
+  );
   check(r.store.stale.length === 0, `rotated-away tokens left in the store: ${r.store.stale.join(', ')}`);
   return broken;
 }

@@ -12,21 +12,25 @@ import { promisesBroken } from './load.js';
 const repetitions = Number(process.env.CHAOS_SENTINEL_REPEAT ?? 0);
 
 describe.skipIf(!(repetitions > 0))('the Sentinel failover, repeated', () => {
-  it(`keeps every promise in each of ${repetitions} fresh fleets`, async () => {
-    const server = redisServerTool();
-    const cli = redisCliTool();
-    const broken: string[] = [];
-    for (let run = 1; run <= repetitions; run++) {
-      const chaos = await sentinelFleet(server.path, cli.path);
-      try {
-        const result = await chaos.scenario(`Sentinel failover, run ${run} of ${repetitions}`, () => sentinelFailover(chaos.fleet.redis), STORE_AWAY);
-        const promises = promisesBroken(result);
-        if (promises.length > 0) broken.push(`run ${run}: ${promises.join('; ')} (${result.note})`);
-      } finally {
-        await chaos.stop();
+  it(
+    `keeps every promise in each of ${repetitions} fresh fleets`,
+    async () => {
+      const server = redisServerTool();
+      const cli = redisCliTool();
+      const broken: string[] = [];
+      for (let run = 1; run <= repetitions; run++) {
+        const chaos = await sentinelFleet(server.path, cli.path);
+        try {
+          const result = await chaos.scenario(`Sentinel failover, run ${run} of ${repetitions}`, () => sentinelFailover(chaos.fleet.redis), STORE_AWAY);
+          const promises = promisesBroken(result);
+          if (promises.length > 0) broken.push(`run ${run}: ${promises.join('; ')} (${result.note})`);
+        } finally {
+          await chaos.stop();
+        }
       }
-    }
-    console.log(`Sentinel failover repeated: ${repetitions - broken.length} of ${repetitions} runs kept every promise`);
-    expect(broken).toEqual([]);
-  }, Math.max(1, repetitions) * 120_000);
+      console.log(`Sentinel failover repeated: ${repetitions - broken.length} of ${repetitions} runs kept every promise`);
+      expect(broken).toEqual([]);
+    },
+    Math.max(1, repetitions) * 120_000,
+  );
 });

@@ -69,10 +69,13 @@ export function singleRedisFaults(): void {
       await chaos.waitUntilReady();
       const current = (await requestToken(a(), session)).token!;
       // Once Redis answers, both processes serve the rotation and the store holds it.
-      await vi.waitFor(async () => {
-        for (const bff of chaos.serving) expect((await requestToken(bff, session)).token).toBe(current);
-        expect((await checkStore([chaos.fleet.redis.port], chaos.fleet.emulator)).stale).toEqual([]);
-      }, { timeout: 10_000, interval: 200 });
+      await vi.waitFor(
+        async () => {
+          for (const bff of chaos.serving) expect((await requestToken(bff, session)).token).toBe(current);
+          expect((await checkStore([chaos.fleet.redis.port], chaos.fleet.emulator)).stale).toEqual([]);
+        },
+        { timeout: 10_000, interval: 200 },
+      );
       expect((await vendorView(chaos.fleet.emulator, current)).alive).toBe(true);
       // A holder of the old token is answered with the current one, not a 502.
       const stale = await requestRotation(b(), session, before);
@@ -82,29 +85,35 @@ export function singleRedisFaults(): void {
       expect(vendor.rateLimited).toBe(0);
     });
 
-    it.sequential('rotates once at the vendor when both processes rotate the same token while Redis is down, and keeps that rotation when Redis returns from its AOF', async () => {
-      const { session, token: before } = await servedCustomer('outage-aof');
-      const vendorBefore = await vendorCounts(chaos.fleet.emulator);
-      await chaos.fleet.redis.stop();
-      const answers = await Promise.all([requestRotation(a(), session, before), requestRotation(b(), session, before)]);
-      expect(answers.map((r) => r.status)).toEqual([200, 200]);
-      // Both answer the one token the vendor holds now: the rotation that lost its race was repaired.
-      expect(answers[1]!.token).toBe(answers[0]!.token);
-      const current = answers[0]!.token!;
-      expect(current).not.toBe(before);
-      expect((await vendorView(chaos.fleet.emulator, current)).name).toBe('Org outage-aof');
-      const outage = vendorDelta(await vendorCounts(chaos.fleet.emulator), vendorBefore);
-      // One rotation done, the other refused (its token already rotated) and repaired with one get-or-create.
-      expect(outage.rotate).toBeLessThanOrEqual(2);
-      expect(outage.getOrCreate).toBeLessThanOrEqual(1);
-      // Redis returns with what its append-only file kept: the entry of the rotated-away token.
-      await chaos.fleet.redis.start();
-      await chaos.waitUntilReady();
-      await vi.waitFor(async () => {
-        for (const bff of chaos.serving) expect((await requestToken(bff, session)).token).toBe(current);
-        expect((await checkStore([chaos.fleet.redis.port], chaos.fleet.emulator)).stale).toEqual([]);
-      }, { timeout: 10_000, interval: 200 });
-    });
+    it.sequential(
+      'rotates once at the vendor when both processes rotate the same token while Redis is down, and keeps that rotation when Redis returns from its AOF',
+      async () => {
+        const { session, token: before } = await servedCustomer('outage-aof');
+        const vendorBefore = await vendorCounts(chaos.fleet.emulator);
+        await chaos.fleet.redis.stop();
+        const answers = await Promise.all([requestRotation(a(), session, before), requestRotation(b(), session, before)]);
+        expect(answers.map((r) => r.status)).toEqual([200, 200]);
+        // Both answer the one token the vendor holds now: the rotation that lost its race was repaired.
+        expect(answers[1].token).toBe(answers[0].token);
+        const current = answers[0].token!;
+        expect(current).not.toBe(before);
+        expect((await vendorView(chaos.fleet.emulator, current)).name).toBe('Org outage-aof');
+        const outage = vendorDelta(await vendorCounts(chaos.fleet.emulator), vendorBefore);
+        // One rotation done, the other refused (its token already rotated) and repaired with one get-or-create.
+        expect(outage.rotate).toBeLessThanOrEqual(2);
+        expect(outage.getOrCreate).toBeLessThanOrEqual(1);
+        // Redis returns with what its append-only file kept: the entry of the rotated-away token.
+        await chaos.fleet.redis.start();
+        await chaos.waitUntilReady();
+        await vi.waitFor(
+          async () => {
+            for (const bff of chaos.serving) expect((await requestToken(bff, session)).token).toBe(current);
+            expect((await checkStore([chaos.fleet.redis.port], chaos.fleet.emulator)).stale).toEqual([]);
+          },
+          { timeout: 10_000, interval: 200 },
+        );
+      },
+    );
 
     it.sequential('does not let a flapping Redis lift the vendor budget, and keeps serving cached customers from each process', async () => {
       // 6 s (bench row 9k: 10 s under the demand): enough restarts that the old code broke both promises.

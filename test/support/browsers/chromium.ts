@@ -2,8 +2,17 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chromium as playwrightChromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, launchChromium } from '../chromium.js';
-import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
-  type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab } from './types.js';
+import {
+  DEFAULT_VIEWPORT,
+  poll,
+  type EngineBrowser,
+  type EngineSupport,
+  type EngineContext,
+  type FrameRef,
+  type LaunchOptions,
+  type SentRequest,
+  type Tab,
+} from './types.js';
 
 /** base64 SHA-256 of a certificate's SubjectPublicKeyInfo (DER), the form Chromium's SPKI list takes. */
 export const spkiSha256 = (certificatePem: string): string =>
@@ -11,7 +20,14 @@ export const spkiSha256 = (certificatePem: string): string =>
     .update(new X509Certificate(certificatePem).publicKey.export({ type: 'spki', format: 'der' }))
     .digest('base64');
 
-export const CHROMIUM_SUPPORT: EngineSupport = { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 };
+export const CHROMIUM_SUPPORT: EngineSupport = {
+  initScripts: true,
+  console: true,
+  network: true,
+  namedHosts: true,
+  navigationStatus: true,
+  minViewportWidth: 1,
+};
 
 /** Chromium through playwright-core (CDP): everything the interface has. */
 export async function launchChromiumEngine(executablePath: string, options: LaunchOptions = {}): Promise<EngineBrowser> {
@@ -45,7 +61,10 @@ function chromiumEngine(browser: Browser, options: LaunchOptions): EngineBrowser
     version: browser.version(),
     supports: CHROMIUM_SUPPORT,
     async newContext(contextOptions = {}) {
-      const context = await browser.newContext({ viewport: contextOptions.viewport ?? DEFAULT_VIEWPORT, ignoreHTTPSErrors: options.acceptInsecureCerts ?? false });
+      const context = await browser.newContext({
+        viewport: contextOptions.viewport ?? DEFAULT_VIEWPORT,
+        ignoreHTTPSErrors: options.acceptInsecureCerts ?? false,
+      });
       contexts.add(context);
       return chromiumContext(context, () => contexts.delete(context));
     },
@@ -61,7 +80,15 @@ function chromiumContext(context: BrowserContext, forget: () => void): EngineCon
       return chromiumTab(await context.newPage());
     },
     async cookies(url) {
-      return (await context.cookies(url)).map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({ name, value, domain, path, httpOnly, secure, sameSite }));
+      return (await context.cookies(url)).map(({ name, value, domain, path, httpOnly, secure, sameSite }) => ({
+        name,
+        value,
+        domain,
+        path,
+        httpOnly,
+        secure,
+        sameSite,
+      }));
     },
     async setCookie(url, name, value, attributes = {}) {
       await context.addCookies([{ name, value, url, ...attributes }]);

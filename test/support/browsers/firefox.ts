@@ -6,10 +6,27 @@ import { promisify } from 'node:util';
 import puppeteer, { type Browser, type BrowserContext, type Frame, type HTTPRequest, type Page } from 'puppeteer-core';
 import { certutilTool } from '../tools.js';
 import { cookieMatches } from './cookies.js';
-import { DEFAULT_VIEWPORT, poll, type EngineBrowser,
-  type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type SentRequest, type Tab, type Viewport } from './types.js';
+import {
+  DEFAULT_VIEWPORT,
+  poll,
+  type EngineBrowser,
+  type EngineSupport,
+  type EngineContext,
+  type FrameRef,
+  type LaunchOptions,
+  type SentRequest,
+  type Tab,
+  type Viewport,
+} from './types.js';
 
-export const FIREFOX_SUPPORT: EngineSupport = { initScripts: true, console: true, network: true, namedHosts: true, navigationStatus: true, minViewportWidth: 1 };
+export const FIREFOX_SUPPORT: EngineSupport = {
+  initScripts: true,
+  console: true,
+  network: true,
+  namedHosts: true,
+  navigationStatus: true,
+  minViewportWidth: 1,
+};
 
 /**
  * Firefox ESR through puppeteer-core over WebDriver BiDi (puppeteer's standard Firefox path
@@ -154,7 +171,7 @@ function firefoxContext(context: BrowserContext, viewport: Viewport): EngineCont
 
 const frameRef = (frame: Frame): FrameRef => ({
   url: async () => frame.url(),
-  evaluate: (fn, arg) => frame.evaluate(fn as never, arg as never) as never,
+  evaluate: (fn, arg) => frame.evaluate(fn as never, arg as never),
   evaluateScript: async (source) => void (await frame.evaluate(source)),
   click: (selector) => frame.click(selector),
 });
@@ -193,7 +210,7 @@ function firefoxTab(page: Page): Tab {
       return (await page.goto(url, { waitUntil: 'load' }))?.status() ?? 0;
     },
     url: async () => page.url(),
-    evaluate: (fn, arg) => page.evaluate(fn as never, arg as never) as never,
+    evaluate: (fn, arg) => page.evaluate(fn as never, arg as never),
     evaluateScript: async (source) => void (await page.evaluate(source)),
     click: (selector) => page.click(selector),
     frames: async () => children().map(frameRef),

@@ -40,7 +40,9 @@ export interface SharedBrowser {
 const ALL: readonly EngineName[] = ['chromium', 'firefox', 'webkit'];
 
 function chosen(): readonly EngineName[] {
-  const asked = process.env.E2E_ENGINES?.split(',').map((name) => name.trim()).filter(Boolean);
+  const asked = process.env.E2E_ENGINES?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!asked?.length) return ALL;
   const unknown = asked.filter((name) => !ALL.includes(name as EngineName));
   if (unknown.length) throw new Error(`E2E_ENGINES names unknown engines: ${unknown.join(', ')} (known: ${ALL.join(', ')})`);
@@ -55,19 +57,35 @@ export function engine(name: EngineName): Engine {
   if (name === 'chromium') {
     const tool = chromiumTool();
     if (!tool.available) return { name, available: false, supports: CHROMIUM_SUPPORT, launch: unavailable(tool) };
-    return { name, available: true, supports: CHROMIUM_SUPPORT, launch: (options) => launchChromiumEngine(tool.path, options), serve: () => serveChromium(tool.path), connect: connectChromiumEngine };
+    return {
+      name,
+      available: true,
+      supports: CHROMIUM_SUPPORT,
+      launch: (options) => launchChromiumEngine(tool.path, options),
+      serve: () => serveChromium(tool.path),
+      connect: connectChromiumEngine,
+    };
   }
   if (name === 'firefox') {
     const tool = firefoxTool();
     if (!tool.available) return { name, available: false, supports: FIREFOX_SUPPORT, launch: unavailable(tool) };
-    return { name, available: true, supports: FIREFOX_SUPPORT, launch: (options) => launchFirefoxEngine(tool.path, options), serve: () => serveFirefox(tool.path), connect: connectFirefoxEngine };
+    return {
+      name,
+      available: true,
+      supports: FIREFOX_SUPPORT,
+      launch: (options) => launchFirefoxEngine(tool.path, options),
+      serve: () => serveFirefox(tool.path),
+      connect: connectFirefoxEngine,
+    };
   }
   const tools = webkitTools();
   return {
     name,
     available: tools.available,
     supports: WEBKIT_SUPPORT,
-    launch: tools.available ? (options) => launchWebKitEngine({ driver: tools.path, minibrowser: tools.minibrowser, xvfb: tools.xvfb }, options) : unavailable(tools),
+    launch: tools.available
+      ? (options) => launchWebKitEngine({ driver: tools.path, minibrowser: tools.minibrowser, xvfb: tools.xvfb }, options)
+      : unavailable(tools),
   };
 }
 

@@ -189,7 +189,7 @@ export async function poll<T>(what: string, probe: () => Promise<T> | T, timeout
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
       last = value;
     } catch (error) {
       last = error;

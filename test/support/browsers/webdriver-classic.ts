@@ -36,7 +36,10 @@ export async function webdriverCommand<T>(base: string, method: 'GET' | 'POST' |
   }
   const value = parsed.value as { error?: string; message?: string } | null | undefined;
   if (!response.ok || (value && typeof value === 'object' && typeof value.error === 'string')) {
-    throw new WebDriverError(value?.error ?? `HTTP ${response.status}`, `WebDriver ${method} ${path}: ${value?.error ?? response.status}: ${value?.message ?? text.slice(0, 200)}`);
+    throw new WebDriverError(
+      value?.error ?? `HTTP ${response.status}`,
+      `WebDriver ${method} ${path}: ${value?.error ?? response.status}: ${value?.message ?? text.slice(0, 200)}`,
+    );
   }
   return parsed.value as T;
 }
@@ -51,7 +54,13 @@ export class WebDriverSession {
   ) {}
 
   static async create(base: string, capabilities: Record<string, unknown>, timeoutMs = 60_000): Promise<WebDriverSession> {
-    const answer = await webdriverCommand<{ sessionId: string; capabilities: Record<string, unknown> }>(base, 'POST', '/session', { capabilities: { alwaysMatch: capabilities } }, timeoutMs);
+    const answer = await webdriverCommand<{ sessionId: string; capabilities: Record<string, unknown> }>(
+      base,
+      'POST',
+      '/session',
+      { capabilities: { alwaysMatch: capabilities } },
+      timeoutMs,
+    );
     return new WebDriverSession(base, answer.sessionId, answer.capabilities);
   }
 

@@ -4,8 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
 import { cookieMatches } from './cookies.js';
-import { DEFAULT_VIEWPORT, poll, type Cookie, type CookieAttributes, type EngineBrowser,
-  type EngineSupport, type EngineContext, type FrameRef, type LaunchOptions, type Tab, type Viewport } from './types.js';
+import {
+  DEFAULT_VIEWPORT,
+  poll,
+  type Cookie,
+  type CookieAttributes,
+  type EngineBrowser,
+  type EngineSupport,
+  type EngineContext,
+  type FrameRef,
+  type LaunchOptions,
+  type Tab,
+  type Viewport,
+} from './types.js';
 import { ELEMENT_KEY, WebDriverSession, webdriverCommand, type ElementRef } from './webdriver-classic.js';
 
 /** MiniBrowser's toolbar keeps its window at least this wide (CSS px of the page at zoom 1). */
@@ -13,7 +24,14 @@ const MIN_WINDOW_WIDTH = 447;
 /** How long a resize may take to reach the page before it is measured again (X applies it asynchronously). */
 const RESIZE_SETTLE_MS = 3_000;
 
-export const WEBKIT_SUPPORT: EngineSupport = { initScripts: false, console: false, network: false, namedHosts: false, navigationStatus: false, minViewportWidth: MIN_WINDOW_WIDTH };
+export const WEBKIT_SUPPORT: EngineSupport = {
+  initScripts: false,
+  console: false,
+  network: false,
+  namedHosts: false,
+  navigationStatus: false,
+  minViewportWidth: MIN_WINDOW_WIDTH,
+};
 
 /** Where Debian's webkit2gtk-driver finds the browser it drives (package libwebkit2gtk-4.1-0). */
 export const MINIBROWSER_PATH = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -34,19 +52,32 @@ export interface WebKitPaths {
  * has one current window and frame).
  */
 export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOptions = {}): Promise<EngineBrowser> {
-  if (options.namedHosts?.length) throw new Error('named hosts are not supported in WebKit (MiniBrowser has no host-resolver setting): give it an HTTP proxy that tunnels them (webkitArgs --proxy, as test/topology does)');
+  if (options.namedHosts?.length)
+    throw new Error(
+      'named hosts are not supported in WebKit (MiniBrowser has no host-resolver setting): give it an HTTP proxy that tunnels them (webkitArgs --proxy, as test/topology does)',
+    );
   const xvfb = await startXvfb(paths.xvfb);
   const contexts = new Set<WebKitContext>();
-  if (options.trustedCa) throw new Error('WebKitGTK cannot trust a CA for one launch (GnuTLS reads only the system-wide /etc/ssl/certs/ca-certificates.crt): give it webkitCertificates, each host\'s own certificate');
+  if (options.trustedCa)
+    throw new Error(
+      "WebKitGTK cannot trust a CA for one launch (GnuTLS reads only the system-wide /etc/ssl/certs/ca-certificates.crt): give it webkitCertificates, each host's own certificate",
+    );
   // `no-third-party` (MiniBrowser's default) refuses cookies a third party sets, yet sends those a
   // site set as a first party; blocking them as Safari does takes its Intelligent Tracking Prevention.
-  const cookies = options.thirdPartyCookies === 'allow' ? ['--cookies-policy=always'] : options.thirdPartyCookies === 'block' ? ['--cookies-policy=no-third-party', '--enable-itp'] : ['--cookies-policy=no-third-party'];
+  const cookies =
+    options.thirdPartyCookies === 'allow'
+      ? ['--cookies-policy=always']
+      : options.thirdPartyCookies === 'block'
+        ? ['--cookies-policy=no-third-party', '--enable-itp']
+        : ['--cookies-policy=no-third-party'];
   const args = ['--automation', ...cookies, ...(options.webkitArgs ?? [])];
   const certificates = (options.webkitCertificates ?? []).map(({ host, certificateFile }) => ({ host, certificateFile }));
   const browserOptions = certificates.length ? { args, certificates } : { args };
   let version = '';
   const start = async (viewport: Viewport): Promise<WebKitContext> => {
-    const context: WebKitContext = await WebKitContext.start(paths, xvfb.display, browserOptions, options.acceptInsecureCerts ?? false, viewport, () => contexts.delete(context));
+    const context: WebKitContext = await WebKitContext.start(paths, xvfb.display, browserOptions, options.acceptInsecureCerts ?? false, viewport, () =>
+      contexts.delete(context),
+    );
     contexts.add(context);
     version ||= context.version;
     return context;
@@ -147,7 +178,7 @@ class Serial {
 }
 
 /** The source sent to `execute/async`: runs `fn(arg)` and answers `{ ok }` or `{ error }`. */
-const asyncScript = (fn: Function, arg: unknown) =>
+const asyncScript = (fn: (arg: never) => unknown, arg: unknown) =>
   `const done = arguments[arguments.length - 1];
    Promise.resolve().then(() => (${fn.toString()})(${arg === undefined ? 'undefined' : JSON.stringify(arg)}))
      .then((ok) => done({ ok }), (error) => done({ error: String(error && error.stack ? error.message + '\\n' + error.stack : error) }));`;
@@ -177,7 +208,14 @@ class WebKitContext implements EngineContext {
     private readonly forget: () => void,
   ) {}
 
-  static async start(paths: WebKitPaths, display: string, browserOptions: { args: string[]; certificates?: { host: string; certificateFile: string }[] }, acceptInsecureCerts: boolean, viewport: Viewport, forget: () => void): Promise<WebKitContext> {
+  static async start(
+    paths: WebKitPaths,
+    display: string,
+    browserOptions: { args: string[]; certificates?: { host: string; certificateFile: string }[] },
+    acceptInsecureCerts: boolean,
+    viewport: Viewport,
+    forget: () => void,
+  ): Promise<WebKitContext> {
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       // MiniBrowser keeps cookies and storage under XDG_DATA_HOME even in automation mode: a
@@ -194,7 +232,12 @@ class WebKitContext implements EngineContext {
       driver.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const base = `http://127.0.0.1:${port}`;
       try {
-        await poll(`WebKitWebDriver on port ${port}`, async () => driver.exitCode === null && (await webdriverCommand<{ ready: boolean }>(base, 'GET', '/status', undefined, 2_000)).ready, 10_000, 50);
+        await poll(
+          `WebKitWebDriver on port ${port}`,
+          async () => driver.exitCode === null && (await webdriverCommand<{ ready: boolean }>(base, 'GET', '/status', undefined, 2_000)).ready,
+          10_000,
+          50,
+        );
         const session = await WebDriverSession.create(base, {
           acceptInsecureCerts,
           // An axe-core run over a page takes seconds in WebKit on two busy cores.
@@ -209,7 +252,7 @@ class WebKitContext implements EngineContext {
         await stopProcess(driver);
         // Another program took the port between freePort() and the driver's bind: try another.
         if (attempt < 3 && /Address already in use|bind/i.test(output)) continue;
-        throw new Error(`WebKitWebDriver did not start a MiniBrowser session: ${(error as Error).message}\n${output}`);
+        throw new Error(`WebKitWebDriver did not start a MiniBrowser session: ${(error as Error).message}\n${output}`, { cause: error });
       }
     }
   }
@@ -241,7 +284,7 @@ class WebKitContext implements EngineContext {
     });
   }
 
-  private async execute<R>(fn: Function, arg: unknown): Promise<R> {
+  private async execute<R>(fn: (arg: never) => unknown, arg: unknown): Promise<R> {
     const answer = await this.session.command<{ ok?: R; error?: string } | null>('POST', '/execute/async', { script: asyncScript(fn, arg), args: [] });
     if (answer && typeof answer.error === 'string') throw new Error(`evaluate failed in WebKit: ${answer.error}`);
     return answer?.ok as R;
@@ -308,7 +351,18 @@ class WebKitContext implements EngineContext {
       press: (key) =>
         this.on(handle, null, async () => {
           const value = KEYS[key];
-          await this.session.command('POST', '/actions', { actions: [{ type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value }, { type: 'keyUp', value }] }] });
+          await this.session.command('POST', '/actions', {
+            actions: [
+              {
+                type: 'key',
+                id: 'keyboard',
+                actions: [
+                  { type: 'keyDown', value },
+                  { type: 'keyUp', value },
+                ],
+              },
+            ],
+          });
         }),
       setViewport: (viewport) => this.on(handle, null, () => this.resize(viewport)),
       screenshot: (path) =>
@@ -343,7 +397,8 @@ class WebKitContext implements EngineContext {
    * correction overshoot: "viewport is 1024x768, not the 1280x800 asked").
    */
   private async resize(viewport: Viewport): Promise<void> {
-    if (viewport.width < MIN_WINDOW_WIDTH) throw new Error(`MiniBrowser's window cannot be narrower than ${MIN_WINDOW_WIDTH} px (asked ${viewport.width}); see supports.minViewportWidth`);
+    if (viewport.width < MIN_WINDOW_WIDTH)
+      throw new Error(`MiniBrowser's window cannot be narrower than ${MIN_WINDOW_WIDTH} px (asked ${viewport.width}); see supports.minViewportWidth`);
     const inner = () => this.session.command<[number, number]>('POST', '/execute/sync', { script: 'return [innerWidth, innerHeight]', args: [] });
     const fits = ([width, height]: [number, number]) => width === viewport.width && height === viewport.height;
     let seen = await inner();
@@ -416,7 +471,9 @@ class WebKitContext implements EngineContext {
   }
 
   addInitScript(): Promise<void> {
-    return Promise.reject(new Error("WebKit's classic WebDriver runs no script before the page's own (supports.initScripts is false): put the probe in the page"));
+    return Promise.reject(
+      new Error("WebKit's classic WebDriver runs no script before the page's own (supports.initScripts is false): put the probe in the page"),
+    );
   }
 
   async close(): Promise<void> {

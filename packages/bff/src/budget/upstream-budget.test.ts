@@ -29,7 +29,8 @@ function setup(overrides: Partial<BffAppOptions> = {}) {
   return { app, upstream, clock, metrics };
 }
 
-const customer = (id: string, properties: Record<string, string> = { region: 'EU' }) => session({ org_id: id, org_name: `Org ${id}`, embed_properties: properties });
+const customer = (id: string, properties: Record<string, string> = { region: 'EU' }) =>
+  session({ org_id: id, org_name: `Org ${id}`, embed_properties: properties });
 const getToken = (app: ReturnType<typeof setup>['app'], jwt: string) => call(app, '/embed/token', tokenRequest(jwt));
 const counted = async (metrics: ReturnType<typeof createBffMetrics>, name: string) =>
   Object.fromEntries((await metrics.registry.getSingleMetric(`embed_bff_${name}`)!.get()).values.map((v) => [String(v.labels.priority ?? ''), v.value]));

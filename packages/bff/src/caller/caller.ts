@@ -43,9 +43,11 @@ export interface CallerSettings {
 function hookIssuedAtMs(issuedAt: unknown, nowMs: number): number {
   if (issuedAt === undefined) return nowMs;
   const problem =
-    typeof issuedAt !== 'number' || !Number.isFinite(issuedAt) || issuedAt < 0 ? 'that is not epoch seconds'
-    : issuedAt * 1000 > nowMs + MAX_ISSUED_AT_SKEW_MS ? `${Math.round(issuedAt - nowMs / 1000)} s in the future (epoch seconds expected)`
-    : undefined;
+    typeof issuedAt !== 'number' || !Number.isFinite(issuedAt) || issuedAt < 0
+      ? 'that is not epoch seconds'
+      : issuedAt * 1000 > nowMs + MAX_ISSUED_AT_SKEW_MS
+        ? `${Math.round(issuedAt - nowMs / 1000)} s in the future (epoch seconds expected)`
+        : undefined;
   if (problem !== undefined) throw new BffError('internal', 'internal error', { cause: new TypeError(`identify() returned an issuedAt ${problem}`) });
   return (issuedAt as number) * 1000;
 }

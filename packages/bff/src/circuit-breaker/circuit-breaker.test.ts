@@ -34,13 +34,20 @@ async function bffBehind(overrides: Partial<BffAppOptions> = {}) {
     circuitBreaker: { failureThreshold: 3, openSeconds: 5 },
     ...overrides,
   });
-  const url = await bffs.serve(app, () => client.close(), () => vendor.close());
+  const url = await bffs.serve(
+    app,
+    () => client.close(),
+    () => vendor.close(),
+  );
   const key = new TextEncoder().encode('circuit-breaker-test-secret-0123456789abcdef');
   const ask = async (org: string, properties: Record<string, unknown> = { region: 'EU' }) =>
     record(
       await fetch(`${url}/embed/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${await session({ ...acme, org_id: org, org_name: org, embed_properties: properties }, { key })}` },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${await session({ ...acme, org_id: org, org_name: org, embed_properties: properties }, { key })}`,
+        },
         body: '{}',
       }),
     );
@@ -120,7 +127,9 @@ describe('one failing tenant', () => {
   /** The vendor answers the group `bad` with a token it cannot be (malformed_response, 502), everyone else well. */
   const badTenant: VendorBehaviour = (res, body, req) =>
     body.user_group_id === 'bad'
-      ? void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: 1, new_user_group: false, user_group: { team_id: 1, token: 'not a token!', name: 'bad', provided_id: 'bad' } }))
+      ? void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ success: 1, new_user_group: false, user_group: { team_id: 1, token: 'not a token!', name: 'bad', provided_id: 'bad' } }))
       : healthy(res, body, req);
 
   it('retrying every second for a minute, leaves every healthy new customer served; its own calls fail fast while its circuit is open, and it probes again later', async () => {

@@ -105,7 +105,8 @@ export class CircuitBreaker {
   async run<T>(group: string, call: () => Promise<T>): Promise<T> {
     const now = this.#now();
     const own = this.#groups.get(group);
-    const ownProbe = own === undefined ? false : this.#admit(own, now, 'customer_circuit', 'the dashboard vendor is failing for this customer; not calling it for a moment');
+    const ownProbe =
+      own === undefined ? false : this.#admit(own, now, 'customer_circuit', 'the dashboard vendor is failing for this customer; not calling it for a moment');
     let probe: boolean;
     try {
       probe = this.#admit(this.#account, now, 'vendor_circuit', 'the dashboard vendor is failing; not calling it for a moment');

@@ -4,7 +4,8 @@ import { redactLine } from '../observability/logger.js';
 
 try {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'provision') await runProvision(argv.slice(1), process.env, { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) });
+  if (argv[0] === 'provision')
+    await runProvision(argv.slice(1), process.env, { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) });
   else await runCli(argv);
 } catch (error) {
   // A start-up failure (e.g. the store cannot be created): one line, with secrets scrubbed.

@@ -33,7 +33,13 @@ const baseEnv = () => ({ ...cleanEnv, EMBED_UPSTREAM_URL: emu.url, EMBED_API_TOK
 describe('embedded-dashboard-bff CLI', () => {
   it('exits 1 with one line per configuration problem, quoting no secret', () => {
     const run = spawnSync(process.execPath, [bin], {
-      env: { ...cleanEnv, EMBED_API_TOKEN: 'LEAKCHECK-x', EMBED_SESSION_SECRET: 'LEAKCHECK-short-secret', EMBED_PORT: 'eighty', EMBED_EXPECT_ENVIRONMENT: 'Prod' },
+      env: {
+        ...cleanEnv,
+        EMBED_API_TOKEN: 'LEAKCHECK-x',
+        EMBED_SESSION_SECRET: 'LEAKCHECK-short-secret',
+        EMBED_PORT: 'eighty',
+        EMBED_EXPECT_ENVIRONMENT: 'Prod',
+      },
       encoding: 'utf8',
       timeout: 15_000,
     });
@@ -72,7 +78,11 @@ describe('embedded-dashboard-bff CLI', () => {
     });
     try {
       const ask = async (dashboard: string) =>
-        fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url }, body: JSON.stringify({ dashboard }) });
+        fetch(`${proc.url}/embed/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url },
+          body: JSON.stringify({ dashboard }),
+        });
       const ok = await ask('sales-overview');
       const { token } = (await ok.json()) as { token: string };
       const { payload } = await jwtDecrypt(token, new TextEncoder().encode(key));
@@ -93,7 +103,11 @@ describe('embedded-dashboard-bff CLI', () => {
     });
     try {
       const ask = async () => {
-        const res = await fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url }, body: '{"dashboard":"sales-overview"}' });
+        const res = await fetch(`${proc.url}/embed/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url },
+          body: '{"dashboard":"sales-overview"}',
+        });
         expect(res.status).toBe(200);
         return ((await res.json()) as { token: string }).token;
       };
@@ -122,13 +136,17 @@ describe('embedded-dashboard-bff CLI', () => {
   });
 
   it('prints the listening line with the real port, serves tokens, and stops gracefully on SIGTERM with a request in flight', async () => {
-    const proc = await startNodeProcess(bin, [], { env: { ...baseEnv(), EMBED_LOG_LEVEL: 'debug', EMBED_METRICS_PORT: '0' }, readyPrefix: BFF_LISTENING_PREFIX });
+    const proc = await startNodeProcess(bin, [], {
+      env: { ...baseEnv(), EMBED_LOG_LEVEL: 'debug', EMBED_METRICS_PORT: '0' },
+      readyPrefix: BFF_LISTENING_PREFIX,
+    });
     try {
       expect(proc.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(proc.url).not.toMatch(/:0$/);
       expect(proc.output).toContain(`${BFF_LISTENING_PREFIX}${proc.url}`);
       const jwt = await session();
-      const ask = () => fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: '{}' });
+      const ask = () =>
+        fetch(`${proc.url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: '{}' });
       const first = await ask();
       expect(first.status).toBe(200);
       expect(Object.keys(await first.json()).sort()).toEqual(['expiresAt', 'serverTime', 'token']);
@@ -192,11 +210,18 @@ describe('embedded-dashboard-bff CLI', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    const proc = await startNodeProcess(bin, [], { env: { ...baseEnv(), EMBED_UPSTREAM_URL: proxyUrl, EMBED_UPSTREAM_API: 'explo-customer' }, readyPrefix: BFF_LISTENING_PREFIX });
+    const proc = await startNodeProcess(bin, [], {
+      env: { ...baseEnv(), EMBED_UPSTREAM_URL: proxyUrl, EMBED_UPSTREAM_API: 'explo-customer' },
+      readyPrefix: BFF_LISTENING_PREFIX,
+    });
     try {
       const jwt = await session({ org_id: 'explo-cli', org_name: 'Explo CLI', embed_properties: { region: 'EU' } });
       const call = async (path: string, body: unknown) =>
-        fetch(`${proc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: JSON.stringify(body) });
+        fetch(`${proc.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+          body: JSON.stringify(body),
+        });
       const first = await call('/embed/token', {});
       expect(first.status).toBe(200);
       const t0 = ((await first.json()) as { token: string }).token;

@@ -11,14 +11,7 @@ export interface CliConfig extends BffConfig, RedisConfig {
 }
 
 /** Every key the CLI reads, from the environment or the `--config` JSON file. */
-export const CONFIG_KEYS = [
-  ...BFF_CONFIG_KEYS,
-  'EMBED_PORT',
-  'EMBED_HOST',
-  ...REDIS_CONFIG_KEYS,
-  'EMBED_METRICS_PORT',
-  'EMBED_METRICS_HOST',
-] as const;
+export const CONFIG_KEYS = [...BFF_CONFIG_KEYS, 'EMBED_PORT', 'EMBED_HOST', ...REDIS_CONFIG_KEYS, 'EMBED_METRICS_PORT', 'EMBED_METRICS_HOST'] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Turns `--config` JSON into string values; non-string JSON is accepted where it is natural. */
@@ -65,7 +58,8 @@ export function parseConfig(env: Record<string, string | undefined>, file?: unkn
   if (metricsPortText !== undefined && (!/^\d+$/.test(metricsPortText) || Number(metricsPortText) > 65_535)) {
     problems.push(`EMBED_METRICS_PORT must be an integer from 0 to 65535 (got ${show(metricsPortText)})`);
   }
-  if (metricsPortText === undefined && get('EMBED_METRICS_HOST') !== undefined) problems.push('EMBED_METRICS_HOST needs EMBED_METRICS_PORT (metrics are off without it)');
+  if (metricsPortText === undefined && get('EMBED_METRICS_HOST') !== undefined)
+    problems.push('EMBED_METRICS_HOST needs EMBED_METRICS_PORT (metrics are off without it)');
   if (metricsPortText !== undefined && metricsPortText !== '0' && Number(metricsPortText) === port && metricsHost === host) {
     problems.push('EMBED_METRICS_PORT must differ from EMBED_PORT: metrics get a listener of their own');
   }

@@ -43,7 +43,9 @@ async function loadConfig(argv: string[], env: Record<string, string | undefined
     }
     const path = arg === '--config' ? argv[++i] : arg.startsWith('--config=') ? arg.slice('--config='.length) : undefined;
     if (path === undefined || path === '') {
-      io.err(arg === '--config' || arg.startsWith('--config=') ? 'config: --config needs a FILE' : `config: unknown argument ${JSON.stringify(arg.slice(0, 64))}`);
+      io.err(
+        arg === '--config' || arg.startsWith('--config=') ? 'config: --config needs a FILE' : `config: unknown argument ${JSON.stringify(arg.slice(0, 64))}`,
+      );
       io.err(USAGE);
       process.exitCode = 2;
       return undefined;
@@ -94,14 +96,15 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       : serve({ fetch: createMetricsApp(metrics).fetch, port: config.metrics.port, hostname: config.metrics.host }, (info: AddressInfo) => {
           logger.info('metrics listening', { url: `${formatUrl(config.metrics!.host, info.port)}/metrics` });
         });
-  metricsServer?.once('error', (error) => {
+  metricsServer?.once('error', (error: Error) => {
     io.err(`bff: cannot listen for metrics on ${config.metrics!.host}:${config.metrics!.port}: ${error.message}`);
     process.exit(1);
   });
 
   // Not serve(): its adapter answers a request it cannot parse (a bad Host) with a bare 400; this
   // listener gives that answer no-store and the error body too.
-  const server: Server = createServer(createBffNodeListener(app, { hostname: config.host, logger }));
+  const listener = createBffNodeListener(app, { hostname: config.host, logger });
+  const server: Server = createServer((req, res) => void listener(req, res));
   server.listen(config.port, config.host, () => {
     io.out(`${BFF_LISTENING_PREFIX}${formatUrl(config.host, (server.address() as AddressInfo).port)}`);
   });

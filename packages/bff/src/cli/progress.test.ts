@@ -6,7 +6,13 @@ function recorder() {
   let t = 1_000_000;
   const writes: string[] = [];
   const lines: string[] = [];
-  return { clock: { now: () => t, advance: (ms: number) => (t += ms) }, writes, lines, tty: { write: (text: string) => writes.push(text) }, line: (text: string) => lines.push(text) };
+  return {
+    clock: { now: () => t, advance: (ms: number) => (t += ms) },
+    writes,
+    lines,
+    tty: { write: (text: string) => writes.push(text) },
+    line: (text: string) => lines.push(text),
+  };
 }
 
 describe('provision progress on a terminal', () => {

@@ -40,7 +40,8 @@ export function parseProvisionLine(text: string, staticMapping: UserGroupInput['
   const { user_group_id: id, name, properties, mapping } = line;
   if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ID) return `user_group_id must be a non-blank string of at most ${MAX_ID} characters`;
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_ID) return `name must be a non-blank string of at most ${MAX_ID} characters`;
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return 'properties must be a JSON object (the same the sessions will carry)';
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+    return 'properties must be a JSON object (the same the sessions will carry)';
   if (mapping !== undefined && !isDataSourceMapping(mapping)) return 'mapping must be an object of strings';
   return { user_group_id: id, name, properties: properties as Record<string, unknown>, mapping: (mapping as UserGroupInput['mapping']) ?? staticMapping };
 }

@@ -40,6 +40,7 @@ export function appOptions(config: BffConfig, extraSecrets: readonly string[] = 
     upstreamRatePerMinute: config.upstreamRatePerMinute,
     upstreamBurst: config.upstreamBurst,
     ...(config.embedToken !== undefined && { embedToken: config.embedToken }),
-    rateLimit: perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
+    rateLimit:
+      perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
   };
 }

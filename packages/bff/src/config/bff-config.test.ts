@@ -35,7 +35,10 @@ describe('the shared configuration, read from a plain record (a Worker’s bindi
     expect(parse({ ...minimal, EMBED_SESSION_SECRET: 'é'.repeat(16) }).problems).toEqual([]);
     expect(parse({ ...minimal, EMBED_SESSION_SECRET: 'é'.repeat(15) }).problems).toEqual(['EMBED_SESSION_SECRET must be at least 32 bytes (value not shown)']);
     const { problems } = parse({ ...minimal, EMBED_API_TOKEN: ` ${TOKEN}`, EMBED_SESSION_SECRET: `${SECRET}\n` });
-    expect(problems).toEqual([expect.stringMatching(/^EMBED_API_TOKEN has leading or trailing whitespace/), expect.stringMatching(/^EMBED_SESSION_SECRET has leading or trailing whitespace/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^EMBED_API_TOKEN has leading or trailing whitespace/),
+      expect.stringMatching(/^EMBED_SESSION_SECRET has leading or trailing whitespace/),
+    ]);
     expect(problems.join('\n')).not.toMatch(/LEAKCHECK/);
   });
 

@@ -133,7 +133,9 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     problems.push(`EMBED_UPSTREAM_API must be ${UPSTREAM_APIS.join(' or ')} (got ${show(upstreamApi)})`);
   } else if (upstreamApi === 'explo-customer' && environment !== undefined) {
     // The Customer API never states Customer/Testing, so the check could only fail every request.
-    problems.push('EMBED_EXPECT_ENVIRONMENT cannot be checked with EMBED_UPSTREAM_API=explo-customer (the Customer API does not state an environment); unset it');
+    problems.push(
+      'EMBED_EXPECT_ENVIRONMENT cannot be checked with EMBED_UPSTREAM_API=explo-customer (the Customer API does not state an environment); unset it',
+    );
   }
 
   const logLevel = (get('EMBED_LOG_LEVEL') ?? 'info') as LogLevel;

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../cli/config.js';
 
 const KEY = 'LEAKCHECK-cli-embed-key-32-bytes';
-const minimal = { EMBED_UPSTREAM_URL: 'http://127.0.0.1:8790', EMBED_API_TOKEN: 'LEAKCHECK-cli-api-token-31c9', EMBED_SESSION_SECRET: 'cli-session-secret-0123456789abcdef-LEAKCHECK' };
+const minimal = {
+  EMBED_UPSTREAM_URL: 'http://127.0.0.1:8790',
+  EMBED_API_TOKEN: 'LEAKCHECK-cli-api-token-31c9',
+  EMBED_SESSION_SECRET: 'cli-session-secret-0123456789abcdef-LEAKCHECK',
+};
 
 describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASHBOARDS, EMBED_JWT_MINT)', () => {
   it('leaves embed tokens off without EMBED_JWT_KEY_ID', () => {
@@ -10,7 +14,9 @@ describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASH
   });
 
   it('reads the keys, from the environment or the config file', () => {
-    expect(parseConfig({ ...minimal, EMBED_JWT_KEY_ID: 'aa11-bb22', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: 'sales-overview, support_metrics' }).config?.embedToken).toEqual({
+    expect(
+      parseConfig({ ...minimal, EMBED_JWT_KEY_ID: 'aa11-bb22', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: 'sales-overview, support_metrics' }).config?.embedToken,
+    ).toEqual({
       keyId: 'aa11-bb22',
       key: KEY,
       dashboards: ['sales-overview', 'support_metrics'],
@@ -22,25 +28,48 @@ describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASH
 
   it('reads EMBED_JWT_MINT=vendor with the Customer API, where the key may be left out', () => {
     const customerApi = { ...minimal, EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: 'k1' };
-    expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'vendor' })).toEqual({ config: expect.objectContaining({ embedToken: { keyId: 'k1', mint: 'vendor' } }), problems: [] });
+    expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'vendor' })).toEqual({
+      config: expect.objectContaining({ embedToken: { keyId: 'k1', mint: 'vendor' } }),
+      problems: [],
+    });
     expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'vendor', EMBED_JWT_KEY: KEY }).config?.embedToken).toEqual({ keyId: 'k1', key: KEY, mint: 'vendor' });
     expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'local', EMBED_JWT_KEY: KEY }).config?.embedToken).toEqual({ keyId: 'k1', key: KEY });
   });
 
   it.each([
-    ['a mint that is neither local nor vendor', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_JWT_MINT: 'remote' }, 'EMBED_JWT_MINT must be local or vendor (got "remote")'],
+    [
+      'a mint that is neither local nor vendor',
+      { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_JWT_MINT: 'remote' },
+      'EMBED_JWT_MINT must be local or vendor (got "remote")',
+    ],
     ['the vendor mint with /api/user', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_MINT: 'vendor' }, /EMBED_JWT_MINT=vendor needs EMBED_UPSTREAM_API=explo-customer/],
     ['a mint without a kid', { EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_MINT: 'vendor' }, /EMBED_JWT_MINT needs EMBED_JWT_KEY_ID/],
-    ['a key of 31 bytes with the vendor mint', { EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: 'k', EMBED_JWT_MINT: 'vendor', EMBED_JWT_KEY: KEY.slice(1) }, /EMBED_JWT_KEY must be 32 bytes/],
+    [
+      'a key of 31 bytes with the vendor mint',
+      { EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: 'k', EMBED_JWT_MINT: 'vendor', EMBED_JWT_KEY: KEY.slice(1) },
+      /EMBED_JWT_KEY must be 32 bytes/,
+    ],
     ['a key of 31 bytes', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY.slice(1) }, 'EMBED_JWT_KEY must be 32 bytes in UTF-8, the A256GCM key (value not shown)'],
-    ['a key of 32 characters and 33 bytes', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: `é${KEY.slice(1)}` }, 'EMBED_JWT_KEY must be 32 bytes in UTF-8, the A256GCM key (value not shown)'],
-    ['a key with surrounding spaces', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: ` ${KEY} ` }, 'EMBED_JWT_KEY has leading or trailing whitespace (value not shown): remove it, secrets are used exactly as given'],
+    [
+      'a key of 32 characters and 33 bytes',
+      { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: `é${KEY.slice(1)}` },
+      'EMBED_JWT_KEY must be 32 bytes in UTF-8, the A256GCM key (value not shown)',
+    ],
+    [
+      'a key with surrounding spaces',
+      { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: ` ${KEY} ` },
+      'EMBED_JWT_KEY has leading or trailing whitespace (value not shown): remove it, secrets are used exactly as given',
+    ],
     ['a kid with spaces', { EMBED_JWT_KEY_ID: 'key one', EMBED_JWT_KEY: KEY }, /EMBED_JWT_KEY_ID must be the embed secret id/],
     ['a kid of 129 characters', { EMBED_JWT_KEY_ID: 'k'.repeat(129), EMBED_JWT_KEY: KEY }, /EMBED_JWT_KEY_ID must be/],
     ['a kid without a key', { EMBED_JWT_KEY_ID: 'k' }, /EMBED_JWT_KEY is required/],
     ['a key without a kid', { EMBED_JWT_KEY: KEY }, /EMBED_JWT_KEY needs EMBED_JWT_KEY_ID/],
     ['dashboards without a kid', { EMBED_DASHBOARDS: 'sales-overview' }, /EMBED_DASHBOARDS needs EMBED_JWT_KEY_ID/],
-    ['dashboards that are not ids', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: 'sales-overview,sales overview,<x>' }, /EMBED_DASHBOARDS must be a comma list of dashboard ids.*"sales overview", "<x>"/],
+    [
+      'dashboards that are not ids',
+      { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: 'sales-overview,sales overview,<x>' },
+      /EMBED_DASHBOARDS must be a comma list of dashboard ids.*"sales overview", "<x>"/,
+    ],
     ['an empty dashboard list', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: ' , ' }, /EMBED_DASHBOARDS must be a comma list.*empty/],
     ['a token TTL of 0', { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_TOKEN_TTL: '0' }, /EMBED_TOKEN_TTL must be above 0 with EMBED_JWT_KEY_ID/],
   ])('refuses %s with one line naming the key, never the value', (_, env, message) => {

@@ -28,18 +28,24 @@ export function parseEmbedTokenConfig(
   if (!isExploEmbedKeyId(keyId)) problems.push('EMBED_JWT_KEY_ID must be the embed secret id: 1 to 128 visible ASCII characters without spaces or ":"');
   if (mint !== 'local' && mint !== 'vendor') problems.push(`EMBED_JWT_MINT must be local or vendor (got ${JSON.stringify(mint.slice(0, 40))})`);
   if (mint === 'vendor' && context.upstreamApi !== ('explo-customer' satisfies UpstreamApiName)) {
-    problems.push('EMBED_JWT_MINT=vendor needs EMBED_UPSTREAM_API=explo-customer (the vendor mints embed tokens through the Customer API\'s generate_jwt)');
+    problems.push("EMBED_JWT_MINT=vendor needs EMBED_UPSTREAM_API=explo-customer (the vendor mints embed tokens through the Customer API's generate_jwt)");
   }
-  if (key === undefined && mint !== 'vendor') problems.push('EMBED_JWT_KEY is required with EMBED_JWT_KEY_ID (the embed secret value; not needed with EMBED_JWT_MINT=vendor)');
+  if (key === undefined && mint !== 'vendor')
+    problems.push('EMBED_JWT_KEY is required with EMBED_JWT_KEY_ID (the embed secret value; not needed with EMBED_JWT_MINT=vendor)');
   if (key !== undefined && new TextEncoder().encode(key).length !== EXPLO_EMBED_KEY_BYTES) {
     problems.push(`EMBED_JWT_KEY must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8, the A256GCM key (value not shown)`);
   }
   let dashboards: string[] | undefined;
   if (dashboardsText !== undefined) {
-    dashboards = dashboardsText.split(',').map((d) => d.trim()).filter((d) => d !== '');
+    dashboards = dashboardsText
+      .split(',')
+      .map((d) => d.trim())
+      .filter((d) => d !== '');
     const bad = dashboards.filter((d): boolean => !isDashboardId(d));
     if (dashboards.length === 0 || bad.length > 0) {
-      problems.push(`EMBED_DASHBOARDS must be a comma list of dashboard ids, 1 to 128 of A-Z a-z 0-9 _ - (not ${bad.map((d) => JSON.stringify(d.slice(0, 40))).join(', ') || 'empty'})`);
+      problems.push(
+        `EMBED_DASHBOARDS must be a comma list of dashboard ids, 1 to 128 of A-Z a-z 0-9 _ - (not ${bad.map((d) => JSON.stringify(d.slice(0, 40))).join(', ') || 'empty'})`,
+      );
     }
   }
   if (context.tokenTtlSeconds === 0) problems.push('EMBED_TOKEN_TTL must be above 0 with EMBED_JWT_KEY_ID: an embed token always expires');

@@ -22,7 +22,10 @@ export function parseRedisConfig(get: ConfigGet<RedisConfigKey>, problems: strin
   const addresses = (key: RedisConfigKey): string[] | undefined => {
     const text = get(key);
     if (text === undefined) return undefined;
-    const list = text.split(',').map((v) => v.trim()).filter(Boolean);
+    const list = text
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
     const bad = list.filter((address) => {
       const match = REDIS_ADDRESS.exec(address);
       return !match || Number(match[2]) < 1 || Number(match[2]) > 65_535;
@@ -34,10 +37,13 @@ export function parseRedisConfig(get: ConfigGet<RedisConfigKey>, problems: strin
   const clusterNodes = addresses('EMBED_REDIS_CLUSTER_NODES');
   const sentinels = addresses('EMBED_REDIS_SENTINELS');
   const sentinelMasterName = get('EMBED_REDIS_SENTINEL_MASTER');
-  if (clusterNodes && sentinels) problems.push('EMBED_REDIS_CLUSTER_NODES and EMBED_REDIS_SENTINELS exclude each other: a store is a cluster or a sentinel group');
+  if (clusterNodes && sentinels)
+    problems.push('EMBED_REDIS_CLUSTER_NODES and EMBED_REDIS_SENTINELS exclude each other: a store is a cluster or a sentinel group');
   if (sentinelMasterName !== undefined && !sentinels) problems.push('EMBED_REDIS_SENTINEL_MASTER needs EMBED_REDIS_SENTINELS');
-  if (sentinelMasterName !== undefined && !/^[\x21-\x7e]{1,128}$/.test(sentinelMasterName)) problems.push('EMBED_REDIS_SENTINEL_MASTER must be a master name without spaces');
-  if (clusterNodes && redisUrl !== undefined && /^rediss?:\/\/[^/]*\/[1-9]/.test(redisUrl)) problems.push('EMBED_REDIS_URL must not name a database with EMBED_REDIS_CLUSTER_NODES: a Redis Cluster has only database 0');
+  if (sentinelMasterName !== undefined && !/^[\x21-\x7e]{1,128}$/.test(sentinelMasterName))
+    problems.push('EMBED_REDIS_SENTINEL_MASTER must be a master name without spaces');
+  if (clusterNodes && redisUrl !== undefined && /^rediss?:\/\/[^/]*\/[1-9]/.test(redisUrl))
+    problems.push('EMBED_REDIS_URL must not name a database with EMBED_REDIS_CLUSTER_NODES: a Redis Cluster has only database 0');
   return {
     redisUrl,
     redisTopology: {

@@ -60,4 +60,9 @@ export const httpUrl = (value: string): URL | undefined => {
 
 /** A comma list, trimmed, without empty items; `undefined` stays `undefined`. */
 export const commaList = (value: string | undefined): string[] | undefined =>
-  value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean);
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);

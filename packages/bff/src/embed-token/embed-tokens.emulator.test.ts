@@ -31,7 +31,9 @@ describe.each(UPSTREAM_APIS)('embed tokens from a BFF over a socket, accepted by
     expect(page.headers.get('content-security-policy')).toMatch(new RegExp(`frame-ancestors ${bff.url}$`));
     const data = await fetch(`${emu.url}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${jwt}`, 'Embed-Origin': bff.url } });
     expect(await data.json()).toMatchObject({ group: { name: 'Acme Corp' }, variables: { region: 'EU' } });
-    const elsewhere = await fetch(`${emu.url}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${jwt}`, 'Embed-Origin': 'http://localhost:1' } });
+    const elsewhere = await fetch(`${emu.url}/iframe-data/sales-overview`, {
+      headers: { Authorization: `Bearer ${jwt}`, 'Embed-Origin': 'http://localhost:1' },
+    });
     expect(elsewhere.status).toBe(403);
     const otherDashboard = await fetch(`${emu.url}/iframe-data/support-metrics`, { headers: { Authorization: `Bearer ${jwt}`, 'Embed-Origin': bff.url } });
     expect(otherDashboard.status).toBe(403);

@@ -137,7 +137,11 @@ describe('embed tokens: POST /embed/token with embedToken', () => {
       session: { secret: SESSION_SECRET },
       secrets: [API_TOKEN],
       embedToken: { keyId: 'key-1', key: KEY },
-      logger: { info: (m, f) => lines.push(JSON.stringify([m, f])), warn: (m, f) => lines.push(JSON.stringify([m, f])), error: (m, f) => lines.push(JSON.stringify([m, f])) },
+      logger: {
+        info: (m, f) => lines.push(JSON.stringify([m, f])),
+        warn: (m, f) => lines.push(JSON.stringify([m, f])),
+        error: (m, f) => lines.push(JSON.stringify([m, f])),
+      },
     });
     const res = await call(app, `${ORIGIN}/embed/token`, tokenRequest(await session(acme), { dashboard: 'sales-overview' }, { origin: ORIGIN }));
     expect(res.status).toBe(500);
@@ -157,8 +161,10 @@ describe('embed tokens: POST /embed/token with embedToken', () => {
 
 describe('embedToken options', () => {
   const upstream = new FakeUpstream();
-  const make = (embedToken: unknown, extra: Partial<BffAppOptions> = {}) => () =>
-    createBffApp({ upstream, session: { secret: SESSION_SECRET }, embedToken: embedToken as never, logger: captureLogs().logger, ...extra });
+  const make =
+    (embedToken: unknown, extra: Partial<BffAppOptions> = {}) =>
+    () =>
+      createBffApp({ upstream, session: { secret: SESSION_SECRET }, embedToken: embedToken as never, logger: captureLogs().logger, ...extra });
 
   it.each([
     ['a key of 31 bytes', { keyId: 'k', key: 'x'.repeat(31) }, /embedToken.key: .*32 bytes.*31/],

@@ -42,7 +42,8 @@ export class EmbedTokens {
 
   #request(caller: Caller, dashboard: string | undefined, pageOrigin: string | undefined): EmbedTokenRequest {
     const allowed = this.#settings.dashboards;
-    if (dashboard === undefined) throw new BffError('bad_request', 'the body must name the dashboard: {"dashboard": "<embed id>"} (an embed token is for one dashboard)');
+    if (dashboard === undefined)
+      throw new BffError('bad_request', 'the body must name the dashboard: {"dashboard": "<embed id>"} (an embed token is for one dashboard)');
     if (allowed !== undefined && !allowed.has(dashboard)) throw new BffError('forbidden', `dashboard "${dashboard}" is not one this BFF embeds`);
     return { customer: caller.group.group.user_group_id, groupKey: caller.group.key, dashboard, pageOrigin };
   }

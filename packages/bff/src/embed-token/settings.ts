@@ -24,13 +24,16 @@ export function resolveEmbedTokenSettings(options: EmbedTokenOptions, tokenTtlSe
   if (!isExploEmbedKeyId(keyId)) throw new TypeError('embedToken.keyId must be 1-128 visible ASCII characters without spaces or ":"');
   if (mint !== 'local' && mint !== 'vendor') throw new TypeError('embedToken.mint must be "local" or "vendor"');
   if (mint === 'vendor' && (typeof upstream.generateJwt !== 'function' || (upstream.api !== undefined && upstream.api !== 'explo-customer'))) {
-    throw new TypeError(`embedToken.mint "vendor" needs an upstream with generateJwt: a UserGroupClient with api: 'explo-customer' (this one speaks ${upstream.api ?? 'an API without generate_jwt'})`);
+    throw new TypeError(
+      `embedToken.mint "vendor" needs an upstream with generateJwt: a UserGroupClient with api: 'explo-customer' (this one speaks ${upstream.api ?? 'an API without generate_jwt'})`,
+    );
   }
   if (key === undefined && mint === 'local') throw new TypeError('embedToken.key is required to mint embed tokens (the embed secret value)');
   let bytes: Uint8Array | undefined;
   try {
     bytes = key === undefined ? undefined : exploEmbedKey(key);
   } catch (error) {
+    // eslint-disable-next-line preserve-caught-error -- the cause may hold the key's value; the message says what is wrong with it.
     throw new TypeError(`embedToken.key: ${(error as Error).message} (value not shown)`);
   }
   if (dashboards !== undefined && (!Array.isArray(dashboards) || dashboards.length === 0 || !dashboards.every(isDashboardId))) {

@@ -16,7 +16,7 @@ const ORIGIN = 'http://localhost';
  * Vendor-minted embed tokens are shared by the fleet through the store: what one process stores
  * must read back in another through Redis's codec, and the mint lock must hold across them.
  */
-describe.skipIf(!tool.available)("vendor-minted embed tokens, shared by BFF processes through a real Redis", () => {
+describe.skipIf(!tool.available)('vendor-minted embed tokens, shared by BFF processes through a real Redis', () => {
   let server: RedisServer;
   const stores: TokenStore[] = [];
   beforeAll(async () => {
@@ -48,7 +48,11 @@ describe.skipIf(!tool.available)("vendor-minted embed tokens, shared by BFF proc
       });
     });
     const ask = async (index: number) => {
-      const res = await call(processes[index % size]!, `${ORIGIN}/embed/token`, tokenRequest(await session(), { dashboard: 'sales-overview' }, { origin: ORIGIN }));
+      const res = await call(
+        processes[index % size]!,
+        `${ORIGIN}/embed/token`,
+        tokenRequest(await session(), { dashboard: 'sales-overview' }, { origin: ORIGIN }),
+      );
       expect(res.status).toBe(200);
       return (res.body as { token: string }).token;
     };

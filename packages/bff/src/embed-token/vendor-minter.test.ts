@@ -5,7 +5,19 @@ import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
 import { createMemoryStore } from '../store/memory.js';
 import { FakeJwtVendor } from '../../test/support/fake-jwt-vendor.js';
-import { acme, API_TOKEN, call, captureLogs, deferred, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
+import {
+  acme,
+  API_TOKEN,
+  call,
+  captureLogs,
+  deferred,
+  emitted,
+  FakeUpstream,
+  findLeaks,
+  session,
+  SESSION_SECRET,
+  tokenRequest,
+} from '../../test/support/fixtures.js';
 
 const KEY = 'LEAKCHECK-vendor-embed-key-32byt';
 const KEY_BYTES = new TextEncoder().encode(KEY);
@@ -49,7 +61,9 @@ describe("embed tokens minted by the vendor (embedToken.mint: 'vendor', generate
     const { ask, vendor, tokenOf } = setup();
     const res = await ask({ dashboard: 'sales-overview' });
     expect(res.status).toBe(200);
-    expect(vendor.jwtCalls).toEqual([{ provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1', expiration: `PT${TTL}S`, embed_origin: `${ORIGIN}/` }]);
+    expect(vendor.jwtCalls).toEqual([
+      { provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1', expiration: `PT${TTL}S`, embed_origin: `${ORIGIN}/` },
+    ]);
     expect(res.body).toEqual({ token: tokenOf(res), expiresAt: START + TTL * 1000, serverTime: START });
     expect(await decrypt(tokenOf(res), START)).toEqual({ cst: 'acme', dsh: 'sales-overview', exp: START / 1000 + TTL, iss: `${ORIGIN}/` });
     // The customer is synced as in every mode; its token is never what the browser gets.
@@ -83,7 +97,7 @@ describe("embed tokens minted by the vendor (embedToken.mint: 'vendor', generate
   it('mints the next one once near expiry (a quarter of the lifetime left), one call for a burst of page views', async () => {
     const { ask, vendor, tokenOf, advance } = setup();
     const first = tokenOf(await ask({ dashboard: 'sales-overview' }));
-    advance((TTL * 3) / 4 * 1000 - 1000); // 151 s left: still handed out
+    advance(((TTL * 3) / 4) * 1000 - 1000); // 151 s left: still handed out
     expect(tokenOf(await ask({ dashboard: 'sales-overview' }))).toBe(first);
     expect(vendor.jwtCalls).toHaveLength(1);
     advance(2000); // 149 s left
@@ -188,7 +202,8 @@ describe("embed tokens minted by the vendor (embedToken.mint: 'vendor', generate
   });
 
   it('takes a key with mint vendor only when it is a valid one (checked, redacted, unused)', () => {
-    const make = (key: string) => () => createBffApp({ upstream: new FakeJwtVendor(KEY_BYTES, Date.now), session: { secret: SESSION_SECRET }, embedToken: { keyId: 'k', key, mint: 'vendor' } });
+    const make = (key: string) => () =>
+      createBffApp({ upstream: new FakeJwtVendor(KEY_BYTES, Date.now), session: { secret: SESSION_SECRET }, embedToken: { keyId: 'k', key, mint: 'vendor' } });
     expect(make(KEY)).not.toThrow();
     expect(make('short')).toThrow(/embedToken.key: .*32 bytes/);
   });

@@ -1,4 +1,11 @@
-import { exploEmbedIssuer, isCompactJwe, isoDurationSeconds, type ExploGenerateJwtInput, type ExploGenerateJwtResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import {
+  exploEmbedIssuer,
+  isCompactJwe,
+  isoDurationSeconds,
+  type ExploGenerateJwtInput,
+  type ExploGenerateJwtResponse,
+  type TokenResponse,
+} from '@embedded-dashboard/protocol';
 import type { CallPriority } from '../budget/upstream-budget.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
@@ -154,7 +161,9 @@ export class VendorMinter implements EmbedTokenMinter {
     }
     const { jwt } = answer;
     if (!isCompactJwe(jwt)) {
-      throw new BffError('upstream_error', "the dashboard vendor's generate_jwt answered something that is not an embed token (a compact JWE)", { retryable: false });
+      throw new BffError('upstream_error', "the dashboard vendor's generate_jwt answered something that is not an embed token (a compact JWE)", {
+        retryable: false,
+      });
     }
     const entry: GroupEntry = {
       token: jwt,

@@ -49,7 +49,10 @@ export function isAmbiguousFailure(error: unknown): boolean {
  */
 export function isRefusal(error: unknown): boolean {
   if (!isUpstreamError(error)) return false;
-  return error.code === 'api_failure' || (error.code === 'http_status' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429);
+  return (
+    error.code === 'api_failure' ||
+    (error.code === 'http_status' && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429)
+  );
 }
 
 /** `Retry-After` for a vendor that could not be reached or said 503 without one of its own. */
@@ -77,7 +80,10 @@ export function toBffError(error: unknown, operation: string): BffError {
       // A dropped connection is transient: the browser is told when to come back, as for a timeout.
       return new BffError('upstream_unavailable', `${what} could not be reached`, { cause: error, retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
     case 'rate_limited':
-      return new BffError('rate_limited', `${what} is rate limiting this service; retry later`, { cause: error, retryAfterSeconds: retryAfterSeconds(error.retryAfterMs) });
+      return new BffError('rate_limited', `${what} is rate limiting this service; retry later`, {
+        cause: error,
+        retryAfterSeconds: retryAfterSeconds(error.retryAfterMs),
+      });
     case 'http_status':
       if (error.status === 503) {
         return new BffError('upstream_unavailable', `${what} is unavailable`, { cause: error, retryAfterSeconds: retryAfterSeconds(error.retryAfterMs) });

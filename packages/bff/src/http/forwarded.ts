@@ -19,7 +19,7 @@ const VALUE_CHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z:[\]]/;
 /** The parameters of every `Forwarded` element (names lower-cased), or `undefined` if it does not parse. */
 export function parseForwarded(value: string): Array<Map<string, string>> | undefined {
   if (value.length > MAX_HEADER_LENGTH) return undefined;
-  const elements: Array<Map<string, string>> = [new Map()];
+  const elements = [new Map<string, string>()];
   let i = 0;
   const skipSpaces = () => {
     while (value[i] === ' ' || value[i] === '\t') i++;

@@ -24,7 +24,13 @@ async function exchange(port: number, parts: string[]): Promise<string> {
 
 describe('request bodies read from Node’s request stream', () => {
   it('answers a body sent with its headers and one sent later alike, and still refuses a bad one', async () => {
-    const app = createBffApp({ upstream: new FakeUpstream(), session: { secret: SESSION_SECRET }, logger: captureLogs().logger, secrets: [API_TOKEN], rateLimit: false });
+    const app = createBffApp({
+      upstream: new FakeUpstream(),
+      session: { secret: SESSION_SECRET },
+      logger: captureLogs().logger,
+      secrets: [API_TOKEN],
+      rateLimit: false,
+    });
     let server: ServerType | undefined;
     const port = await new Promise<number>((resolve) => {
       server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(info.port));

@@ -9,7 +9,12 @@ afterAll(() => expect(findLeaks()).toEqual([]));
 
 describe('inside a Node server that is not Hono (the Express/Fastify pattern)', () => {
   it('serves the BFF routes through getRequestListener next to the host server routes', async () => {
-    const app = createBffApp({ upstream: new FakeUpstream(), session: { secret: SESSION_SECRET, cookie: 'sid' }, logger: captureLogs().logger, secrets: [API_TOKEN] });
+    const app = createBffApp({
+      upstream: new FakeUpstream(),
+      session: { secret: SESSION_SECRET, cookie: 'sid' },
+      logger: captureLogs().logger,
+      secrets: [API_TOKEN],
+    });
     const bff = getRequestListener(app.fetch);
     const server: Server = createServer((req, res) => {
       if (req.url?.startsWith('/embed/') || req.url === '/readyz') return void bff(req, res);
@@ -19,7 +24,11 @@ describe('inside a Node server that is not Hono (the Express/Fastify pattern)', 
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const res = await record(
-        await fetch(`${url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: `sid=${await session()}`, origin: url }, body: '{}' }),
+        await fetch(`${url}/embed/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie: `sid=${await session()}`, origin: url },
+          body: '{}',
+        }),
       );
       expect(res.status).toBe(200);
       expect(Object.keys(res.body as object).sort()).toEqual(['expiresAt', 'serverTime', 'token']);

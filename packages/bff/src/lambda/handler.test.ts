@@ -63,7 +63,15 @@ describe.skipIf(!redisTool.available)('the BFF as an AWS Lambda function (API Ga
     expect(token).toMatch(/^[A-Za-z0-9._~-]+$/);
 
     // Headers as a REST API passes them (the client's case, the Cookie header), and an HTTP API's base64 body.
-    const rest = await invoke(lambda, restApiEvent({ path: '/embed/token', cookies, headers: { 'Content-Type': 'application/json', Origin: `https://r3pmxmplak.execute-api.eu-west-1.amazonaws.com`, 'Sec-Fetch-Site': 'same-origin' }, body: '{}' }));
+    const rest = await invoke(
+      lambda,
+      restApiEvent({
+        path: '/embed/token',
+        cookies,
+        headers: { 'Content-Type': 'application/json', Origin: `https://r3pmxmplak.execute-api.eu-west-1.amazonaws.com`, 'Sec-Fetch-Site': 'same-origin' },
+        body: '{}',
+      }),
+    );
     expect(json(rest).token).toBe(token);
     const rotated = await invoke(lambda, httpApiEvent(tokenRoute({ path: '/embed/token/rotate', cookies, body: JSON.stringify({ token }), base64: true })));
     expect(rotated.statusCode).toBe(200);
@@ -79,7 +87,9 @@ describe.skipIf(!redisTool.available)('the BFF as an AWS Lambda function (API Ga
     const environments = Array.from({ length: 4 }, () => environment());
     const jwts = await Promise.all(Array.from({ length: 10 }, (_, i) => customer(`burst-${i}`)));
     const results = await Promise.all(
-      jwts.flatMap((jwt, i) => environments.map((lambda, k) => invoke(lambda, (k % 2 ? httpApiEvent : functionUrlEvent)(tokenRoute({ jwt, base64: (i + k) % 2 === 0 }))))),
+      jwts.flatMap((jwt, i) =>
+        environments.map((lambda, k) => invoke(lambda, (k % 2 ? httpApiEvent : functionUrlEvent)(tokenRoute({ jwt, base64: (i + k) % 2 === 0 })))),
+      ),
     );
     expect(results.map((r) => r.statusCode)).toEqual(results.map(() => 200));
     for (let i = 0; i < jwts.length; i++) expect(new Set(results.slice(i * 4, i * 4 + 4).map((r) => json(r).token)).size).toBe(1);
@@ -149,7 +159,9 @@ describe.skipIf(!redisTool.available)('the BFF as an AWS Lambda function (API Ga
     emu.emulator.reset();
     const jwt = await customer('hooli');
     expect((await invoke(environment({ EMBED_KEY_PREFIX: 'ugs' }), functionUrlEvent(tokenRoute({ jwt })))).statusCode).toBe(200);
-    expect((await invoke(environment({ EMBED_UPSTREAM_API: 'explo-customer', EMBED_KEY_PREFIX: 'explo' }), functionUrlEvent(tokenRoute({ jwt })))).statusCode).toBe(200);
+    expect(
+      (await invoke(environment({ EMBED_UPSTREAM_API: 'explo-customer', EMBED_KEY_PREFIX: 'explo' }), functionUrlEvent(tokenRoute({ jwt })))).statusCode,
+    ).toBe(200);
     expect(emu.emulator.stats().requests.getOrCreate).toBe(2);
   });
 

@@ -59,7 +59,7 @@ export const folds = new WeakMap<Counter<string>, Array<() => void>>();
  */
 export function hotCounter<T extends string>(counter: Counter<T>, ...labels: string[]): { inc(): void } {
   const child = counter.labels(...labels);
-  const list = folds.get(counter as Counter<string>);
+  const list = folds.get(counter);
   if (list === undefined) return child;
   let pending = 0;
   list.push(() => {

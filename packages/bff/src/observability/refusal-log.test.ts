@@ -38,7 +38,9 @@ describe('requests refused on purpose', () => {
     expect(lines).toEqual([]);
     t += REFUSAL_SUMMARY_INTERVAL_MS;
     expect((await call(app, '/embed/token', tokenRequest(await session({ org_id: 'late', org_name: 'Late', embed_properties: {} })))).status).toBe(503);
-    expect(parsed(lines)).toEqual([expect.objectContaining({ level: 'info', msg: 'requests refused on purpose', refused, vendor_budget: refused, seconds: 10 })]);
+    expect(parsed(lines)).toEqual([
+      expect.objectContaining({ level: 'info', msg: 'requests refused on purpose', refused, vendor_budget: refused, seconds: 10 }),
+    ]);
     const counted = (await metrics.registry.getSingleMetricAsString('embed_bff_refusals_total')).trim().split('\n').at(-1);
     expect(counted).toBe(`embed_bff_refusals_total{reason="vendor_budget"} ${refused + 1}`);
   });

@@ -10,7 +10,7 @@ function parse(markup: string) {
   const host = window.document.createElement('embedded-dashboard');
   host.innerHTML = markup;
   const elements = [...host.querySelectorAll('*')];
-  window.happyDOM.abort();
+  void window.happyDOM.abort();
   return { elements, frame: elements[0]!, text: host.textContent };
 }
 
@@ -31,7 +31,9 @@ describe('renderDashboardFrame', () => {
   });
 
   it('passes label, sandbox and loading through as the element does', () => {
-    const { frame } = parse(renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, label: 'Sales', sandbox: 'allow-scripts allow-same-origin', loading: 'lazy' }));
+    const { frame } = parse(
+      renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, label: 'Sales', sandbox: 'allow-scripts allow-same-origin', loading: 'lazy' }),
+    );
     expect(frame.getAttribute('title')).toBe('Sales');
     expect(frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin');
     expect(frame.getAttribute('loading')).toBe('lazy');
@@ -41,7 +43,14 @@ describe('renderDashboardFrame', () => {
     expect(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}?token={token}` })).toBe('');
     expect(renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}/{token}`, protocol: 'explo' })).toBe('');
     const { frame } = parse(
-      renderDashboardFrame({ dashboard: 'sales', srcTemplate: `${TEMPLATE}/{token}/{environment}`, protocol: 'explo', token: 'ct-1.a_b~c', environment: 'production', variables: { region: 'EU', seats: 3 } }),
+      renderDashboardFrame({
+        dashboard: 'sales',
+        srcTemplate: `${TEMPLATE}/{token}/{environment}`,
+        protocol: 'explo',
+        token: 'ct-1.a_b~c',
+        environment: 'production',
+        variables: { region: 'EU', seats: 3 },
+      }),
     );
     expect(frame.getAttribute('src')).toBe('https://dash.example.com/iframe/sales/ct-1.a_b~c/production?region=%22EU%22&seats=3');
   });
@@ -73,7 +82,9 @@ describe('renderDashboardFrame', () => {
     const options = { dashboard: 'sales', srcTemplate: TEMPLATE, ...hostile };
     const { elements, frame } = parse(renderDashboardFrame(options));
     expect(elements.map((element) => element.tagName)).toEqual(['IFRAME']);
-    expect([...frame.attributes].map((a) => a.name).sort()).toEqual(['allow', 'hidden', 'referrerpolicy', 'slot', 'src', 'title', ...(hostile.sandbox ? ['sandbox'] : [])].sort());
+    expect([...frame.attributes].map((a) => a.name).sort()).toEqual(
+      ['allow', 'hidden', 'referrerpolicy', 'slot', 'src', 'title', ...(hostile.sandbox ? ['sandbox'] : [])].sort(),
+    );
     expect(new URL(frame.getAttribute('src')!).origin).toBe('https://dash.example.com');
     expect(frame.getAttribute('title')).toBe((options.label || options.dashboard).replace('\u0000', '\ufffd'));
     if (hostile.sandbox) expect(frame.getAttribute('sandbox')).toBe(hostile.sandbox);

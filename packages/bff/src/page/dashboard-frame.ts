@@ -34,7 +34,6 @@ export interface DashboardFrameOptions {
   visible?: boolean | undefined;
 }
 
-
 /**
  * The dashboard iframe as markup for inside `<embedded-dashboard>`, so the browser starts loading
  * the dashboard while it parses the page, before the element's script has arrived. The element
@@ -68,7 +67,7 @@ export function renderDashboardFrame(options: DashboardFrameOptions): string {
   try {
     url = options.protocol === 'explo' ? exploSrc(options.srcTemplate, values, options.variables ?? {}) : resolveSrc(options.srcTemplate, values);
   } catch (error) {
-    throw new Error(`renderDashboardFrame: ${(error as Error).message}`);
+    throw new Error(`renderDashboardFrame: ${(error as Error).message}`, { cause: error });
   }
   if (!url) return '';
   const extra = [

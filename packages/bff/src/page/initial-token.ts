@@ -55,7 +55,6 @@ function header(request: PageRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ', ') : value;
 }
 
-
 /**
  * The first dashboard token of a server-rendered page, so `<embedded-dashboard>` needs no round
  * trip before the dashboard can load. It asks the BFF's own token route for the page request's
@@ -110,5 +109,11 @@ export async function renderInitialToken(request: PageRequest, options: InitialT
   };
   // Too slow or failed: the page goes out without a token, and the element asks for one itself.
   const response = await withTimeout(ask, timeoutMs, () => undefined).catch(() => undefined);
-  return response === undefined ? none : { response, html: `<script type="application/json">${scriptJson({ token: response.token, expiresAt: response.expiresAt, serverTime: response.serverTime })}</script>`, headers };
+  return response === undefined
+    ? none
+    : {
+        response,
+        html: `<script type="application/json">${scriptJson({ token: response.token, expiresAt: response.expiresAt, serverTime: response.serverTime })}</script>`,
+        headers,
+      };
 }

@@ -23,7 +23,11 @@ describe('the BFF’s platforms (#bff-platform)', () => {
     const options = { upstream: new FakeUpstream(), session: { secret: SESSION_SECRET }, logger: captureLogs().logger, secrets: [API_TOKEN], metrics };
     expect(() => createBffApp({ ...options, exposeMetrics: true })).toThrow(/exposeMetrics: this runtime keeps no metrics/);
     const app = createBffApp(options);
-    const res = await call(app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}` }, body: '{}' });
+    const res = await call(app, '/embed/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}` },
+      body: '{}',
+    });
     expect(res.status).toBe(200);
     expect(await metrics.registry.metrics()).toBe('');
   });

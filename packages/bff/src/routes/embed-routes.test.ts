@@ -43,14 +43,17 @@ describe('origin and CSRF checks', () => {
     expect((await call(app, '/embed/token', post(jwt))).status).toBe(200);
   });
 
-  it.each(['https://evil.example', 'null', 'http://localhost:8080', 'https://localhost'])('refuses Origin %s with 403 before reading the session', async (origin) => {
-    const { app, upstream } = setup();
-    const res = await call(app, `${ORIGIN}/embed/token`, post(await session(), { headers: { origin } }));
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ error: { code: 'forbidden', retryable: false } });
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    expect(upstream.calls.getOrCreate).toBe(0);
-  });
+  it.each(['https://evil.example', 'null', 'http://localhost:8080', 'https://localhost'])(
+    'refuses Origin %s with 403 before reading the session',
+    async (origin) => {
+      const { app, upstream } = setup();
+      const res = await call(app, `${ORIGIN}/embed/token`, post(await session(), { headers: { origin } }));
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ error: { code: 'forbidden', retryable: false } });
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(upstream.calls.getOrCreate).toBe(0);
+    },
+  );
 
   it('allows configured origins with CORS headers and answers their preflight', async () => {
     const { app } = setup({ allowedOrigins: ['https://app.example'] });
@@ -58,7 +61,10 @@ describe('origin and CSRF checks', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(res.headers.get('access-control-allow-credentials')).toBe('true');
-    const preflight = await call(app, `${ORIGIN}/embed/token`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    const preflight = await call(app, `${ORIGIN}/embed/token`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/content-type/);
     const evil = await call(app, `${ORIGIN}/embed/token`, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } });
@@ -132,7 +138,12 @@ describe('request bodies', () => {
         controller.close();
       },
     });
-    const res = await call(app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` }, body: stream, duplex: 'half' } as RequestInit);
+    const res = await call(app, '/embed/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
   });
 });
@@ -255,7 +266,11 @@ describe('health and metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.text).toMatch(/embed_bff_token_requests_total\{route="token",outcome="ok"\} 1/);
-    for (const [path, method] of [['/embed/token', 'POST'], ['/healthz', 'GET'], ['/metrics', 'POST']] as const) {
+    for (const [path, method] of [
+      ['/embed/token', 'POST'],
+      ['/healthz', 'GET'],
+      ['/metrics', 'POST'],
+    ] as const) {
       const other = await call(internal, path, { method });
       expect(other.status).toBe(404);
       expect(other.headers.get('cache-control')).toBe('no-store');

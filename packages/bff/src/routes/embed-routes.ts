@@ -36,7 +36,8 @@ function tokenRequest(body: Record<string, unknown> | undefined): string | undef
 function rotateRequest(body: Record<string, unknown> | undefined): { presented: string; dashboard: string | undefined } {
   if (body === undefined) throw new BffError('bad_request', 'body must be {"token": "<the token you hold>"}');
   for (const field in body) {
-    if (field !== 'token' && field !== 'dashboard') throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…", "dashboard"?: "…"}`);
+    if (field !== 'token' && field !== 'dashboard')
+      throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…", "dashboard"?: "…"}`);
   }
   const token = body.token;
   if (typeof token !== 'string' || token === '') throw new BffError('bad_request', '"token" must be a non-empty string');

@@ -1,6 +1,5 @@
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BffErrorCode } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
@@ -10,18 +9,22 @@ import { requestIdOf } from './request-context.js';
 import { respondError } from './respond.js';
 
 const codeForStatus = (status: number): BffErrorCode =>
-  status === 401 ? 'unauthenticated'
-  : status === 403 ? 'forbidden'
-  : status === 429 ? 'rate_limited'
-  : status >= 400 && status < 500 ? 'bad_request'
-  : 'internal';
+  status === 401
+    ? 'unauthenticated'
+    : status === 403
+      ? 'forbidden'
+      : status === 429
+        ? 'rate_limited'
+        : status >= 400 && status < 500
+          ? 'bad_request'
+          : 'internal';
 
 /** Turns any error into the §4 error body; only `BffError` messages reach the browser. */
 function toBffErrorResponse(error: unknown): BffError {
   if (error instanceof BffError) return error;
   if (error instanceof HTTPException) {
     const code = codeForStatus(error.status);
-    return new BffError(code, code === 'internal' ? 'internal error' : 'request refused', { status: error.status as ContentfulStatusCode, cause: error });
+    return new BffError(code, code === 'internal' ? 'internal error' : 'request refused', { status: error.status, cause: error });
   }
   return new BffError('internal', 'internal error', { cause: error });
 }

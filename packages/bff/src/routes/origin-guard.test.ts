@@ -21,7 +21,14 @@ const PUBLIC = 'https://app.example.test';
 
 function setup(overrides: Partial<BffAppOptions> = {}) {
   const upstream = new FakeUpstream();
-  const app = createBffApp({ upstream, session: { secret: SESSION_SECRET }, logger: captureLogs().logger, secrets: [API_TOKEN], rateLimit: false, ...overrides });
+  const app = createBffApp({
+    upstream,
+    session: { secret: SESSION_SECRET },
+    logger: captureLogs().logger,
+    secrets: [API_TOKEN],
+    rateLimit: false,
+    ...overrides,
+  });
   return { app, upstream };
 }
 
@@ -151,7 +158,7 @@ describe('no Fetch Metadata (plain HTTP at a host other than localhost, older br
     },
   );
 
-  it("the BFF README's \"Behind a proxy\" quotes this refusal word for word", async () => {
+  it('the BFF README\'s "Behind a proxy" quotes this refusal word for word', async () => {
     const { app } = setup();
     const refused = await ask(app, { origin: 'https://app.example.com' });
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -190,9 +197,17 @@ describe('no Fetch Metadata (plain HTTP at a host other than localhost, older br
     ['Forwarded with proto and host', { forwarded: 'for=192.0.2.60;proto=https;host=app.example.test' }, PUBLIC],
     ['Forwarded, quoted values and upper-case names', { forwarded: 'For="[2001:db8::17]:4711";Proto="HTTPS";Host="App.Example.Test"' }, PUBLIC],
     ['Forwarded, the default port spelled out', { forwarded: 'proto=https;host="app.example.test:443"' }, PUBLIC],
-    ['Forwarded, an unquoted port (common, though RFC 7239 wants it quoted)', { forwarded: 'proto=https;host=app.example.test:8443' }, 'https://app.example.test:8443'],
+    [
+      'Forwarded, an unquoted port (common, though RFC 7239 wants it quoted)',
+      { forwarded: 'proto=https;host=app.example.test:8443' },
+      'https://app.example.test:8443',
+    ],
     ['Forwarded, an IPv6 host', { forwarded: 'proto=https;host="[2001:db8::1]:8443"' }, 'https://[2001:db8::1]:8443'],
-    ['Forwarded, two proxies that agree', { forwarded: 'for=1.1.1.1;proto=https;host=app.example.test, for=10.0.0.1;proto=https;host=app.example.test' }, PUBLIC],
+    [
+      'Forwarded, two proxies that agree',
+      { forwarded: 'for=1.1.1.1;proto=https;host=app.example.test, for=10.0.0.1;proto=https;host=app.example.test' },
+      PUBLIC,
+    ],
     ['Forwarded, one proxy stating proto, the other host', { forwarded: 'proto=https, for=10.0.0.1;host=app.example.test' }, PUBLIC],
     ['Forwarded proto, X-Forwarded-Host host', { forwarded: 'proto=https', 'x-forwarded-host': 'app.example.test' }, PUBLIC],
     ['X-Forwarded-*, upper case and spaces', { 'x-forwarded-proto': ' HTTPS ', 'x-forwarded-host': 'APP.example.test' }, PUBLIC],
@@ -276,10 +291,14 @@ describe('on a real socket (Node joins repeated headers)', () => {
   /** A raw HTTP request with repeated header lines (node:http sends an array as several lines). */
   const raw = (url: string, headers: Record<string, string | string[]>, jwt: string) =>
     new Promise<number>((resolve, reject) => {
-      const req = httpRequest(`${url}/embed/token`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', authorization: `Bearer ${jwt}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      });
+      const req = httpRequest(
+        `${url}/embed/token`,
+        { method: 'POST', headers: { ...headers, 'content-type': 'application/json', authorization: `Bearer ${jwt}` } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });

@@ -40,7 +40,11 @@ export function originGuard(rule: OriginRule): MiddlewareHandler {
     rule.publicOrigin ??
     (rule.trustProxy
       ? forwardedOrigin(
-          { forwarded: requestHeader(c, 'forwarded'), xForwardedProto: requestHeader(c, 'x-forwarded-proto'), xForwardedHost: requestHeader(c, 'x-forwarded-host') },
+          {
+            forwarded: requestHeader(c, 'forwarded'),
+            xForwardedProto: requestHeader(c, 'x-forwarded-proto'),
+            xForwardedHost: requestHeader(c, 'x-forwarded-host'),
+          },
           c.req.url,
         )
       : undefined);
@@ -55,18 +59,28 @@ export function originGuard(rule: OriginRule): MiddlewareHandler {
     if (site === 'same-origin') {
       // The browser vouches for it; only what the operator (or the trusted proxy) stated can overrule it.
       if (stated !== undefined && origin !== stated && !allowed.has(origin)) {
-        throw new BffError('forbidden', `origin ${show(origin)} is not allowed: the browser says it is this BFF's own, but its public origin is ${show(stated)} (${BEHIND_A_PROXY})`);
+        throw new BffError(
+          'forbidden',
+          `origin ${show(origin)} is not allowed: the browser says it is this BFF's own, but its public origin is ${show(stated)} (${BEHIND_A_PROXY})`,
+        );
       }
       crossOrigin = false;
     } else if (site === 'same-site' || site === 'cross-site') {
-      if (!allowed.has(origin)) throw new BffError('forbidden', `origin ${show(origin)} is not allowed: the browser says the request is ${site} and the origin is not in allowedOrigins`);
+      if (!allowed.has(origin))
+        throw new BffError(
+          'forbidden',
+          `origin ${show(origin)} is not allowed: the browser says the request is ${site} and the origin is not in allowedOrigins`,
+        );
       crossOrigin = true;
     } else if (origin === (stated ?? urlOrigin(c))) {
       crossOrigin = false;
     } else if (allowed.has(origin)) {
       crossOrigin = true;
     } else {
-      throw new BffError('forbidden', `origin ${show(origin)} is not allowed: it is neither this BFF's origin as the request reached it nor in allowedOrigins (${BEHIND_A_PROXY})`);
+      throw new BffError(
+        'forbidden',
+        `origin ${show(origin)} is not allowed: it is neither this BFF's origin as the request reached it nor in allowedOrigins (${BEHIND_A_PROXY})`,
+      );
     }
     c.set('embedPageOrigin', origin);
     if (!crossOrigin) return next();

@@ -10,6 +10,7 @@ import type { MaybePromise } from '../util/maybe-promise.js';
  */
 export function withinRequestDeadline<T>(work: MaybePromise<T>, deadlineMs = BFF_REQUEST_DEADLINE_MS): MaybePromise<T> {
   if (!(work instanceof Promise)) return work;
-  const late = () => new BffError('upstream_timeout', `the request did not finish within ${deadlineMs} ms`, { retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS });
+  const late = () =>
+    new BffError('upstream_timeout', `the request did not finish within ${deadlineMs} ms`, { retryAfterSeconds: UPSTREAM_TIMEOUT_RETRY_AFTER_SECONDS });
   return withTimeout(() => work, deadlineMs, late);
 }

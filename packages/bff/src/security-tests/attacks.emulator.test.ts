@@ -22,11 +22,22 @@ afterAll(() => {
 async function startBff(overrides: Partial<BffAppOptions> = {}, apiToken = API_TOKEN) {
   const { url, port, logs, post: postWith } = await emu.start(overrides, apiToken);
   const post = (path: string, jwt: string, body: unknown = {}) => postWith(path, { authorization: `Bearer ${jwt}` }, body);
-  return { url, port, logs, getToken: (jwt: string) => post('/embed/token', jwt), rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }) };
+  return {
+    url,
+    port,
+    logs,
+    getToken: (jwt: string) => post('/embed/token', jwt),
+    rotate: (jwt: string, token: string) => post('/embed/token/rotate', jwt, { token }),
+  };
 }
 
 const tokenOf = (res: { body: unknown }) => (res.body as { token: string }).token;
-const org = (org_id: string | number, extra: Record<string, unknown> = {}) => ({ org_id, org_name: `Org ${String(org_id).slice(0, 40)}`, embed_properties: { tenant: String(org_id) }, ...extra });
+const org = (org_id: string | number, extra: Record<string, unknown> = {}) => ({
+  org_id,
+  org_name: `Org ${String(org_id).slice(0, 40)}`,
+  embed_properties: { tenant: String(org_id) },
+  ...extra,
+});
 
 /** Sends raw bytes over a socket and returns everything the server wrote before closing. */
 function rawHttp(port: number, text: string | Buffer): Promise<string> {
@@ -41,7 +52,7 @@ function rawHttp(port: number, text: string | Buffer): Promise<string> {
   });
 }
 
-describe('one customer obtaining another customer\'s token (real emulator)', () => {
+describe("one customer obtaining another customer's token (real emulator)", () => {
   it.each([
     ['case', 'acme', 'ACME'],
     ['unicode normalisation (NFC vs NFD)', 'caf\u00e9', 'cafe\u0301'],
@@ -64,7 +75,7 @@ describe('one customer obtaining another customer\'s token (real emulator)', () 
   it('a numeric org_id and its decimal string are the same vendor group (by design), a float is refused', async () => {
     const bff = await startBff();
     expect(tokenOf(await bff.getToken(await session(org(42))))).toBe(tokenOf(await bff.getToken(await session(org('42')))));
-    expect((await bff.getToken(await session(org(42.5 as number)))).status).toBe(403);
+    expect((await bff.getToken(await session(org(42.5)))).status).toBe(403);
     expect((await bff.getToken(await session(org(2 ** 60)))).status).toBe(403);
   });
 
@@ -76,7 +87,7 @@ describe('one customer obtaining another customer\'s token (real emulator)', () 
     expect(emu.emulator.stats().requests.getOrCreate).toBe(before);
   });
 
-  it('rotate presenting another group\'s current or previous token answers the caller\'s own token and rotates nothing', async () => {
+  it("rotate presenting another group's current or previous token answers the caller's own token and rotates nothing", async () => {
     const bff = await startBff();
     const acmeJwt = await session(org('acme'));
     const globexJwt = await session(org('globex'));
@@ -93,13 +104,15 @@ describe('one customer obtaining another customer\'s token (real emulator)', () 
     expect(emu.emulator.resolveToken(g1)?.providedId).toBe('globex');
   });
 
-  it('concurrent rotate and token requests across groups never hand one group the other\'s token', async () => {
+  it("concurrent rotate and token requests across groups never hand one group the other's token", async () => {
     const bff = await startBff({ minRotationIntervalSeconds: 0 });
     const ids = ['acme', 'globex', 'initech'];
     const jwts = await Promise.all(ids.map((id) => session(org(id))));
     const first = await Promise.all(jwts.map((jwt) => bff.getToken(jwt)));
     const results = await Promise.all(
-      jwts.flatMap((jwt, i) => [bff.rotate(jwt, tokenOf(first[i]!)), bff.getToken(jwt), bff.rotate(jwt, tokenOf(first[(i + 1) % 3]!))].map((p) => p.then((r) => ({ i, r })))),
+      jwts.flatMap((jwt, i) =>
+        [bff.rotate(jwt, tokenOf(first[i]!)), bff.getToken(jwt), bff.rotate(jwt, tokenOf(first[(i + 1) % 3]!))].map((p) => p.then((r) => ({ i, r }))),
+      ),
     );
     for (const { i, r } of results) {
       expect(r.status).toBe(200);
@@ -113,7 +126,7 @@ describe('one customer obtaining another customer\'s token (real emulator)', () 
   // staging BFF (Testing API key) and a production BFF (Customer API key) share a store, as two
   // CLI processes sharing one EMBED_REDIS_URL would: keys and entries are now scoped to the
   // vendor account (the client's accountId), so each customer gets its own environment's token.
-  it('two BFFs with different vendor API tokens sharing a store never hand out each other\'s tokens', async () => {
+  it("two BFFs with different vendor API tokens sharing a store never hand out each other's tokens", async () => {
     const store = createMemoryStore();
     const staging = await startBff({ store }, TESTING_API_TOKEN);
     const production = await startBff({ store }, API_TOKEN);
@@ -165,7 +178,10 @@ describe('HTTP-level attacks over a raw socket', () => {
 
   it('a hostile X-Request-Id is replaced, never echoed', async () => {
     const bff = await startBff();
-    const reply = await rawHttp(bff.port, `GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nx-request-id: "},{"level":"error","msg":"forged\r\nconnection: close\r\n\r\n`);
+    const reply = await rawHttp(
+      bff.port,
+      `GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nx-request-id: "},{"level":"error","msg":"forged\r\nconnection: close\r\n\r\n`,
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 404/);
     expect(reply).not.toContain('forged');
     expect(bff.logs.lines.join('\n')).not.toContain('forged');

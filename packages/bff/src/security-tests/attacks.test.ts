@@ -5,7 +5,19 @@ import { createBffApp } from '../app.js';
 import { parseConfig } from '../cli/config.js';
 import { createJsonLogger } from '../observability/logger.js';
 import type { BffAppOptions } from '../options.js';
-import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_KEY, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
+import {
+  acme,
+  API_TOKEN,
+  call,
+  captureLogs,
+  emitted,
+  FakeUpstream,
+  findLeaks,
+  session,
+  SESSION_KEY,
+  SESSION_SECRET,
+  tokenRequest,
+} from '../../test/support/fixtures.js';
 
 /**
  * Security review: attacks through `app.request`, each stating the safe behaviour. Every finding
@@ -72,13 +84,17 @@ describe('session JWT attacks', () => {
     expect(upstream.calls.getOrCreate).toBe(0);
   });
 
-  it('refuses a token with an embedded jwk header signed by the attacker\'s own key (JWKS configured)', async () => {
+  it("refuses a token with an embedded jwk header signed by the attacker's own key (JWKS configured)", async () => {
     const real = await generateKeyPair('ES256', { extractable: true });
     const attacker = await generateKeyPair('ES256', { extractable: true });
     const jwks = { keys: [{ ...(await exportJWK(real.publicKey)), kid: 'k1', alg: 'ES256' } as JWK] };
     const { app } = setup({ session: { getKey: createLocalJWKSet(jwks) } });
     const jwk = await exportJWK(attacker.publicKey);
-    for (const header of [{ alg: 'ES256', jwk }, { alg: 'ES256', kid: 'k1', jwk }, { alg: 'ES256', kid: 'k1' }]) {
+    for (const header of [
+      { alg: 'ES256', jwk },
+      { alg: 'ES256', kid: 'k1', jwk },
+      { alg: 'ES256', kid: 'k1' },
+    ]) {
       const jwt = await new SignJWT({ ...acme, exp: future() }).setProtectedHeader(header).sign(attacker.privateKey);
       expect((await ask(app, jwt)).status).toBe(401);
     }
@@ -137,7 +153,10 @@ describe('session JWT attacks', () => {
 
   it('embed_properties with __proto__ / constructor keys pollute nothing and still drive drift sync', async () => {
     const { app, upstream } = setup();
-    const claims = (region: string) => JSON.parse(`{"org_id":"acme","org_name":"Acme","embed_properties":{"__proto__":{"polluted":"${region}"},"constructor":{"prototype":{"polluted":1}}}}`) as Record<string, unknown>;
+    const claims = (region: string) =>
+      JSON.parse(
+        `{"org_id":"acme","org_name":"Acme","embed_properties":{"__proto__":{"polluted":"${region}"},"constructor":{"prototype":{"polluted":1}}}}`,
+      ) as Record<string, unknown>;
     expect((await ask(app, await session(claims('EU')))).status).toBe(200);
     expect((await ask(app, await session(claims('US')))).status).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -184,7 +203,11 @@ describe('CSRF, Origin and CORS', () => {
     ['application/x-www-form-urlencoded', 415],
   ])('Content-Type %s → %i', async (type, status) => {
     const { app } = setup();
-    const res = await call(app, `${ORIGIN}/embed/token`, { method: 'POST', headers: { 'content-type': type, authorization: `Bearer ${await session()}` }, body: '{}' });
+    const res = await call(app, `${ORIGIN}/embed/token`, {
+      method: 'POST',
+      headers: { 'content-type': type, authorization: `Bearer ${await session()}` },
+      body: '{}',
+    });
     expect(res.status).toBe(status);
   });
 
@@ -200,7 +223,11 @@ describe('CSRF, Origin and CORS', () => {
 
   it('a cookie session without Origin passes (non-browser callers); the body type is the CSRF defence', async () => {
     const { app } = setup({ session: { secret: SESSION_SECRET, cookie: 'sid' } });
-    const res = await call(app, `${ORIGIN}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: `sid=${await session()}` }, body: '{}' });
+    const res = await call(app, `${ORIGIN}/embed/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: `sid=${await session()}` },
+      body: '{}',
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -337,20 +364,25 @@ describe('CLI configuration', () => {
   });
 
   it('a hostile JSON config (prototype keys, unknown keys, nested values) is refused key by key', () => {
-    const file = JSON.parse('{"__proto__":{"EMBED_API_TOKEN":"x"},"constructor":1,"EMBED_UPSTREAM_URL":{"href":"http://x"},"EMBED_API_TOKEN":["a"]}') as unknown;
+    const file = JSON.parse(
+      '{"__proto__":{"EMBED_API_TOKEN":"x"},"constructor":1,"EMBED_UPSTREAM_URL":{"href":"http://x"},"EMBED_API_TOKEN":["a"]}',
+    ) as unknown;
     const { problems, config } = parseConfig({ EMBED_SESSION_SECRET: SECRET }, file);
     expect(config).toBeUndefined();
-    expect(problems).toEqual(expect.arrayContaining([
-      'config file: unknown key "__proto__"',
-      'config file: unknown key "constructor"',
-      'config file: EMBED_UPSTREAM_URL has an unsupported type',
-      'config file: EMBED_API_TOKEN has an unsupported type',
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'config file: unknown key "__proto__"',
+        'config file: unknown key "constructor"',
+        'config file: EMBED_UPSTREAM_URL has an unsupported type',
+        'config file: EMBED_API_TOKEN has an unsupported type',
+      ]),
+    );
     expect(({} as Record<string, unknown>).EMBED_API_TOKEN).toBeUndefined();
   });
 
   it('EMBED_EXPECT_ENVIRONMENT accepts only the two exact tags', () => {
-    for (const value of ['customer', 'Production', 'Customer,Testing']) expect(parseConfig({ ...minimal, EMBED_EXPECT_ENVIRONMENT: value }).problems).toHaveLength(1);
+    for (const value of ['customer', 'Production', 'Customer,Testing'])
+      expect(parseConfig({ ...minimal, EMBED_EXPECT_ENVIRONMENT: value }).problems).toHaveLength(1);
     expect(parseConfig({ ...minimal, EMBED_EXPECT_ENVIRONMENT: 'Testing' }).config?.expectEnvironment).toBe('Testing');
   });
 });

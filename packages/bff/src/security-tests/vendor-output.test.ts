@@ -17,13 +17,23 @@ async function bffBehind(vendorToken: string) {
   const client = new UserGroupClient({ baseUrl: vendor.url, apiToken: API_TOKEN, timeoutMs: 2_000, deadlineMs: 4_000 });
   const logs = captureLogs();
   const app = createBffApp({ upstream: client, session: { secret: SESSION_SECRET }, logger: logs.logger, rateLimit: false, secrets: [API_TOKEN] });
-  const url = await bffs.serve(app, () => client.close(), () => vendor.close());
+  const url = await bffs.serve(
+    app,
+    () => client.close(),
+    () => vendor.close(),
+  );
   const getToken = async () =>
-    record(await fetch(`${url}/embed/token`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: url }, body: '{}' }));
+    record(
+      await fetch(`${url}/embed/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: url },
+        body: '{}',
+      }),
+    );
   return { url, vendor, logs, getToken };
 }
 
-describe('the vendor\'s token is checked before it reaches a browser', () => {
+describe("the vendor's token is checked before it reaches a browser", () => {
   it.each([
     ['markup', 'abc<script>alert(1)</script>'],
     ['NUL', 'abc\u0000def'],
@@ -41,7 +51,7 @@ describe('the vendor\'s token is checked before it reaches a browser', () => {
   });
 
   it.each([
-    ['64 hex characters (the vendor\'s example)', 'a'.repeat(64)],
+    ["64 hex characters (the vendor's example)", 'a'.repeat(64)],
     ['a JWE with direct encryption (an empty segment)', 'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..48V1_ALb6US04U3b.5eym8TW_c8SuK0lt.XFBoMYUZodetZdvTiFvSkQ'],
   ])('hands on a token of %s with 200 and nosniff', async (_, token) => {
     const { getToken } = await bffBehind(token);

@@ -1,4 +1,4 @@
-import type { DataSourceMapping, UserGroupInput, UserGroupProperties } from '@embedded-dashboard/protocol';
+import type { DataSourceMapping, UserGroupInput } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 
 /** Which session claims carry the group input. */
@@ -23,8 +23,7 @@ export const DEFAULT_CLAIM_NAMES: Required<ClaimNames> = {
 const MAX_ID_LENGTH = 256;
 const MAX_NAME_LENGTH = 256;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether `value` is a mapping of the spec: an object whose values are all strings. */
 export function isDataSourceMapping(value: unknown): value is DataSourceMapping {
@@ -38,11 +37,7 @@ const refuse = (message: string) => new BffError('forbidden', message);
  * (the mapping alone may fall back to a static one): a group is never created or updated from a
  * half-filled input, since missing properties could widen what its dashboards show.
  */
-export function claimsToGroupInput(
-  claims: Record<string, unknown>,
-  names: Required<ClaimNames>,
-  staticMapping: DataSourceMapping,
-): UserGroupInput {
+export function claimsToGroupInput(claims: Record<string, unknown>, names: Required<ClaimNames>, staticMapping: DataSourceMapping): UserGroupInput {
   const rawId = claims[names.groupId];
   if (rawId === undefined) throw refuse(`session has no "${names.groupId}" claim`);
   const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
@@ -59,18 +54,22 @@ export function claimsToGroupInput(
   if (!isPlainObject(properties)) throw refuse(`session claim "${names.properties}" must be a JSON object`);
   const mapping = claims[names.mapping] ?? staticMapping;
   if (!isDataSourceMapping(mapping)) throw refuse(`session claim "${names.mapping}" must be an object of strings`);
-  return { user_group_id: id, name, properties: properties as UserGroupProperties, mapping };
+  return { user_group_id: id, name, properties: properties, mapping };
 }
 
 /** Checks a group input from an `identify` hook; a bad one is the integrator's bug (500). */
 export function assertGroupInput(group: unknown): asserts group is UserGroupInput {
   const g = group as Partial<UserGroupInput> | null;
-  const problem =
-    !isPlainObject(g) ? 'is not an object'
-    : typeof g.user_group_id !== 'string' || g.user_group_id.trim() === '' || g.user_group_id.length > MAX_ID_LENGTH ? 'has no valid user_group_id'
-    : typeof g.name !== 'string' || g.name.trim() === '' || g.name.length > MAX_NAME_LENGTH ? 'has no valid name'
-    : !isPlainObject(g.properties) ? 'has no properties object'
-    : !isDataSourceMapping(g.mapping) ? 'has no mapping object of strings'
-    : undefined;
+  const problem = !isPlainObject(g)
+    ? 'is not an object'
+    : typeof g.user_group_id !== 'string' || g.user_group_id.trim() === '' || g.user_group_id.length > MAX_ID_LENGTH
+      ? 'has no valid user_group_id'
+      : typeof g.name !== 'string' || g.name.trim() === '' || g.name.length > MAX_NAME_LENGTH
+        ? 'has no valid name'
+        : !isPlainObject(g.properties)
+          ? 'has no properties object'
+          : !isDataSourceMapping(g.mapping)
+            ? 'has no mapping object of strings'
+            : undefined;
   if (problem !== undefined) throw new BffError('internal', 'internal error', { cause: new TypeError(`identify() returned a group that ${problem}`) });
 }

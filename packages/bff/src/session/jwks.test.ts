@@ -28,7 +28,8 @@ let fetches = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    if (req.url === '/elsewhere.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((k) => k.jwk) }));
+    if (req.url === '/elsewhere.json')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((k) => k.jwk) }));
     fetches += 1;
     if (mode === 'ok') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((k) => k.jwk) }));
     if (mode === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Sign in</title><p>Please sign in');

@@ -81,7 +81,9 @@ function issuedAtOf(payload: Record<string, unknown>, nowMs: number): number {
   if (typeof payload.iat !== 'number') return (payload.exp as number) - WITHOUT_IAT_BEFORE_EXP_MS / 1000;
   const aheadMs = payload.iat * 1000 - nowMs;
   if (aheadMs > MAX_ISSUED_AT_SKEW_MS) {
-    throw unauthenticated(`session "iat" is ${Math.round(aheadMs / 1000)} s in the future (beyond ${MAX_ISSUED_AT_SKEW_MS / 1000} s of clock skew; an iat in milliseconds?)`);
+    throw unauthenticated(
+      `session "iat" is ${Math.round(aheadMs / 1000)} s in the future (beyond ${MAX_ISSUED_AT_SKEW_MS / 1000} s of clock skew; an iat in milliseconds?)`,
+    );
   }
   return payload.iat;
 }

@@ -121,12 +121,19 @@ describe('session JWT verification (HS256 secret)', () => {
     expect((await ask(app, undefined, { cookie: `embed_session=${jwt.slice(0, -1)}` })).status).toBe(401);
     const bearer = setup();
     const header = `Bearer ${jwt}`;
-    expect((await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: header }, body: '{}' })).status).toBe(200);
+    expect(
+      (await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: header }, body: '{}' })).status,
+    ).toBe(200);
     for (const variant of [`bearer  ${jwt}`, `Bearer ${jwt} `]) {
-      expect((await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: variant }, body: '{}' })).status).toBe(200);
+      expect(
+        (await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: variant }, body: '{}' }))
+          .status,
+      ).toBe(200);
     }
     for (const bad of [`Bearer ${jwt} x`, `Basic ${jwt}`, jwt]) {
-      expect((await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: bad }, body: '{}' })).status).toBe(401);
+      expect(
+        (await call(bearer.app, '/embed/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: bad }, body: '{}' })).status,
+      ).toBe(401);
     }
   });
 

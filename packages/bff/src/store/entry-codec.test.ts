@@ -24,7 +24,13 @@ describe('entry codec', () => {
   });
 
   it('round-trips every field, in the stored format the Redis scripts and earlier processes read', () => {
-    const full: Required<GroupEntry> = { ...entry, previousToken: 'tok_old', lastRotatedAt: 1_790_000_001_000, account: 'acct-1', claimsIssuedAt: 1_789_999_999_000 };
+    const full: Required<GroupEntry> = {
+      ...entry,
+      previousToken: 'tok_old',
+      lastRotatedAt: 1_790_000_001_000,
+      account: 'acct-1',
+      claimsIssuedAt: 1_789_999_999_000,
+    };
     expect(decodeEntry(encodeEntry(full))).toEqual(full);
     expect(encodeEntry(full)).toBe(
       '{"v":1,"e":{"token":"tok_abc","firstSeenAt":1790000000000,"fingerprint":"fp1","previousToken":"tok_old","environment":"Customer",' +

@@ -45,7 +45,9 @@ const FIELDS = {
   account: { check: isAccount, optional: true },
   claimsIssuedAt: { check: isTime, optional: true },
 } satisfies {
-  [K in keyof Required<GroupEntry>]: { check: Check<Exclude<GroupEntry[K], undefined>> } & (undefined extends GroupEntry[K] ? { optional: true } : { optional?: never });
+  [K in keyof Required<GroupEntry>]: { check: Check<Exclude<GroupEntry[K], undefined>> } & (undefined extends GroupEntry[K]
+    ? { optional: true }
+    : { optional?: never });
 };
 
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof GroupEntry)[];

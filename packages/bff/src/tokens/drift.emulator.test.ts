@@ -59,7 +59,10 @@ describe('drift sync against the emulator', () => {
   });
 
   it('refuses a session issued beyond the clock skew (an hour ahead, or iat in milliseconds): correct sessions after it decide', async () => {
-    for (const [org, ahead] of [['acme-future', now() + 3600], ['acme-millis', Date.now()]] as const) {
+    for (const [org, ahead] of [
+      ['acme-future', now() + 3600],
+      ['acme-millis', Date.now()],
+    ] as const) {
       const bff = await startBff();
       const wide = await issuedAt(ahead, { org_id: org, sub: 'skewed', embed_properties: { region: 'ALL', plan: 'pro' } });
       const refused = await bff.ask(wide);
@@ -89,7 +92,10 @@ describe('drift sync against the emulator', () => {
       { org_id: org, sub: 'us-tab', embed_properties: { region: 'US', plan: 'pro' } },
     ];
     const winners = [];
-    for (const [org, order] of [['acme-equal-1', [0, 1]], ['acme-equal-2', [1, 0]]] as const) {
+    for (const [org, order] of [
+      ['acme-equal-1', [0, 1]],
+      ['acme-equal-2', [1, 0]],
+    ] as const) {
       const bff = await startBff();
       const sessions = await Promise.all(claimsOf(org).map((claims) => issuedAt(iat, claims)));
       const token = tokenOf(await bff.ask(sessions[order[0]]!));

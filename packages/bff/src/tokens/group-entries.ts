@@ -75,8 +75,7 @@ export class GroupEntries {
     return andThen(this.#store.get(key), this.#ours);
   }
 
-  readonly #ours = (entry: GroupEntry | undefined): GroupEntry | undefined =>
-    entry === undefined || entry.account !== this.#s.account ? undefined : entry;
+  readonly #ours = (entry: GroupEntry | undefined): GroupEntry | undefined => (entry === undefined || entry.account !== this.#s.account ? undefined : entry);
 
   /** Stores `entry` under `key` as this vendor account's, for `ttlMs` (default: a group entry's time). */
   write(key: string, entry: GroupEntry, ttlMs = this.#s.entryTtlMs): Promise<void> {
@@ -103,7 +102,13 @@ export class GroupEntries {
    * a re-read a slow store did not answer releases the lock and waits as for another holder; a
    * write it did not take keeps the lock (see `#keepWriting`).
    */
-  async exclusive<T>(name: string, key: string, done: (entry: GroupEntry) => boolean, work: (held: HeldEntry) => Promise<T>, what: string): Promise<T | GroupEntry> {
+  async exclusive<T>(
+    name: string,
+    key: string,
+    done: (entry: GroupEntry) => boolean,
+    work: (held: HeldEntry) => Promise<T>,
+    what: string,
+  ): Promise<T | GroupEntry> {
     const started = this.#clock();
     let slept = 0;
     for (let interval = this.#s.pollIntervalMs; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
@@ -129,7 +134,11 @@ export class GroupEntries {
   async #holding<T>(lock: GuardedLock, key: string, work: (held: HeldEntry) => Promise<T>): Promise<T> {
     const ttlMs = this.#s.lockTtlMs;
     // A renewal the store refuses (false: the lock expired, or a failover lost it) ends the renewals; one it did not answer is tried again.
-    const renew = () => void lock.extend!(ttlMs).then((owned) => owned || clearInterval(renewal), () => undefined);
+    const renew = () =>
+      void lock.extend!(ttlMs).then(
+        (owned) => owned || clearInterval(renewal),
+        () => undefined,
+      );
     const renewal = lock.extend === undefined ? undefined : setInterval(renew, Math.max(1, ttlMs / 3));
     renewal?.unref?.();
     let unsaved: { entry: GroupEntry; ttlMs: number } | undefined;

@@ -38,10 +38,11 @@ const slowStore = (inner: TokenStore, late: Late): TokenStore => {
     set: (key, entry, ttl) => slow(key, () => inner.set(key, entry, ttl)),
     delete: (key) => inner.delete(key),
     hit: (key, windowMs) => slow(key, () => inner.hit(key, windowMs)),
-    tryLock: (name, ttl) => slow(name, async () => {
-      await late.beforeLock?.(name);
-      return inner.tryLock(name, ttl);
-    }),
+    tryLock: (name, ttl) =>
+      slow(name, async () => {
+        await late.beforeLock?.(name);
+        return inner.tryLock(name, ttl);
+      }),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
@@ -72,7 +73,6 @@ describe('GuardedStore', () => {
 });
 
 describe('GuardedStore on a store that hangs', () => {
-
   it('after one call hangs to its deadline, skips the store for a while instead of waiting out every call, then asks it again', async () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
@@ -91,7 +91,14 @@ describe('GuardedStore on a store that hangs', () => {
       close: () => inner.close(),
       tryLock: (name, ttl) => hang(() => inner.tryLock(name, ttl)),
     };
-    const store = new GuardedStore(hanging, captureLogs().logger, createBffMetrics(), 30, () => clock, () => clock);
+    const store = new GuardedStore(
+      hanging,
+      captureLogs().logger,
+      createBffMetrics(),
+      30,
+      () => clock,
+      () => clock,
+    );
     await expect(store.get('acme')).resolves.toBeUndefined();
     expect(asked).toBe(1);
     // The calls a request makes next answer from the fallback at once, without asking the store...
@@ -123,7 +130,14 @@ describe('GuardedStore on a store that hangs', () => {
     const inner = createMemoryStore();
     const clock = 1_000_000;
     const late = lateOf();
-    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock, () => clock);
+    const store = new GuardedStore(
+      slowStore(inner, late),
+      captureLogs().logger,
+      createBffMetrics(),
+      30,
+      () => clock,
+      () => clock,
+    );
     // One answer late on a busy machine: the request goes on from the fallback, and the store is skipped meanwhile...
     late.holding = true;
     await expect(store.hit('session:a', 60_000)).resolves.toMatchObject({ count: 1 });
@@ -147,7 +161,15 @@ describe('GuardedStore on a store that hangs', () => {
     const inner = createMemoryStore();
     let clock = 1_000_000;
     const late = lateOf();
-    const processOf = () => new GuardedStore(slowStore(inner, late), captureLogs().logger, createBffMetrics(), 30, () => clock, () => clock);
+    const processOf = () =>
+      new GuardedStore(
+        slowStore(inner, late),
+        captureLogs().logger,
+        createBffMetrics(),
+        30,
+        () => clock,
+        () => clock,
+      );
     const [a, b] = [processOf(), processOf()];
     // Both processes have been talking to the store; then every answer comes after the deadline.
     await Promise.all([a.get('acme'), b.get('acme')]);
@@ -180,7 +202,14 @@ describe('GuardedStore: the lock protocol never crosses the skip (a slow store i
     let clock = 1_000_000;
     const late = lateOf();
     const metrics = createBffMetrics();
-    const store = new GuardedStore(slowStore(inner, late), captureLogs().logger, metrics, 30, () => clock, () => clock);
+    const store = new GuardedStore(
+      slowStore(inner, late),
+      captureLogs().logger,
+      metrics,
+      30,
+      () => clock,
+      () => clock,
+    );
     await store.get('acme');
     clock += 1_500;
     late.holding = true;
@@ -258,12 +287,18 @@ describe('GuardedStore: the lock protocol never crosses the skip (a slow store i
       now: Date.now,
       sleep: () => new Promise<void>((resume) => pauses.push(resume)),
     });
-    const answered = await entries.exclusive('sync:acme', 'acme', () => true, async (held) => {
-      late.holding = true;
-      await held.write(groupEntry('tok-ours'));
-      late.holding = false;
-      return 'served';
-    }, 'testing');
+    const answered = await entries.exclusive(
+      'sync:acme',
+      'acme',
+      () => true,
+      async (held) => {
+        late.holding = true;
+        await held.write(groupEntry('tok-ours'));
+        late.holding = false;
+        return 'served';
+      },
+      'testing',
+    );
     // The caller is served; the lock stays (before: released with the entry only in this process).
     expect(answered).toBe('served');
     expect(inner.peek('acme')).toBeUndefined();
@@ -464,9 +499,14 @@ describe('GuardedStore after an outage', () => {
     const restartEmpty = () => {
       state.inner = createMemoryStore({ now });
     };
-    return { state, restartEmpty, get inner() {
-      return state.inner;
-    }, store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, now, now) };
+    return {
+      state,
+      restartEmpty,
+      get inner() {
+        return state.inner;
+      },
+      store: new GuardedStore(flaky, captureLogs().logger, createBffMetrics(), 1_000, now, now),
+    };
   }
 
   it('writes what it synced while the store failed to the store once it answers, where the store holds nothing', async () => {
@@ -661,7 +701,19 @@ describe('GuardedStore: slow or lost is judged by the age of the oldest unanswer
   it('an error reply (READONLY during a failover) is the store answering: no lock of its own (before: a local lock, the store judged lost)', async () => {
     const inner = createMemoryStore();
     const metrics = createBffMetrics();
-    const readonly: TokenStore = { ...inner, get: (k) => inner.get(k), ping: () => inner.ping(), close: () => inner.close(), set: (k, e, t) => inner.set(k, e, t), delete: (k) => inner.delete(k), hit: (k, w) => inner.hit(k, w), tryLock: () => Promise.reject(new RedisStoreError('unavailable', 'Redis store tryLock failed', { cause: new ReplyError("READONLY You can't write against a read only replica.") })) };
+    const readonly: TokenStore = {
+      ...inner,
+      get: (k) => inner.get(k),
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+      set: (k, e, t) => inner.set(k, e, t),
+      delete: (k) => inner.delete(k),
+      hit: (k, w) => inner.hit(k, w),
+      tryLock: () =>
+        Promise.reject(
+          new RedisStoreError('unavailable', 'Redis store tryLock failed', { cause: new ReplyError("READONLY You can't write against a read only replica.") }),
+        ),
+    };
     const store = new GuardedStore(readonly, captureLogs().logger, metrics, 30, Date.now, () => 0);
     expect(await store.tryLock('sync:acme', 1_000)).toBeUndefined();
     expect((await metrics.storeLocalLocks.get()).values[0]?.value ?? 0).toBe(0);
@@ -669,22 +721,50 @@ describe('GuardedStore: slow or lost is judged by the age of the oldest unanswer
 });
 
 describe('GroupEntries: the lock protocol under a slow store', () => {
-  const settings = (clock: () => number, sleep: (ms: number) => Promise<void>) => ({ account: undefined, entryTtlMs: 60_000, lockTtlMs: 6_000, lockWaitMs: 5_000, pollIntervalMs: 25, now: Date.now, clock, sleep });
+  const settings = (clock: () => number, sleep: (ms: number) => Promise<void>) => ({
+    account: undefined,
+    entryTtlMs: 60_000,
+    lockTtlMs: 6_000,
+    lockWaitMs: 5_000,
+    pollIntervalMs: 25,
+    now: Date.now,
+    clock,
+    sleep,
+  });
 
-  it('a waiter\'s wait is bounded by the clock, its asks of a slow store included: 503 group_busy within the request\'s 8 s, not 5 s of sleeps plus a deadline per poll', async () => {
+  it("a waiter's wait is bounded by the clock, its asks of a slow store included: 503 group_busy within the request's 8 s, not 5 s of sleeps plus a deadline per poll", async () => {
     const inner = createMemoryStore();
     let clock = 0;
     // Every lock call is answered "busy" one store deadline (1 s) after it was asked.
-    const slowLocks: TokenStore = { get: (k) => inner.get(k), set: (k, e, t) => inner.set(k, e, t), delete: (k) => inner.delete(k), hit: (k, w) => inner.hit(k, w), ping: () => inner.ping(), close: () => inner.close(), tryLock: async () => ((clock += 1_000), undefined) };
+    const slowLocks: TokenStore = {
+      get: (k) => inner.get(k),
+      set: (k, e, t) => inner.set(k, e, t),
+      delete: (k) => inner.delete(k),
+      hit: (k, w) => inner.hit(k, w),
+      ping: () => inner.ping(),
+      close: () => inner.close(),
+      tryLock: async () => ((clock += 1_000), undefined),
+    };
     const store = new GuardedStore(slowLocks, captureLogs().logger, createBffMetrics(), 1_000, Date.now, () => clock);
     const sleep = (ms: number) => ((clock += ms), Promise.resolve());
-    const entries = new GroupEntries(store, settings(() => clock, sleep));
-    await expect(entries.exclusive('sync:acme', 'acme', () => true, async () => 'x', 'testing')).rejects.toThrow(/another process/);
+    const entries = new GroupEntries(
+      store,
+      settings(() => clock, sleep),
+    );
+    await expect(
+      entries.exclusive(
+        'sync:acme',
+        'acme',
+        () => true,
+        async () => 'x',
+        'testing',
+      ),
+    ).rejects.toThrow(/another process/);
     // Before: ~33 s (5 s of sleeps, and 28 polls each waiting out its deadline).
     expect(clock).toBeLessThanOrEqual(5_000 + 1_000);
   });
 
-  it('a holder writing again stops once its lock is gone (expired, taken by another process): the new holder\'s entry is never overwritten', async () => {
+  it("a holder writing again stops once its lock is gone (expired, taken by another process): the new holder's entry is never overwritten", async () => {
     const inner = createMemoryStore();
     const late = lateOf((key) => key === 'acme');
     let extends_ = 0;
@@ -701,12 +781,24 @@ describe('GroupEntries: the lock protocol under a slow store', () => {
     };
     const store = new GuardedStore(tracked, captureLogs().logger, createBffMetrics(), 30, Date.now, () => 0);
     const pauses: (() => void)[] = [];
-    const entries = new GroupEntries(store, settings(() => 0, () => new Promise<void>((resolve) => pauses.push(resolve))));
-    await entries.exclusive('sync:acme', 'acme', () => true, async (held) => {
-      late.holding = true;
-      await held.write(groupEntry('tok-A')); // not taken in time: A answers its caller and will write again
-      return 'served';
-    }, 'testing');
+    const entries = new GroupEntries(
+      store,
+      settings(
+        () => 0,
+        () => new Promise<void>((resolve) => pauses.push(resolve)),
+      ),
+    );
+    await entries.exclusive(
+      'sync:acme',
+      'acme',
+      () => true,
+      async (held) => {
+        late.holding = true;
+        await held.write(groupEntry('tok-A')); // not taken in time: A answers its caller and will write again
+        return 'served';
+      },
+      'testing',
+    );
     // A's lock is lost (it stalled past the lock's lifetime, or a failover lost the lock key); B takes it and writes.
     await handle!.release();
     const b = await inner.tryLock('sync:acme', 6_000);

@@ -54,7 +54,6 @@ export class GuardedStore {
   readonly #budget: BudgetFallback;
   readonly #logger: BffLogger;
   readonly #timeoutMs: number | undefined;
-  readonly #now: () => number;
   readonly #sync: boolean;
   readonly #health: StoreHealth;
 
@@ -62,7 +61,6 @@ export class GuardedStore {
   constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number, clock: () => number = monotonicNow) {
     this.#store = store;
     this.#logger = logger;
-    this.#now = now;
     this.#health = new StoreHealth(clock, logger, metrics);
     this.#budget = new BudgetFallback(now);
     this.#copy = new LocalCopy(now);
@@ -119,10 +117,13 @@ export class GuardedStore {
       (error: unknown) => {
         const answeredLate = health.failed(op, key, error, startedAt);
         if (error instanceof StoreTimeoutError && pending !== undefined) {
-          pending.then((value) => {
-            answeredLate();
-            onLate?.(value);
-          }, () => undefined);
+          pending.then(
+            (value) => {
+              answeredLate();
+              onLate?.(value);
+            },
+            () => undefined,
+          );
         }
         return fallback();
       },
@@ -147,7 +148,12 @@ export class GuardedStore {
         return undefined;
       }
     }
-    return this.#run('get', key, () => this.#read(key), () => this.#copy.readFailed(key));
+    return this.#run(
+      'get',
+      key,
+      () => this.#read(key),
+      () => this.#copy.readFailed(key),
+    );
   }
 
   /**
@@ -173,7 +179,12 @@ export class GuardedStore {
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run('set', key, () => this.#write(key, entry, ttlMs), () => this.#copy.writeFailed(key, entry, ttlMs));
+    return this.#run(
+      'set',
+      key,
+      () => this.#write(key, entry, ttlMs),
+      () => this.#copy.writeFailed(key, entry, ttlMs),
+    );
   }
 
   /**
@@ -213,7 +224,8 @@ export class GuardedStore {
     let written = 0;
     try {
       written = await this.#copy.writeBack((key, entry, ttlMs, superseded) => {
-        if (store.setIfAbsentOrSuperseded !== undefined) return this.#within('setIfAbsentOrSuperseded', () => store.setIfAbsentOrSuperseded!(key, entry, ttlMs, superseded));
+        if (store.setIfAbsentOrSuperseded !== undefined)
+          return this.#within('setIfAbsentOrSuperseded', () => store.setIfAbsentOrSuperseded!(key, entry, ttlMs, superseded));
         if (store.setIfAbsent !== undefined) return this.#within('setIfAbsent', () => store.setIfAbsent!(key, entry, ttlMs));
         // A store that can write neither keeps what it has; the copy stops shadowing it.
         return Promise.resolve(false);
@@ -267,7 +279,12 @@ export class GuardedStore {
         return this.#copy.hitNow(key, windowMs);
       }
     }
-    return this.#run('hit', key, () => this.#store.hit(key, windowMs), () => this.#copy.hitNow(key, windowMs));
+    return this.#run(
+      'hit',
+      key,
+      () => this.#store.hit(key, windowMs),
+      () => this.#copy.hitNow(key, windowMs),
+    );
   }
 
   /**

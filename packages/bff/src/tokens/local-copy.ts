@@ -141,4 +141,8 @@ export class LocalCopy {
 
 /** Whether two entries say the same (the copy is not rewritten at every read). */
 const sameEntry = (a: GroupEntry, b: GroupEntry): boolean =>
-  a.token === b.token && a.syncedAt === b.syncedAt && a.fingerprint === b.fingerprint && a.lastRotatedAt === b.lastRotatedAt && a.claimsIssuedAt === b.claimsIssuedAt;
+  a.token === b.token &&
+  a.syncedAt === b.syncedAt &&
+  a.fingerprint === b.fingerprint &&
+  a.lastRotatedAt === b.lastRotatedAt &&
+  a.claimsIssuedAt === b.claimsIssuedAt;

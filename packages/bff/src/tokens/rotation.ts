@@ -16,9 +16,7 @@ export interface RotationSettings {
 }
 
 /** How a rotation request ended, as counted in `rotations_total{result}`. */
-type RotationOutcome =
-  | { result: 'rotated' | 'recovered' | 'current'; entry: GroupEntry }
-  | { result: 'throttled' | 'refused' | 'busy'; error: BffError };
+type RotationOutcome = { result: 'rotated' | 'recovered' | 'current'; entry: GroupEntry } | { result: 'throttled' | 'refused' | 'busy'; error: BffError };
 
 /** A new token from the vendor: rotated, or (after an ambiguous failure) recovered with get-or-create. */
 interface VendorRotation {

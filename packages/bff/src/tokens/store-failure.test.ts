@@ -8,22 +8,24 @@ const fromRedis = (cause: unknown) => new RedisStoreError('unavailable', 'Redis 
 
 describe('failureKind: a store that answered with an error is not a store that cannot be reached', () => {
   it.each([
-    'READONLY You can\'t write against a read only replica.',
+    "READONLY You can't write against a read only replica.",
     'LOADING Redis is loading the dataset in memory',
     'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
     'TRYAGAIN Multiple keys request during rehashing of slot',
-    'OOM command not allowed when used memory > \'maxmemory\'.',
+    "OOM command not allowed when used memory > 'maxmemory'.",
     'MOVED 3999 127.0.0.1:6381',
   ])('an error reply (%s) is an answer', (message) => {
     expect(failureKind(fromRedis(new ReplyError(message)))).toBe('reply');
   });
 
   it('a reply named as the last error of too many cluster redirections is an answer; a closed connection there is not', () => {
-    expect(failureKind(fromRedis(new Error('Too many Cluster redirections. Last error: ReplyError: TRYAGAIN Multiple keys request during rehashing of slot')))).toBe('reply');
+    expect(
+      failureKind(fromRedis(new Error('Too many Cluster redirections. Last error: ReplyError: TRYAGAIN Multiple keys request during rehashing of slot'))),
+    ).toBe('reply');
     expect(failureKind(fromRedis(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.')))).toBe('connection');
   });
 
-  it('a missed deadline (the BFF\'s, or the Redis store\'s own) is a timeout', () => {
+  it("a missed deadline (the BFF's, or the Redis store's own) is a timeout", () => {
     expect(failureKind(new StoreTimeoutError('store get did not answer within 1000 ms'))).toBe('timeout');
     expect(failureKind(fromRedis(new Error('no answer within 1000 ms')))).toBe('timeout');
   });

@@ -429,7 +429,15 @@ describe('store shared by several BFF processes', () => {
   function twoProcesses(options: Partial<BffAppOptions> = {}, onlyB: Partial<BffAppOptions> = {}) {
     const upstream = new FakeUpstream();
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-    const opts = { upstream, session: { secret: SESSION_SECRET }, store: createMemoryStore(), logger: captureLogs().logger, rateLimit: false as const, sleep, ...options };
+    const opts = {
+      upstream,
+      session: { secret: SESSION_SECRET },
+      store: createMemoryStore(),
+      logger: captureLogs().logger,
+      rateLimit: false as const,
+      sleep,
+      ...options,
+    };
     const hold = () => {
       const gate = deferred();
       upstream.gate = gate.promise;
@@ -471,7 +479,9 @@ describe('store shared by several BFF processes', () => {
   it('refuses an accountId that is not a short string', () => {
     for (const accountId of ['', 'x'.repeat(129), 5]) {
       // The number comes from untyped JavaScript callers.
-      expect(() => createBffApp({ upstream: Object.assign(new FakeUpstream(), { accountId: accountId as string }), session: { secret: SESSION_SECRET } })).toThrow(/accountId/);
+      expect(() =>
+        createBffApp({ upstream: Object.assign(new FakeUpstream(), { accountId: accountId as string }), session: { secret: SESSION_SECRET } }),
+      ).toThrow(/accountId/);
     }
   });
 
@@ -482,7 +492,7 @@ describe('store shared by several BFF processes', () => {
     expect(upstream.calls.getOrCreate).toBe(1);
   });
 
-  it('a process waiting longer than lockWaitMs for another one\'s sync answers 503 (retry in 1 s), never a second vendor call; the holder\'s result serves the retry', async () => {
+  it("a process waiting longer than lockWaitMs for another one's sync answers 503 (retry in 1 s), never a second vendor call; the holder's result serves the retry", async () => {
     const logs = captureLogs();
     const metrics = createBffMetrics();
     const { upstream, a, b, hold } = twoProcesses({ lockWaitMs: 60 }, { logger: logs.logger, metrics });

@@ -131,7 +131,7 @@ export class TokenService {
     if (entry === undefined || entry.fingerprint !== group.fingerprint) return synced;
     return synced.catch((error: unknown) => {
       if (!isVendorOutage(error)) throw error;
-      this.#logger.info('vendor unavailable: serving the group\'s last synced token', { code: (error as BffError).code });
+      this.#logger.info("vendor unavailable: serving the group's last synced token", { code: (error as BffError).code });
       return entry;
     });
   }
@@ -185,10 +185,13 @@ export class TokenService {
     // older session cannot overwrite a newer one through it. The mapping is not in the answer; a
     // mapping-only change is written once the store is back (the stored entry's fingerprint differs).
     const syncedElsewhere = previous === undefined && this.entries.degradedFor(group.key) && DriftPolicy.answerMatches(got.user_group, group.group);
-    const inSync = (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
+    const inSync =
+      (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);
     if (!inSync) {
       const updatePriority = previous === undefined ? 'first-token' : 'drift';
-      const updated = await this.calls.deferrable(group.key, 'update', updatePriority, previous !== undefined, () => this.#upstream.updateUserGroup(group.group));
+      const updated = await this.calls.deferrable(group.key, 'update', updatePriority, previous !== undefined, () =>
+        this.#upstream.updateUserGroup(group.group),
+      );
       if (updated === undefined) return previous!;
       token = updated.user_group.token;
       environment = this.#environment.note(updated.user_group.api_environment_tag) ?? environment;

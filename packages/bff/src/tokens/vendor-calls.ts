@@ -7,11 +7,17 @@ import type { BffMetrics } from '../observability/metrics.js';
 
 export type VendorOp = 'getOrCreate' | 'update' | 'rotate' | 'generateJwt';
 
-const OP_NAMES: Record<VendorOp, string> = { getOrCreate: 'get-or-create', update: 'update', rotate: 'token rotation', generateJwt: 'embed token (generate_jwt)' };
+const OP_NAMES: Record<VendorOp, string> = {
+  getOrCreate: 'get-or-create',
+  update: 'update',
+  rotate: 'token rotation',
+  generateJwt: 'embed token (generate_jwt)',
+};
 
 /** A failure of the vendor itself (or the breaker standing in for it), not a refusal of this group. */
 export const isVendorOutage = (error: unknown): boolean =>
-  error instanceof BffError && (error.code === 'upstream_unavailable' || error.code === 'upstream_timeout' || (error.code === 'upstream_error' && error.retryable));
+  error instanceof BffError &&
+  (error.code === 'upstream_unavailable' || error.code === 'upstream_timeout' || (error.code === 'upstream_error' && error.retryable));
 
 /**
  * Every vendor call of the token service (and of the embed-token mode's vendor mint) goes through `call`, and only through it: it is timed,

@@ -61,8 +61,20 @@ describe('withSocketDeadline', () => {
   });
 
   it('settles like the work otherwise, a synchronous throw included, and leaves no timer behind', async () => {
-    await expect(withSocketDeadline(() => Promise.resolve(7), 1_000, () => new Error('late'))).resolves.toBe(7);
-    await expect(withSocketDeadline(() => Promise.reject(new Error('refused')), 1_000, () => new Error('late'))).rejects.toThrow('refused');
+    await expect(
+      withSocketDeadline(
+        () => Promise.resolve(7),
+        1_000,
+        () => new Error('late'),
+      ),
+    ).resolves.toBe(7);
+    await expect(
+      withSocketDeadline(
+        () => Promise.reject(new Error('refused')),
+        1_000,
+        () => new Error('late'),
+      ),
+    ).rejects.toThrow('refused');
     await expect(
       withSocketDeadline(
         () => {

@@ -3,7 +3,13 @@ import { API_TOKEN, SESSION_SECRET } from '../../test/support/fixtures.js';
 import { parseWorkerBindings } from './bindings.js';
 
 const namespace = { idFromName: (name: string) => name, get: () => ({}) };
-const bindings = { EMBED_UPSTREAM_URL: 'https://vendor.example', EMBED_UPSTREAM_API: 'explo-customer', EMBED_API_TOKEN: API_TOKEN, EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_STORE: namespace };
+const bindings = {
+  EMBED_UPSTREAM_URL: 'https://vendor.example',
+  EMBED_UPSTREAM_API: 'explo-customer',
+  EMBED_API_TOKEN: API_TOKEN,
+  EMBED_SESSION_SECRET: SESSION_SECRET,
+  EMBED_STORE: namespace,
+};
 
 describe('parseWorkerBindings', () => {
   it('reads the CLI’s keys from the bindings, and the store binding', () => {

@@ -22,7 +22,10 @@ export interface WorkerConfig extends BffConfig {
 }
 
 const isNamespace = (value: unknown): value is EmbedStoreNamespace =>
-  typeof value === 'object' && value !== null && typeof (value as EmbedStoreNamespace).idFromName === 'function' && typeof (value as EmbedStoreNamespace).get === 'function';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as EmbedStoreNamespace).idFromName === 'function' &&
+  typeof (value as EmbedStoreNamespace).get === 'function';
 
 /**
  * Validates a Worker's bindings: the CLI's keys with the CLI's rules (variables and secrets of the
@@ -45,7 +48,9 @@ export function parseWorkerBindings(env: Readonly<Record<string, unknown>>): { c
   }
   const store = env[STORE_BINDING];
   if (!isNamespace(store)) {
-    problems.push(`${STORE_BINDING} must be the Durable Object binding of the EmbedStore class (wrangler: durable_objects.bindings, name ${STORE_BINDING}, class_name EmbedStore): Worker isolates share nothing else`);
+    problems.push(
+      `${STORE_BINDING} must be the Durable Object binding of the EmbedStore class (wrangler: durable_objects.bindings, name ${STORE_BINDING}, class_name EmbedStore): Worker isolates share nothing else`,
+    );
   }
   if (problems.length > 0 || shared === undefined || !isNamespace(store)) return { problems };
   return { problems, config: { ...shared, store } };

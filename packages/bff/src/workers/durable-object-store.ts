@@ -4,7 +4,10 @@ import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/t
 import type { EmbedStore } from './embed-store.js';
 
 /** The RPC surface of {@link EmbedStore} as a Worker sees it through a stub. */
-export type EmbedStoreStub = Pick<EmbedStore, 'getEntry' | 'setEntry' | 'setEntryIfAbsentOrSuperseded' | 'deleteEntry' | 'tryLock' | 'releaseLock' | 'extendLock' | 'hit' | 'reserveBudget' | 'ping'>;
+export type EmbedStoreStub = Pick<
+  EmbedStore,
+  'getEntry' | 'setEntry' | 'setEntryIfAbsentOrSuperseded' | 'deleteEntry' | 'tryLock' | 'releaseLock' | 'extendLock' | 'hit' | 'reserveBudget' | 'ping'
+>;
 
 /** A Durable Object namespace binding of the {@link EmbedStore} class (`env.EMBED_STORE`). */
 export interface EmbedStoreNamespace {
@@ -49,7 +52,8 @@ export function createDurableObjectStore(namespace: EmbedStoreNamespace, options
     throw new TypeError('createDurableObjectStore needs a Durable Object namespace binding of the EmbedStore class');
   }
   const prefix = options.keyPrefix ?? 'embed:';
-  if (typeof prefix !== 'string' || prefix.length > MAX_PREFIX_LENGTH) throw new TypeError(`keyPrefix must be a string of at most ${MAX_PREFIX_LENGTH} characters`);
+  if (typeof prefix !== 'string' || prefix.length > MAX_PREFIX_LENGTH)
+    throw new TypeError(`keyPrefix must be a string of at most ${MAX_PREFIX_LENGTH} characters`);
   const object = (kind: string, key: string): EmbedStoreStub => {
     if (typeof key !== 'string') throw new TypeError(`${kind} key must be a string`);
     // A fresh stub per call: stubs are cheap, and none is carried from one request into another.

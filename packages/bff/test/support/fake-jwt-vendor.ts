@@ -28,7 +28,12 @@ export class FakeJwtVendor extends FakeUpstream {
     if (failure !== undefined) throw failure;
     if (this.answerJwt !== undefined) return { success: 1, jwt: this.answerJwt };
     const seconds = Number(/^PT(\d+)S$/.exec(input.expiration ?? '')?.[1] ?? 86_400);
-    const claims = { cst: input.provided_id, dsh: input.embed_id, exp: Math.floor(this.clock() / 1000) + seconds, ...(input.embed_origin && { iss: input.embed_origin }) };
+    const claims = {
+      cst: input.provided_id,
+      dsh: input.embed_id,
+      exp: Math.floor(this.clock() / 1000) + seconds,
+      ...(input.embed_origin && { iss: input.embed_origin }),
+    };
     const jwt = await new EncryptJWT(claims).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: input.key_id! }).encrypt(this.key);
     return { success: 1, jwt };
   }

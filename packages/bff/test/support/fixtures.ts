@@ -136,7 +136,14 @@ export class FakeUpstream implements UserGroupUpstream {
     stored.group = structuredClone(input);
     return {
       success: 1,
-      user_group: { team_id: 1, token: stored.token, name: input.name, provided_id: input.user_group_id, properties: input.properties, api_environment_tag: this.environment },
+      user_group: {
+        team_id: 1,
+        token: stored.token,
+        name: input.name,
+        provided_id: input.user_group_id,
+        properties: input.properties,
+        api_environment_tag: this.environment,
+      },
     };
   }
 

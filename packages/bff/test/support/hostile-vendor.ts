@@ -61,7 +61,7 @@ export async function startHostileVendor(initial: VendorBehaviour): Promise<Host
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       if (req.method === 'GET' || req.method === 'PUT' || req.method === 'POST') calls[req.method]++;
-      let body: Record<string, unknown> = {};
+      let body: Record<string, unknown>;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       } catch {

@@ -28,9 +28,9 @@ export function socketBffs() {
       });
     },
     /** Serves a Node request listener (as the CLI serves the BFF); resolves with `http://127.0.0.1:PORT`. */
-    serveListener(listener: RequestListener, ...dispose: Array<() => unknown>): Promise<string> {
+    serveListener(listener: (...args: Parameters<RequestListener>) => unknown, ...dispose: Array<() => unknown>): Promise<string> {
       return new Promise((resolve) => {
-        const server = createServer(listener);
+        const server = createServer((req, res) => void listener(req, res));
         server.listen(0, '127.0.0.1', () => listening(server, dispose, resolve));
       });
     },

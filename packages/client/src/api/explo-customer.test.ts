@@ -38,7 +38,11 @@ describe('UserGroupClient with api: explo-customer (the vendor Customer API)', (
     const { client, requests } = clientAnswering(reply({ success: 1, new_customer: true, customer: CUSTOMER }));
     expect(client.api).toBe('explo-customer');
     const result = await client.getOrCreateUserGroup(INPUT);
-    expect(result).toEqual({ success: 1, new_user_group: true, user_group: { token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } } });
+    expect(result).toEqual({
+      success: 1,
+      new_user_group: true,
+      user_group: { token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } },
+    });
     const [request] = requests;
     expect(request?.method).toBe('POST');
     expect(request?.url).toBe('https://api.vendor.test/api/create_customer/');
@@ -48,17 +52,18 @@ describe('UserGroupClient with api: explo-customer (the vendor Customer API)', (
   });
 
   it('updates with POST /api/update_customer/ and rotates with POST /api/refresh_customer_token/ {current_token}', async () => {
-    const { client, requests } = clientAnswering(
-      reply({ success: 1, customer: CUSTOMER }),
-      reply({ success: 1, customer: { ...CUSTOMER, token: 'ct-2' } }),
-    );
+    const { client, requests } = clientAnswering(reply({ success: 1, customer: CUSTOMER }), reply({ success: 1, customer: { ...CUSTOMER, token: 'ct-2' } }));
     const updated = await client.updateUserGroup(INPUT);
     expect(updated.user_group).toEqual({ token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } });
     expect(updated.user_group.api_environment_tag).toBeUndefined();
     const rotated = await client.rotateUserGroupToken('ct-1');
     expect(rotated.user_group).toEqual({ token: 'ct-2', name: 'Acme Corp', provided_id: 'acme' });
     expect(requests.map((r) => [r.method, r.url, JSON.parse(r.body)])).toEqual([
-      ['POST', 'https://api.vendor.test/api/update_customer/', { provided_id: 'acme', name: 'Acme Corp', mapping: { '40': '213' }, properties: { region: 'EU' } }],
+      [
+        'POST',
+        'https://api.vendor.test/api/update_customer/',
+        { provided_id: 'acme', name: 'Acme Corp', mapping: { '40': '213' }, properties: { region: 'EU' } },
+      ],
       ['POST', 'https://api.vendor.test/api/refresh_customer_token/', { current_token: 'ct-1' }],
     ]);
   });
@@ -78,14 +83,20 @@ describe('UserGroupClient with api: explo-customer (the vendor Customer API)', (
   });
 
   it('maps success: 0 and HTTP errors to the same typed errors as the default API, without the API token', async () => {
-    const failed = await clientAnswering(reply({ success: 0, error: `bad ${API_TOKEN}` })).client.rotateUserGroupToken('ct-1').catch((e: unknown) => e);
+    const failed = await clientAnswering(reply({ success: 0, error: `bad ${API_TOKEN}` }))
+      .client.rotateUserGroupToken('ct-1')
+      .catch((e: unknown) => e);
     expect((failed as UserGroupApiError).code).toBe('api_failure');
     expect(String((failed as Error).message)).not.toContain(API_TOKEN);
-    const status = await clientAnswering(reply({ detail: 'Method "GET" not allowed.' }, 405)).client.updateUserGroup(INPUT).catch((e: unknown) => e);
+    const status = await clientAnswering(reply({ detail: 'Method "GET" not allowed.' }, 405))
+      .client.updateUserGroup(INPUT)
+      .catch((e: unknown) => e);
     expect((status as UserGroupApiError).status).toBe(405);
   });
 
   it('refuses an unknown api name, naming the option', () => {
-    expect(() => new UserGroupClient({ baseUrl: 'http://x.test', apiToken: 't', api: 'graphql' as never })).toThrow(/"api" must be one of user-group-service, explo-customer/);
+    expect(() => new UserGroupClient({ baseUrl: 'http://x.test', apiToken: 't', api: 'graphql' as never })).toThrow(
+      /"api" must be one of user-group-service, explo-customer/,
+    );
   });
 });

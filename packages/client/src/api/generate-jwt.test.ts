@@ -23,20 +23,45 @@ function clientAnswering(answers: TransportResponse[], options: { api?: 'explo-c
   return { client, requests };
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('resolved'), (error: unknown) => error as UserGroupApiError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('resolved'),
+    (error: unknown) => error as UserGroupApiError,
+  );
 
 describe('UserGroupClient.generateJwt (the Customer API generate_jwt)', () => {
   it('POSTs /api/generate_jwt/ with Explo-Authorization and the documented fields only, and answers { success, jwt }', async () => {
     const { client, requests } = clientAnswering([reply({ success: 1, jwt: JWT })]);
-    const input = { provided_id: 'acme', embed_id: 'sales-overview', key_id: 'k1', expiration: 'PT1H', embed_origin: 'https://app.example.com/', chart_id: null, extra: 'dropped' };
+    const input = {
+      provided_id: 'acme',
+      embed_id: 'sales-overview',
+      key_id: 'k1',
+      expiration: 'PT1H',
+      embed_origin: 'https://app.example.com/',
+      chart_id: null,
+      extra: 'dropped',
+    };
     await expect(client.generateJwt(input as never)).resolves.toEqual({ success: 1, jwt: JWT });
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({ method: 'POST', url: 'https://api.vendor.test/api/generate_jwt/', headers: { 'Explo-Authorization': `Token ${API_TOKEN}` } });
-    expect(JSON.parse(requests[0]!.body)).toEqual({ provided_id: 'acme', embed_id: 'sales-overview', key_id: 'k1', expiration: 'PT1H', embed_origin: 'https://app.example.com/', chart_id: null });
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      url: 'https://api.vendor.test/api/generate_jwt/',
+      headers: { 'Explo-Authorization': `Token ${API_TOKEN}` },
+    });
+    expect(JSON.parse(requests[0]!.body)).toEqual({
+      provided_id: 'acme',
+      embed_id: 'sales-overview',
+      key_id: 'k1',
+      expiration: 'PT1H',
+      embed_origin: 'https://app.example.com/',
+      chart_id: null,
+    });
   });
 
   it('retries a 503 and a 429 (a new token replaces nothing), within its attempts', async () => {
-    const { client, requests } = clientAnswering([reply({ success: 0 }, 503), reply({}, 429, { 'retry-after': '0' }), reply({ success: 1, jwt: JWT })], { maxAttempts: 3 });
+    const { client, requests } = clientAnswering([reply({ success: 0 }, 503), reply({}, 429, { 'retry-after': '0' }), reply({ success: 1, jwt: JWT })], {
+      maxAttempts: 3,
+    });
     await expect(client.generateJwt({ provided_id: 'acme', embed_id: 'sales-overview' })).resolves.toEqual({ success: 1, jwt: JWT });
     expect(requests).toHaveLength(3);
   });
@@ -47,7 +72,7 @@ describe('UserGroupClient.generateJwt (the Customer API generate_jwt)', () => {
     ['a jwt with markup', reply({ success: 1, jwt: '<script>alert(1)</script>' }), 'malformed_response'],
     ['an empty jwt', reply({ success: 1, jwt: '' }), 'malformed_response'],
     ['a 4097-character jwt', reply({ success: 1, jwt: 'a'.repeat(4097) }), 'malformed_response'],
-    ['HTML', { status: 200, headers: {}, body: '<html>' } as TransportResponse, 'malformed_response'],
+    ['HTML', { status: 200, headers: {}, body: '<html>' }, 'malformed_response'],
     ['a 401 echoing the API token', reply({ detail: `bad token ${API_TOKEN}` }, 401), 'http_status'],
   ])('answers %s with a typed error that never holds the API token', async (_, answer, code) => {
     const error = await failure(clientAnswering([answer]).client.generateJwt({ provided_id: 'acme', embed_id: 'sales-overview' }));

@@ -49,10 +49,11 @@ export async function exchange(
       'Content-Type': 'application/json',
       Accept: 'application/json',
     };
-    const response = await raceAbort(invoke(() => transport({ method, url, headers, body, signal })), signal);
-    return isTransportResponse(response)
-      ? response
-      : new UserGroupApiError('malformed_response', 'transport resolved with something that is not a response');
+    const response = await raceAbort(
+      invoke(() => transport({ method, url, headers, body, signal })),
+      signal,
+    );
+    return isTransportResponse(response) ? response : new UserGroupApiError('malformed_response', 'transport resolved with something that is not a response');
   } catch (caught) {
     if (timedOut && !scope.aborted) return new UserGroupTimeoutError(`attempt timed out after ${timeoutMs} ms`);
     return interrupted(caught);
@@ -75,11 +76,5 @@ export function invoke<T>(fn: () => Promise<T>): Promise<T> {
 function isTransportResponse(value: unknown): value is TransportResponse {
   if (typeof value !== 'object' || value === null) return false;
   const r = value as Record<string, unknown>;
-  return (
-    typeof r.status === 'number' &&
-    Number.isInteger(r.status) &&
-    typeof r.body === 'string' &&
-    typeof r.headers === 'object' &&
-    r.headers !== null
-  );
+  return typeof r.status === 'number' && Number.isInteger(r.status) && typeof r.body === 'string' && typeof r.headers === 'object' && r.headers !== null;
 }

@@ -221,7 +221,9 @@ describe('UserGroupClient timeouts, deadline and abort', () => {
 
   it('maps the overall deadline to "deadline_exceeded" with the last failure as cause', async () => {
     const transport = scripted(reply(503, ''), hanging(true));
-    const error = await failure(makeClient(transport, { timeoutMs: 5_000, deadlineMs: 40, backoff: { baseMs: 0, maxMs: 0 } }).client.getOrCreateUserGroup(INPUT));
+    const error = await failure(
+      makeClient(transport, { timeoutMs: 5_000, deadlineMs: 40, backoff: { baseMs: 0, maxMs: 0 } }).client.getOrCreateUserGroup(INPUT),
+    );
     expect(error).toMatchObject({ code: 'deadline_exceeded', retryable: true });
     expect((error.cause as UserGroupApiError).code).toBe('http_status');
   });
@@ -249,7 +251,14 @@ describe('UserGroupClient timeouts, deadline and abort', () => {
   it('aborts during the backoff wait', async () => {
     const transport = scripted(reply(503, ''), created);
     const controller = new AbortController();
-    const client = new UserGroupClient({ baseUrl: 'http://vendor.test', apiToken: API_TOKEN, transport, deadlineMs: 120_000, backoff: { baseMs: 60_000, maxMs: 60_000 }, random: () => 1 - Number.EPSILON });
+    const client = new UserGroupClient({
+      baseUrl: 'http://vendor.test',
+      apiToken: API_TOKEN,
+      transport,
+      deadlineMs: 120_000,
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
+      random: () => 1 - Number.EPSILON,
+    });
     const pending = failure(client.getOrCreateUserGroup(INPUT, { signal: controller.signal }));
     await vi.waitFor(() => expect(transport.requests).toHaveLength(1));
     controller.abort();
@@ -362,6 +371,7 @@ describe('UserGroupClient keeps secrets out of errors', () => {
     const aggregate = new AggregateError([new Error(`connect failed for ${API_TOKEN}`)], 'all attempts failed');
     const plain = { message: 'not an Error', config: { apiToken: API_TOKEN } };
     for (const thrown of [withHeaders, aggregate, plain]) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the test is about a transport that rejects with a non-Error.
       const transport = scripted(() => Promise.reject(thrown));
       const error = await failure(makeClient(transport, { maxAttempts: 1 }).client.getOrCreateUserGroup(INPUT));
       expect(error.code).toBe('network');

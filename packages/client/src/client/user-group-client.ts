@@ -152,7 +152,8 @@ export class UserGroupClient {
    * `api: 'user-group-service'`, which has no such operation.
    */
   async generateJwt(input: ExploGenerateJwtInput, options?: CallOptions): Promise<ExploGenerateJwtResponse> {
-    if (!this.#options.api.embedTokens) throw new TypeError(`UserGroupClient: generateJwt needs api: 'explo-customer' (the ${this.#options.api.name} API has no generate_jwt)`);
+    if (!this.#options.api.embedTokens)
+      throw new TypeError(`UserGroupClient: generateJwt needs api: 'explo-customer' (the ${this.#options.api.name} API has no generate_jwt)`);
     const { body, input: clean } = generateJwtBody('generateJwt', input);
     return this.#call({ op: 'generateJwt', input: clean }, body, true, [], options);
   }
@@ -209,7 +210,10 @@ export class UserGroupClient {
         // Waiting past the deadline only to fail then helps nobody: report what went wrong now.
         if (this.#now() + delay >= deadlineAt) throw error;
         try {
-          await raceAbort(invoke(() => this.#sleep(delay, scope.controller.signal)), scope.controller.signal);
+          await raceAbort(
+            invoke(() => this.#sleep(delay, scope.controller.signal)),
+            scope.controller.signal,
+          );
         } catch (caught) {
           throw interrupted(caught);
         }

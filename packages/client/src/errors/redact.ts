@@ -76,7 +76,11 @@ function mentionsSecret(error: unknown, secrets: readonly string[]): boolean {
 export function sanitizeCause(error: unknown, secrets: readonly string[]): unknown {
   if (!mentionsSecret(error, secrets)) return error;
   const source = error instanceof Error ? error : undefined;
-  const message = source ? source.message : typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : safeString(error);
+  const message = source
+    ? source.message
+    : typeof (error as { message?: unknown } | null)?.message === 'string'
+      ? (error as { message: string }).message
+      : safeString(error);
   const copy = new Error(redact(message, secrets));
   copy.name = source?.name ?? 'Error';
   copy.stack = `${copy.name}: ${copy.message}`;

@@ -48,7 +48,9 @@ describe('createFetchTransport over a real socket (the runtime’s fetch)', () =
   });
 
   it('returns status, lower-case headers and the body of any status, and follows no redirect', async () => {
-    const s = await server((req, res) => (req.url === '/moved' ? json(res, 200, { followed: true }) : json(res, 503, { success: 0 }, { 'Retry-After': '3', 'X-Mixed-Case': 'v' })));
+    const s = await server((req, res) =>
+      req.url === '/moved' ? json(res, 200, { followed: true }) : json(res, 503, { success: 0 }, { 'Retry-After': '3', 'X-Mixed-Case': 'v' }),
+    );
     const response = await createFetchTransport()(request(s.url, '{}'));
     expect(response).toMatchObject({ status: 503, headers: { 'retry-after': '3', 'x-mixed-case': 'v' } });
     expect(JSON.parse(response.body)).toEqual({ success: 0 });
@@ -101,8 +103,16 @@ describe('createFetchTransport over a real socket (the runtime’s fetch)', () =
 
 describe('UserGroupClient over fetch', () => {
   it('speaks the Customer API (POSTs only), retries included', async () => {
-    const s = await server((req, res) => (s.seen.length === 1 ? req.socket.destroy() : json(res, 200, { success: 1, new_customer: false, customer: CUSTOMER })));
-    const client = new UserGroupClient({ baseUrl: s.url, apiToken: API_TOKEN, api: 'explo-customer', transport: createFetchTransport(), sleep: async () => undefined });
+    const s = await server((req, res) =>
+      s.seen.length === 1 ? req.socket.destroy() : json(res, 200, { success: 1, new_customer: false, customer: CUSTOMER }),
+    );
+    const client = new UserGroupClient({
+      baseUrl: s.url,
+      apiToken: API_TOKEN,
+      api: 'explo-customer',
+      transport: createFetchTransport(),
+      sleep: async () => undefined,
+    });
     const result = await client.getOrCreateUserGroup(INPUT);
     expect(result.user_group.token).toBe('ct-1');
     expect(s.seen.map((r) => r.method)).toEqual(['POST', 'POST']);

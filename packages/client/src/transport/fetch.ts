@@ -26,7 +26,8 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export function createFetchTransport(options: FetchTransportOptions = {}): Transport {
   if (typeof options !== 'object' || options === null) throw new TypeError('createFetchTransport: options must be an object');
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) throw new TypeError('createFetchTransport: "maxResponseBytes" must be a positive integer');
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1)
+    throw new TypeError('createFetchTransport: "maxResponseBytes" must be a positive integer');
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('createFetchTransport: "fetch" must be a function');
 
   const fetchTransport = async (request: TransportRequest): Promise<TransportResponse> => {
@@ -34,7 +35,13 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
     const url = new URL(request.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('only http: and https: URLs are supported');
     const send = options.fetch ?? globalThis.fetch;
-    const response = await send(request.url, { method: request.method, headers: request.headers, body: request.body, signal: request.signal, redirect: 'manual' });
+    const response = await send(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+      redirect: 'manual',
+    });
     const status = response.status;
     const tooLarge = () => new UserGroupMalformedResponseError(`response body exceeds ${maxResponseBytes} bytes`, { status });
     if (Number(response.headers.get('content-length') ?? 0) > maxResponseBytes) {

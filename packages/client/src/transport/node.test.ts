@@ -175,13 +175,17 @@ describe('UserGroupClient over the default transport', () => {
 
   it('maps a server that never answers to "timeout", once per attempt', async () => {
     const s = await server(() => undefined);
-    const error = await client(s.url, { timeoutMs: 50, maxAttempts: 2 }).getOrCreateUserGroup(INPUT).catch((e: unknown) => e);
+    const error = await client(s.url, { timeoutMs: 50, maxAttempts: 2 })
+      .getOrCreateUserGroup(INPUT)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'timeout', retryable: true });
     expect(s.seen).toHaveLength(2);
   });
 
   it('maps a dropped connection to "network" and retries it', async () => {
-    const s = await server((req, res) => (s.seen.length === 1 ? req.socket.destroy() : json(res, 200, { success: 1, new_user_group: false, user_group: GROUP })));
+    const s = await server((req, res) =>
+      s.seen.length === 1 ? req.socket.destroy() : json(res, 200, { success: 1, new_user_group: false, user_group: GROUP }),
+    );
     const result = await client(s.url).getOrCreateUserGroup(INPUT);
     expect(result.user_group.provided_id).toBe('acme');
     expect(s.seen).toHaveLength(2);
@@ -189,7 +193,9 @@ describe('UserGroupClient over the default transport', () => {
 
   it('reports a dropped rotate as "network" without retrying it', async () => {
     const s = await server((req) => req.socket.destroy());
-    const error = await client(s.url).rotateUserGroupToken('ugt-1').catch((e: unknown) => e);
+    const error = await client(s.url)
+      .rotateUserGroupToken('ugt-1')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'network' });
     expect(String((error as Error).message)).not.toContain(API_TOKEN);
     expect(s.seen).toHaveLength(1);
@@ -199,7 +205,9 @@ describe('UserGroupClient over the default transport', () => {
     const s = await server(() => undefined);
     const url = s.url;
     await s.close();
-    const error = await client(url, { maxAttempts: 1 }).getOrCreateUserGroup(INPUT).catch((e: unknown) => e);
+    const error = await client(url, { maxAttempts: 1 })
+      .getOrCreateUserGroup(INPUT)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'network', retryable: true });
   });
 

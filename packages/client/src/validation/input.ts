@@ -75,7 +75,16 @@ export function generateJwtBody(method: string, input: unknown): { body: string;
   nullable(method, input, 'rb_allowed_features', (v) => Array.isArray(v) && v.length <= 16 && v.every(isText), 'a list of strings');
   nullable(method, input, 'disable_editable_section_editing', (v) => typeof v === 'boolean', 'a boolean');
   nullable(method, input, 'embed_origin', (v) => typeof v === 'string' && /^https?:\/\/[^/\s]{1,253}\/$/.test(v), "an origin with the trailing '/'");
-  const fields = ['provided_id', 'embed_id', 'key_id', 'expiration', 'chart_id', 'rb_allowed_features', 'disable_editable_section_editing', 'embed_origin'] as const;
+  const fields = [
+    'provided_id',
+    'embed_id',
+    'key_id',
+    'expiration',
+    'chart_id',
+    'rb_allowed_features',
+    'disable_editable_section_editing',
+    'embed_origin',
+  ] as const;
   const clean: Record<string, unknown> = {};
   for (const field of fields) if (input[field] !== undefined) clean[field] = input[field];
   return { body: serialize(method, clean), input: clean as unknown as ExploGenerateJwtInput };

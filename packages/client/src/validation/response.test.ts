@@ -24,12 +24,17 @@ describe('interpretResponse: documented shapes', () => {
     expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: true, user_group: GROUP }), [], 0, userGroupServiceApi).user_group).toEqual(GROUP);
     const { properties: _omitted, ...bare } = GROUP;
     expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: bare }), [], 0, userGroupServiceApi).user_group).toEqual(bare);
-    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: { ...GROUP, properties: null } }), [], 0, userGroupServiceApi).user_group.properties).toBeNull();
+    expect(
+      interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: { ...GROUP, properties: null } }), [], 0, userGroupServiceApi)
+        .user_group.properties,
+    ).toBeNull();
   });
 
   it('lets an existing group come back under its stored name (get-or-create does not update)', () => {
     const stale = { ...GROUP, name: 'Acme Inc (old)' };
-    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: stale }), [], 0, userGroupServiceApi).user_group.name).toBe('Acme Inc (old)');
+    expect(interpretResponse(getOrCreate, ok({ success: 1, new_user_group: false, user_group: stale }), [], 0, userGroupServiceApi).user_group.name).toBe(
+      'Acme Inc (old)',
+    );
   });
 
   it.each(['Customer', 'Testing', null, undefined])('accepts api_environment_tag %j on update and rotate', (tag) => {
@@ -39,7 +44,13 @@ describe('interpretResponse: documented shapes', () => {
   });
 
   it('drops undocumented fields, and properties from rotate', () => {
-    const result = interpretResponse(rotate, ok({ success: 1, extra: true, user_group: { ...GROUP, api_environment_tag: 'Testing', secret: 1 } }), [], 0, userGroupServiceApi);
+    const result = interpretResponse(
+      rotate,
+      ok({ success: 1, extra: true, user_group: { ...GROUP, api_environment_tag: 'Testing', secret: 1 } }),
+      [],
+      0,
+      userGroupServiceApi,
+    );
     expect(result).toEqual({ success: 1, user_group: { team_id: 7, token: 'ugt-1', name: 'Acme Corp', provided_id: 'acme', api_environment_tag: 'Testing' } });
   });
 
@@ -116,7 +127,7 @@ describe('interpretResponse: failures', () => {
   });
 });
 
-describe('interpretResponse: the vendor\'s token', () => {
+describe("interpretResponse: the vendor's token", () => {
   it.each([
     ['markup', 'abc<script>alert(1)</script>'],
     ['NUL', 'abc\u0000def'],
@@ -125,7 +136,10 @@ describe('interpretResponse: the vendor\'s token', () => {
     ['100 KB of text', 'a'.repeat(100 * 1024)],
   ])('refuses a token with %s as malformed_response, in every operation', (_, token) => {
     for (const expectation of [getOrCreate, update, rotate]) {
-      const body = expectation.op === 'getOrCreate' ? { success: 1, new_user_group: false, user_group: { ...GROUP, token } } : { success: 1, user_group: { ...GROUP, token } };
+      const body =
+        expectation.op === 'getOrCreate'
+          ? { success: 1, new_user_group: false, user_group: { ...GROUP, token } }
+          : { success: 1, user_group: { ...GROUP, token } };
       const error = errorOf(expectation, ok(body));
       expect(error.code).toBe('malformed_response');
       expect(error.message).not.toContain(token.slice(0, 20));

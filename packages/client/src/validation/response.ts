@@ -1,10 +1,5 @@
 import { isRecord, ShapeProblem, type Expectation, type ResponseFor, type UpstreamApi } from '../api/upstream-api.js';
-import {
-  UserGroupApiFailureError,
-  UserGroupHttpStatusError,
-  UserGroupMalformedResponseError,
-  UserGroupRateLimitedError,
-} from '../errors/errors.js';
+import { UserGroupApiFailureError, UserGroupHttpStatusError, UserGroupMalformedResponseError, UserGroupRateLimitedError } from '../errors/errors.js';
 import { bodySnippet } from '../errors/redact.js';
 import { parseRetryAfter } from '@embedded-dashboard/protocol';
 import type { TransportResponse } from '../transport/types.js';

@@ -42,7 +42,6 @@ export async function startRawServer(
   };
 }
 
-
 /** A JSON answer with an exact Content-Length. */
 export const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
   const body = JSON.stringify(value);

@@ -31,9 +31,10 @@ function serverFrame(src: string, attributes: Record<string, string> = { slot: '
 
 /** A server-rendered `<embedded-dashboard>`: the children as parsed, then the element upgrades. */
 async function mountServerRendered(children: Node[], attributes: Record<string, string> = {}) {
-  const el = document.createElement('embedded-dashboard') as EmbeddedDashboard;
+  const el = document.createElement('embedded-dashboard');
   const events: CustomEvent[] = [];
-  for (const type of ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize']) el.addEventListener(type, (e) => events.push(e as CustomEvent));
+  for (const type of ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize'])
+    el.addEventListener(type, (e) => events.push(e as CustomEvent));
   const all = { dashboard: 'sales', 'src-template': TEMPLATE, environment: 'Customer', 'token-url': `/adopt${++counter}/embed/token`, ...attributes };
   for (const [name, value] of Object.entries(all)) el.setAttribute(name, value);
   el.append(...children);
@@ -86,11 +87,27 @@ describe('a frame the server rendered into the element', () => {
     const { frame, win } = serverFrame(`${ORIGIN}/iframe/sales/${encodeURIComponent(first.token)}/Customer`, { slot: 'frame' });
     const other = { postMessage: vi.fn() };
     const early = [
-      new MessageEvent('message', { data: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } }, origin: ORIGIN, source: win as unknown as Window }),
+      new MessageEvent('message', {
+        data: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } },
+        origin: ORIGIN,
+        source: win as unknown as Window,
+      }),
       // Another window, and this window from another origin: ignored, as live messages would be.
-      new MessageEvent('message', { data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 900, loadTime: 1 } }, origin: ORIGIN, source: other as unknown as Window }),
-      new MessageEvent('message', { data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 800, loadTime: 1 } }, origin: 'https://evil.example', source: win as unknown as Window }),
-      new MessageEvent('message', { data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 640, loadTime: 50 } }, origin: ORIGIN, source: win as unknown as Window }),
+      new MessageEvent('message', {
+        data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 900, loadTime: 1 } },
+        origin: ORIGIN,
+        source: other as unknown as Window,
+      }),
+      new MessageEvent('message', {
+        data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 800, loadTime: 1 } },
+        origin: 'https://evil.example',
+        source: win as unknown as Window,
+      }),
+      new MessageEvent('message', {
+        data: { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 640, loadTime: 50 } },
+        origin: ORIGIN,
+        source: win as unknown as Window,
+      }),
     ];
     (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages = early;
     try {

@@ -25,11 +25,13 @@ export const exploProtocol: FrameProtocol = {
   swap: true,
   src: exploSrc,
   parse(data) {
-    const event = (data as { event?: string } | null)?.event!;
+    const event = (data as { event?: string } | null)?.event as string;
     // Own keys only: an event named "__proto__" is not a vendor event.
     const ours = Object.hasOwn(OURS, event) && OURS[event];
     // The expiry event's detail is not documented: only its name counts.
-    return ours ? parseDashboardMessage({ event: ours, detail: ours === 'tokenExpired' ? { dashboardId: '' } : (data as { detail?: unknown }).detail }) : undefined;
+    return ours
+      ? parseDashboardMessage({ event: ours, detail: ours === 'tokenExpired' ? { dashboardId: '' } : (data as { detail?: unknown }).detail })
+      : undefined;
   },
   variables: (variables) => ({
     event: UPDATE_VARIABLES,

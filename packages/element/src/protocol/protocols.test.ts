@@ -22,7 +22,11 @@ describe('frame protocol adapters', () => {
   });
 
   it("explo-jwt: the embed token in the path, the vendor's events, later tokens posted as updateCustomerJwt, tokens per dashboard", () => {
-    const url = exploJwtProtocol.src(`${ORIGIN}/iframe/{token}/{environment}`, { dashboard: 'sales', environment: 'production', token: 'eyJ.x..y.z' }, { region: 'EU' });
+    const url = exploJwtProtocol.src(
+      `${ORIGIN}/iframe/{token}/{environment}`,
+      { dashboard: 'sales', environment: 'production', token: 'eyJ.x..y.z' },
+      { region: 'EU' },
+    );
     expect(url!.href).toBe(`${ORIGIN}/iframe/eyJ.x..y.z/production?region=%22EU%22`);
     expect(exploJwtProtocol.src(`${ORIGIN}/iframe/{token}/{environment}`, { dashboard: 'sales' }, {})).toBeUndefined();
     expect(exploJwtProtocol.swap).toBe(false);
@@ -43,7 +47,11 @@ describe('frame protocol adapters', () => {
   });
 
   it('explo: builds the documented URL with the token in the path and JSON-quoted variables in the query', () => {
-    const url = exploProtocol.src(EXPLO_TEMPLATE, { dashboard: 'sales', environment: 'production', token: 'ct/1' }, { region: 'EU', seats: 5, trial: false, note: null });
+    const url = exploProtocol.src(
+      EXPLO_TEMPLATE,
+      { dashboard: 'sales', environment: 'production', token: 'ct/1' },
+      { region: 'EU', seats: 5, trial: false, note: null },
+    );
     expect(url!.pathname).toBe('/iframe/sales/ct%2F1/production');
     expect(Object.fromEntries(url!.searchParams)).toEqual({ region: '"EU"', seats: '5', trial: 'false', note: 'null' });
     expect(exploProtocol.src(EXPLO_TEMPLATE, { dashboard: 'sales' }, {})).toBeUndefined();
@@ -52,12 +60,27 @@ describe('frame protocol adapters', () => {
   });
 
   it.each([
-    [{ event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } }, { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales' } }],
-    [{ event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 700, loadTime: 12 } }, { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 700, loadTime: 12 } }],
-    [{ event: 'dashboardUpdated', detail: { dashboardHeight: 800 } }, { event: 'dashboardResized', detail: { dashboardHeight: 800 } }],
-    [{ event: 'sendVariableUpdatedEvent', detail: { varName: 'region', newValue: 'US' } }, { event: 'variableUpdated', detail: { varName: 'region', newValue: 'US' } }],
+    [
+      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } },
+      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales' } },
+    ],
+    [
+      { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 700, loadTime: 12 } },
+      { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 700, loadTime: 12 } },
+    ],
+    [
+      { event: 'dashboardUpdated', detail: { dashboardHeight: 800 } },
+      { event: 'dashboardResized', detail: { dashboardHeight: 800 } },
+    ],
+    [
+      { event: 'sendVariableUpdatedEvent', detail: { varName: 'region', newValue: 'US' } },
+      { event: 'variableUpdated', detail: { varName: 'region', newValue: 'US' } },
+    ],
     [{ event: 'customerJwtExpired' }, { event: 'tokenExpired', detail: { dashboardId: '' } }],
-    [{ event: 'customerJwtExpired', detail: 'anything' }, { event: 'tokenExpired', detail: { dashboardId: '' } }],
+    [
+      { event: 'customerJwtExpired', detail: 'anything' },
+      { event: 'tokenExpired', detail: { dashboardId: '' } },
+    ],
   ])('explo: reads the vendor event %j', (data, expected) => {
     expect(exploProtocol.parse(data)).toEqual(expected);
   });
@@ -81,7 +104,12 @@ describe('frame protocol adapters', () => {
   it('explo: sends variables as updateExploDashboardVariables { variables: [{ varName, value }] }', () => {
     expect(exploProtocol.variables({ region: 'EU', seats: 3 })).toEqual({
       event: 'updateExploDashboardVariables',
-      detail: { variables: [{ varName: 'region', value: 'EU' }, { varName: 'seats', value: 3 }] },
+      detail: {
+        variables: [
+          { varName: 'region', value: 'EU' },
+          { varName: 'seats', value: 3 },
+        ],
+      },
     });
   });
 });
@@ -152,7 +180,10 @@ describe('<embedded-dashboard protocol="explo">', () => {
     send(m.win, { event: 'customerJwtExpired' });
     await settle(m.el);
     expect(fetch).toHaveBeenCalledTimes(2);
-    expect(nextWin!.postMessage).toHaveBeenCalledWith({ event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'EU' }] } }, ORIGIN);
+    expect(nextWin!.postMessage).toHaveBeenCalledWith(
+      { event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'EU' }] } },
+      ORIGIN,
+    );
   });
 
   it('never lets a slow new frame replace the working one: after the timeout it is dropped, an error is reported and the rotation retried', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { TokenResponse } from '@embedded-dashboard/protocol';
-import type { EmbeddedDashboard } from '../embedded-dashboard.js';
 import { json, ORIGIN, postedTokens, settle, stubFetch, TEMPLATE, tokenBody, useElementTestEnvironment } from '../../test/support/fixtures.js';
 
 useElementTestEnvironment();
@@ -24,7 +23,7 @@ const rendered = (at: number, ttl: number | null, skew = 0): TokenResponse => ({
 
 /** An element with a `<script type="application/json">` child, as a server-rendered page has it. */
 async function mountWith(scriptText: string | undefined, type = 'application/json') {
-  const el = document.createElement('embedded-dashboard') as EmbeddedDashboard;
+  const el = document.createElement('embedded-dashboard');
   const events: CustomEvent[] = [];
   for (const name of ['dashboard-token', 'dashboard-error']) el.addEventListener(name, (e) => events.push(e as CustomEvent));
   el.setAttribute('dashboard', 'sales');

@@ -35,17 +35,21 @@ async function post(url: string, held: string | undefined, options: RequestToken
   let response: Response;
   let body: unknown;
   try {
-    [response, body] = await withTimeout(async (signal) => {
-      const r = await fetch(held ? `${url}/rotate` : url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
-        body: JSON.stringify({ token: held, dashboard: options.dashboard }),
-        credentials: options.credentials,
-        signal,
-      });
-      return [r, await r.json().catch(() => undefined)] as const;
-    }, options.timeout, timeoutError);
+    [response, body] = await withTimeout(
+      async (signal) => {
+        const r = await fetch(held ? `${url}/rotate` : url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
+          body: JSON.stringify({ token: held, dashboard: options.dashboard }),
+          credentials: options.credentials,
+          signal,
+        });
+        return [r, (await r.json().catch(() => undefined)) as unknown] as const;
+      },
+      options.timeout,
+      timeoutError,
+    );
   } catch (error) {
     if (error instanceof TokenRequestError) throw error;
     throw new TokenRequestError('network', 'Could not get a dashboard token', true);

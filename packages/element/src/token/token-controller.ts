@@ -102,12 +102,12 @@ export class TokenController implements ReactiveController {
   /** Fetches now, forgetting past failures (the retry button). */
   retry(): void {
     this.#retries = 0;
-    if (this.#on) this.#fetch(this.token ? 'refresh' : 'initial');
+    if (this.#on) void this.#fetch(this.token ? 'refresh' : 'initial');
   }
 
   /** The dashboard says its token is dead: rotate it, unless a request is already on its way. */
   rotate(): void {
-    if (this.#on && !this.#run) this.#fetch('rotate');
+    if (this.#on && !this.#run) void this.#fetch('rotate');
   }
 
   /** Forgets the token and starts over, e.g. after `token-url` changed. */
@@ -129,8 +129,8 @@ export class TokenController implements ReactiveController {
       this.#channel = new BroadcastChannel(`embedded-dashboard:${this.#url}${scope ? ` ${scope}` : ''}`);
       this.#channel.onmessage = this.#adopt;
     }
-    if (!this.token) this.#fetch('initial');
-    else if (this.error) this.#fetch(this.#reason);
+    if (!this.token) void this.#fetch('initial');
+    else if (this.error) void this.#fetch(this.#reason);
     else this.#schedule(this.#due - Date.now(), 'refresh');
   }
 
@@ -147,7 +147,7 @@ export class TokenController implements ReactiveController {
 
   #schedule(delay: number, reason: TokenReason): void {
     clearTimeout(this.#timer);
-    if (delay < Infinity) this.#timer = setTimeout(() => this.#fetch(reason), Math.min(delay, MAX_TIMER_MS));
+    if (delay < Infinity) this.#timer = setTimeout(() => void this.#fetch(reason), Math.min(delay, MAX_TIMER_MS));
   }
 
   #set(status: DashboardState): void {
@@ -157,6 +157,7 @@ export class TokenController implements ReactiveController {
     }
   }
 
+  /** Never rejects: a failure becomes the `error` state (`fail`). */
   async #fetch(reason: TokenReason): Promise<void> {
     clearTimeout(this.#timer);
     this.#run?.abort();
@@ -181,9 +182,7 @@ export class TokenController implements ReactiveController {
     } catch (error) {
       if (run.signal.aborted) return;
       this.#run = undefined;
-      this.fail(
-        error instanceof TokenRequestError ? error : new TokenRequestError('network', 'Could not get a dashboard token', true),
-      );
+      this.fail(error instanceof TokenRequestError ? error : new TokenRequestError('network', 'Could not get a dashboard token', true));
     }
   }
 
@@ -195,8 +194,7 @@ export class TokenController implements ReactiveController {
     this.error = undefined;
     this.#retries = 0;
     // serverTime - receivedAt is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
-    this.#due =
-      response.expiresAt === null ? Infinity : response.expiresAt - this.#host.refreshMargin * 1000 - (response.serverTime - receivedAt);
+    this.#due = response.expiresAt === null ? Infinity : response.expiresAt - this.#host.refreshMargin * 1000 - (response.serverTime - receivedAt);
     this.#schedule(Math.max(this.#due - now, MIN_REFRESH_DELAY_MS), 'refresh');
     this.#set(DashboardState.ready);
     if (own && rotated && this.#channel) {
@@ -211,13 +209,7 @@ export class TokenController implements ReactiveController {
     // A refusal may echo what it was sent (the held token) and be of any size: its text reaches
     // events and the status line only without the token and cut short.
     const clean = (text: string) => (this.token ? text.split(this.token).join('[token]') : text).slice(0, 200);
-    const error = (this.error = new TokenRequestError(
-      clean(failure.code),
-      clean(failure.message),
-      failure.retryable,
-      failure.status,
-      failure.retryAfter,
-    ));
+    const error = (this.error = new TokenRequestError(clean(failure.code), clean(failure.message), failure.retryable, failure.status, failure.retryAfter));
     if (error.retryable) {
       this.#schedule(retryDelay(++this.#retries, error.retryAfter, Math.random), this.#reason);
       this.#set(this.token ? DashboardState.refreshing : DashboardState.error);
@@ -230,7 +222,7 @@ export class TokenController implements ReactiveController {
   /** `online` or the page became visible: catch up on a refresh that is due or that failed. */
   #wake = (): void => {
     if (document.visibilityState === 'hidden' || this.#run) return;
-    if (this.error ? this.error.retryable : Date.now() >= this.#due) this.#fetch(this.error ? this.#reason : 'refresh');
+    if (this.error ? this.error.retryable : Date.now() >= this.#due) void this.#fetch(this.error ? this.#reason : 'refresh');
   };
 
   /**

@@ -178,15 +178,18 @@ describe('token lifecycle', () => {
     expect(fetch).toHaveBeenCalledTimes(2);
   });
 
-  it.each(['Infinity', '1e400', '1.5', 'soon'])('treats a Retry-After that is no delay-seconds or HTTP date (%s) as absent: backoff alone', async (retryAfter) => {
-    vi.spyOn(Math, 'random').mockReturnValue(0);
-    const fetch = stubFetch(bffError(429, 'rate_limited', { 'Retry-After': retryAfter }), json(tokenBody()));
-    const { el } = await mount();
-    await settle(el);
-    // Full jitter with random 0: the first retry waits nothing (a honoured Retry-After would hold it).
-    await vi.advanceTimersByTimeAsync(1);
-    expect(fetch).toHaveBeenCalledTimes(2);
-  });
+  it.each(['Infinity', '1e400', '1.5', 'soon'])(
+    'treats a Retry-After that is no delay-seconds or HTTP date (%s) as absent: backoff alone',
+    async (retryAfter) => {
+      vi.spyOn(Math, 'random').mockReturnValue(0);
+      const fetch = stubFetch(bffError(429, 'rate_limited', { 'Retry-After': retryAfter }), json(tokenBody()));
+      const { el } = await mount();
+      await settle(el);
+      // Full jitter with random 0: the first retry waits nothing (a honoured Retry-After would hold it).
+      await vi.advanceTimersByTimeAsync(1);
+      expect(fetch).toHaveBeenCalledTimes(2);
+    },
+  );
 
   it('times out a hanging fetch, aborts it, and retries', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
@@ -437,9 +440,7 @@ describe('token lifecycle', () => {
     await settle(el);
     fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(el);
-    expect(FakeBroadcastChannel.open.find((c) => c !== otherTab)!.sent).toEqual([
-      { type: 'rotated', tokenUrl, response: rotated },
-    ]);
+    expect(FakeBroadcastChannel.open.find((c) => c !== otherTab)!.sent).toEqual([{ type: 'rotated', tokenUrl, response: rotated }]);
   });
 
   it('adopts a newer token rotated in another tab without fetching, and ignores stale or foreign ones', async () => {

@@ -47,7 +47,7 @@ describe('ShadowView (the element shadow DOM, written by hand)', () => {
     expect(frame!.getAttribute('style')).toBe('--embedded-dashboard-height:700px');
   });
 
-  it("gives a new iframe its sandbox and loading before its src, and all three before it is in the document", () => {
+  it('gives a new iframe its sandbox and loading before its src, and all three before it is in the document', () => {
     const { view } = mountView();
     const connectedAt: Record<string, boolean> = {};
     const order: string[] = [];

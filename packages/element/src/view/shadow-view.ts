@@ -96,21 +96,30 @@ export class ShadowView {
       const src = view.srcs[slot];
       if (!slot && view.adopted) this.#show(slot, 'frame', () => create('slot', { name: 'frame' }), { class: cls, style });
       else
-        this.#show(slot, src || slot === view.cur ? 'iframe' : undefined, () => create('iframe', { part: 'frame', id: 'f' + slot, allow: 'fullscreen', referrerpolicy: 'strict-origin' }), {
-          // Before `src`: a new iframe's first load takes them.
-          sandbox: view.sandbox ?? undefined,
-          loading: view.loading ?? undefined,
-          title: view.title,
-          hidden: !src,
-          class: cls,
-          style,
-          src,
-        });
+        this.#show(
+          slot,
+          src || slot === view.cur ? 'iframe' : undefined,
+          () => create('iframe', { part: 'frame', id: 'f' + slot, allow: 'fullscreen', referrerpolicy: 'strict-origin' }),
+          {
+            // Before `src`: a new iframe's first load takes them.
+            sandbox: view.sandbox ?? undefined,
+            loading: view.loading ?? undefined,
+            title: view.title,
+            hidden: !src,
+            class: cls,
+            style,
+            src,
+          },
+        );
     }
     const overlay =
       view.state === DashboardState.loading
-        ? view.live ? undefined : 'loading'
-        : view.state === DashboardState.error || view.state === DashboardState.unauthenticated ? 'error' : undefined;
+        ? view.live
+          ? undefined
+          : 'loading'
+        : view.state === DashboardState.error || view.state === DashboardState.unauthenticated
+          ? 'error'
+          : undefined;
     const shown = this.#show(2, overlay, () => {
       if (overlay === 'loading') return create('slot', { name: 'loading', class: 'overlay skeleton' });
       const slot = create('slot', { name: 'error', class: 'overlay' });

@@ -100,9 +100,7 @@ export async function mount(attributes: Record<string, string> = {}): Promise<Mo
     win,
     events,
     fromFrame(data, init = {}) {
-      window.dispatchEvent(
-        new MessageEvent('message', { data, origin: init.origin ?? ORIGIN, source: ('source' in init ? init.source : win) as Window }),
-      );
+      window.dispatchEvent(new MessageEvent('message', { data, origin: init.origin ?? ORIGIN, source: ('source' in init ? init.source : win) as Window }));
     },
   };
 }

@@ -8,9 +8,15 @@ async function post(app: Hono<EmulatorEnv>, path: string, body: unknown, key: st
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (key !== null) headers['Explo-Authorization'] = `Token ${key}`;
   const response = await app.request(path, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as any, response };
+  return { status: response.status, body: await response.json(), response };
 }
-const customer = (id: string, extra: Record<string, unknown> = {}) => ({ provided_id: id, name: `Group ${id}`, mapping: { sales: `ds-${id}` }, properties: { region: 'EU' }, ...extra });
+const customer = (id: string, extra: Record<string, unknown> = {}) => ({
+  provided_id: id,
+  name: `Group ${id}`,
+  mapping: { sales: `ds-${id}` },
+  properties: { region: 'EU' },
+  ...extra,
+});
 
 describe('the Customer API (the vendor current API) over the same groups as /api/user', () => {
   it('create_customer creates, then returns the stored customer with new_customer false', async () => {
@@ -20,7 +26,14 @@ describe('the Customer API (the vendor current API) over the same groups as /api
     expect(created.body).toEqual({
       success: 1,
       new_customer: true,
-      customer: { token: expect.any(String), name: 'Group acme', provided_id: 'acme', is_demo_group: false, properties: { region: 'EU' }, parent_schema_datasource_mapping: { sales: 'ds-acme' } },
+      customer: {
+        token: expect.any(String),
+        name: 'Group acme',
+        provided_id: 'acme',
+        is_demo_group: false,
+        properties: { region: 'EU' },
+        parent_schema_datasource_mapping: { sales: 'ds-acme' },
+      },
     });
     const again = await post(app, '/api/create_customer/', customer('acme', { name: 'Renamed' }));
     expect(again.body.new_customer).toBe(false);
@@ -63,7 +76,11 @@ describe('the Customer API (the vendor current API) over the same groups as /api
 
   it('does not accept the old Authorization header on the Customer API', async () => {
     const { app } = createEmulator();
-    const response = await app.request('/api/create_customer/', { method: 'POST', headers: { Authorization: `Token ${CUSTOMER_KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify(customer('acme')) });
+    const response = await app.request('/api/create_customer/', {
+      method: 'POST',
+      headers: { Authorization: `Token ${CUSTOMER_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(customer('acme')),
+    });
     expect(response.status).toBe(401);
   });
 

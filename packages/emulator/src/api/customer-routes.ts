@@ -76,7 +76,8 @@ export function customerApiRoutes(deps: UserApiDependencies & { embed: EmbedToke
     async generateJwt(c, environment) {
       const request = parseGenerateJwtRequest(await readJsonObject(c, deps.maxBodyBytes));
       const { keyring, dashboards, now } = deps.embed;
-      if (!deps.store.find(environment, request.providedId)) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no customer with this provided_id in this environment');
+      if (!deps.store.find(environment, request.providedId))
+        throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no customer with this provided_id in this environment');
       if (!dashboards.has(request.embedId)) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no dashboard with this embed_id');
       // A secret of another environment's customers is not this key's to use (and not named as such).
       const secret = request.keyId === undefined ? keyring.defaultFor(environment) : keyring.get(request.keyId);
@@ -95,9 +96,14 @@ export function customerApiRoutes(deps: UserApiDependencies & { embed: EmbedToke
 
   for (const [path, operation] of Object.entries(OPERATION_BY_PATH)) {
     const notAllowed = (c: Context<EmulatorEnv>) =>
-      errorResponse(EmulatorErrorCode.methodNotAllowed, `${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 64)} is not allowed; use POST ${path} (with the trailing slash)`, 405, {
-        Allow: 'POST',
-      });
+      errorResponse(
+        EmulatorErrorCode.methodNotAllowed,
+        `${c.req.method.slice(0, 16)} ${c.req.path.slice(0, 64)} is not allowed; use POST ${path} (with the trailing slash)`,
+        405,
+        {
+          Allow: 'POST',
+        },
+      );
     app.all(path.slice(0, -1), notAllowed);
     app.all(path, async function customerApi(c) {
       if (c.req.method !== 'POST') return notAllowed(c);

@@ -16,7 +16,7 @@ async function call(app: Hono<EmulatorEnv>, body: unknown, options: { key?: stri
   if (key !== null) headers['Explo-Authorization'] = `Token ${key}`;
   const method = options.method ?? 'POST';
   const response = await app.request(options.path ?? PATH, { method, headers, ...(method !== 'GET' && { body: options.raw ?? JSON.stringify(body) }) });
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, body: await response.json() };
 }
 
 async function withCustomer(options: Parameters<typeof createEmulator>[0] = {}) {
@@ -29,9 +29,15 @@ async function withCustomer(options: Parameters<typeof createEmulator>[0] = {}) 
 const decrypt = (jwt: string, value = VALUE) => jwtDecrypt(jwt, new TextEncoder().encode(value), { currentDate: new Date(NOW) });
 
 describe('POST /api/generate_jwt/ (the Customer API)', () => {
-  it("answers { success: 1, jwt } that the secret decrypts to exactly the documented claims", async () => {
+  it('answers { success: 1, jwt } that the secret decrypts to exactly the documented claims', async () => {
     const { app, stats } = await withCustomer();
-    const { status, body } = await call(app, { provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1', expiration: 'PT1H', embed_origin: 'https://app.example.com/' });
+    const { status, body } = await call(app, {
+      provided_id: 'acme',
+      embed_id: 'sales-overview',
+      key_id: 'key-1',
+      expiration: 'PT1H',
+      embed_origin: 'https://app.example.com/',
+    });
     expect(status).toBe(200);
     expect(body).toEqual({ success: 1, jwt: expect.any(String) });
     expect(decodeProtectedHeader(body.jwt)).toEqual({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' });
@@ -44,7 +50,13 @@ describe('POST /api/generate_jwt/ (the Customer API)', () => {
     const { app } = await withCustomer();
     const plain = await call(app, { provided_id: 'acme', embed_id: 'sales-overview', key_id: null, expiration: null, embed_origin: null });
     expect((await decrypt(plain.body.jwt)).payload).toEqual({ cst: 'acme', dsh: 'sales-overview', exp: NOW / 1000 + 86_400 });
-    const builder = await call(app, { provided_id: 'acme', embed_id: 'support-metrics', rb_allowed_features: ['flt', 'srt'], disable_editable_section_editing: true, chart_id: null });
+    const builder = await call(app, {
+      provided_id: 'acme',
+      embed_id: 'support-metrics',
+      rb_allowed_features: ['flt', 'srt'],
+      disable_editable_section_editing: true,
+      chart_id: null,
+    });
     expect((await decrypt(builder.body.jwt)).payload).toMatchObject({ dsh: 'support-metrics', rbc: ['flt', 'srt'], des: true });
   });
 
@@ -66,7 +78,13 @@ describe('POST /api/generate_jwt/ (the Customer API)', () => {
     ['a blank embed_id', { provided_id: 'acme', embed_id: '  ' }, 400, 'invalid_field', /embed_id must be/],
     ['a 257-character provided_id', { provided_id: 'a'.repeat(257), embed_id: 'sales-overview' }, 400, 'invalid_field', /provided_id must be/],
     ['an unknown field', { provided_id: 'acme', embed_id: 'sales-overview', customer_id: 'acme' }, 400, 'invalid_field', /unknown field "customer_id"/],
-    ['a field named __proto__', JSON.parse('{"provided_id":"acme","embed_id":"sales-overview","__proto__":{"x":1}}'), 400, 'invalid_field', /unknown field "__proto__"/],
+    [
+      'a field named __proto__',
+      JSON.parse('{"provided_id":"acme","embed_id":"sales-overview","__proto__":{"x":1}}'),
+      400,
+      'invalid_field',
+      /unknown field "__proto__"/,
+    ],
     ['a numeric expiration', { provided_id: 'acme', embed_id: 'sales-overview', expiration: 3600 }, 400, 'invalid_field', /expiration/],
     ['an expiration in years', { provided_id: 'acme', embed_id: 'sales-overview', expiration: 'P1Y' }, 400, 'invalid_field', /ISO-8601/],
     ['an expiration in months', { provided_id: 'acme', embed_id: 'sales-overview', expiration: 'P1M' }, 400, 'invalid_field', /ISO-8601/],
@@ -75,12 +93,48 @@ describe('POST /api/generate_jwt/ (the Customer API)', () => {
     ['an expiration over 366 days', { provided_id: 'acme', embed_id: 'sales-overview', expiration: 'P367D' }, 400, 'invalid_field', /366 days/],
     ['a date instead of a duration', { provided_id: 'acme', embed_id: 'sales-overview', expiration: '2030-01-01T00:00:00Z' }, 400, 'invalid_field', /ISO-8601/],
     ['a chart_id (single-chart embedding not enabled)', { provided_id: 'acme', embed_id: 'sales-overview', chart_id: 'c1' }, 400, 'invalid_field', /chart_id/],
-    ['an unknown report builder feature', { provided_id: 'acme', embed_id: 'sales-overview', rb_allowed_features: ['flt', 'drop'] }, 400, 'invalid_field', /rb_allowed_features/],
-    ['rb_allowed_features that is no list', { provided_id: 'acme', embed_id: 'sales-overview', rb_allowed_features: 'flt' }, 400, 'invalid_field', /rb_allowed_features/],
-    ['a string for disable_editable_section_editing', { provided_id: 'acme', embed_id: 'sales-overview', disable_editable_section_editing: 'true' }, 400, 'invalid_field', /boolean/],
-    ['an embed_origin without the trailing slash', { provided_id: 'acme', embed_id: 'sales-overview', embed_origin: 'https://app.example.com' }, 400, 'invalid_field', /trailing/],
-    ['an embed_origin with a path', { provided_id: 'acme', embed_id: 'sales-overview', embed_origin: 'https://app.example.com/app/' }, 400, 'invalid_field', /embed_origin/],
-    ['an embed_origin with markup', { provided_id: 'acme', embed_id: 'sales-overview', embed_origin: 'https://<script>/' }, 400, 'invalid_field', /embed_origin/],
+    [
+      'an unknown report builder feature',
+      { provided_id: 'acme', embed_id: 'sales-overview', rb_allowed_features: ['flt', 'drop'] },
+      400,
+      'invalid_field',
+      /rb_allowed_features/,
+    ],
+    [
+      'rb_allowed_features that is no list',
+      { provided_id: 'acme', embed_id: 'sales-overview', rb_allowed_features: 'flt' },
+      400,
+      'invalid_field',
+      /rb_allowed_features/,
+    ],
+    [
+      'a string for disable_editable_section_editing',
+      { provided_id: 'acme', embed_id: 'sales-overview', disable_editable_section_editing: 'true' },
+      400,
+      'invalid_field',
+      /boolean/,
+    ],
+    [
+      'an embed_origin without the trailing slash',
+      { provided_id: 'acme', embed_id: 'sales-overview', embed_origin: 'https://app.example.com' },
+      400,
+      'invalid_field',
+      /trailing/,
+    ],
+    [
+      'an embed_origin with a path',
+      { provided_id: 'acme', embed_id: 'sales-overview', embed_origin: 'https://app.example.com/app/' },
+      400,
+      'invalid_field',
+      /embed_origin/,
+    ],
+    [
+      'an embed_origin with markup',
+      { provided_id: 'acme', embed_id: 'sales-overview', embed_origin: 'https://<script>/' },
+      400,
+      'invalid_field',
+      /embed_origin/,
+    ],
   ])('answers %s with success 0', async (_, body, status, code, message) => {
     const { app, stats } = await withCustomer();
     const answer = await call(app, body);
@@ -113,7 +167,10 @@ describe('POST /api/generate_jwt/ (the Customer API)', () => {
 
   it('authenticates like the rest of the Customer API, and never echoes the key', async () => {
     const { app } = await withCustomer();
-    expect(await call(app, { provided_id: 'acme', embed_id: 'sales-overview' }, { key: null })).toMatchObject({ status: 401, body: { success: 0, error: { code: 'unauthorized' } } });
+    expect(await call(app, { provided_id: 'acme', embed_id: 'sales-overview' }, { key: null })).toMatchObject({
+      status: 401,
+      body: { success: 0, error: { code: 'unauthorized' } },
+    });
     const wrong = await call(app, { provided_id: 'acme', embed_id: 'sales-overview' }, { key: 'stolen-key-123' });
     expect(wrong.status).toBe(401);
     expect(JSON.stringify(wrong.body)).not.toContain('stolen-key-123');

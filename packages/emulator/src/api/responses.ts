@@ -1,8 +1,4 @@
-import type {
-  GetOrCreateUserGroupResponse,
-  RotateUserGroupTokenResponse,
-  UpdateUserGroupResponse,
-} from '@embedded-dashboard/protocol';
+import type { GetOrCreateUserGroupResponse, RotateUserGroupTokenResponse, UpdateUserGroupResponse } from '@embedded-dashboard/protocol';
 import type { StoredGroup } from '../store/snapshot.js';
 
 export const getOrCreateResponse = (group: StoredGroup, created: boolean): GetOrCreateUserGroupResponse => ({

@@ -12,7 +12,13 @@ describe('GET /api/user (get-or-create)', () => {
     expect(body).toEqual({
       success: 1,
       new_user_group: true,
-      user_group: { team_id: expect.any(Number), token: expect.stringMatching(TOKEN_SHAPE), name: 'Group acme', provided_id: 'acme', properties: { region: 'EU', plan: 'pro' } },
+      user_group: {
+        team_id: expect.any(Number),
+        token: expect.stringMatching(TOKEN_SHAPE),
+        name: 'Group acme',
+        provided_id: 'acme',
+        properties: { region: 'EU', plan: 'pro' },
+      },
     });
     expect(body.user_group).not.toHaveProperty('api_environment_tag');
   });
@@ -95,7 +101,13 @@ describe('POST /api/user (rotate)', () => {
     expect(status).toBe(200);
     expect(body).toEqual({
       success: 1,
-      user_group: { team_id: created.body.user_group.team_id, token: expect.stringMatching(TOKEN_SHAPE), name: 'Group acme', provided_id: 'acme', api_environment_tag: 'Customer' },
+      user_group: {
+        team_id: created.body.user_group.team_id,
+        token: expect.stringMatching(TOKEN_SHAPE),
+        name: 'Group acme',
+        provided_id: 'acme',
+        api_environment_tag: 'Customer',
+      },
     });
     expect(body.user_group.token).not.toBe(old);
     expect(resolveToken(old)).toBeUndefined();

@@ -18,7 +18,16 @@ export interface GenerateJwtRequest {
   disableEditableSections: boolean | undefined;
 }
 
-const FIELDS = new Set(['provided_id', 'embed_id', 'key_id', 'expiration', 'chart_id', 'rb_allowed_features', 'disable_editable_section_editing', 'embed_origin']);
+const FIELDS = new Set([
+  'provided_id',
+  'embed_id',
+  'key_id',
+  'expiration',
+  'chart_id',
+  'rb_allowed_features',
+  'disable_editable_section_editing',
+  'embed_origin',
+]);
 const invalid = (message: string) => new EmulatorHttpError(EmulatorErrorCode.invalidField, message);
 
 function requiredString(body: Record<string, unknown>, field: string): string {
@@ -81,6 +90,11 @@ export function parseGenerateJwtRequest(body: Record<string, unknown>): Generate
     `a list of ${REPORT_BUILDER_FEATURES.join(', ')}`,
   );
   const disableEditableSections = optional(body, 'disable_editable_section_editing', (v): v is boolean => typeof v === 'boolean', 'a boolean');
-  const issuer = optional(body, 'embed_origin', (v): v is string => typeof v === 'string' && ISSUER.test(v), "an origin with the trailing '/' (https://app.example.com/)");
+  const issuer = optional(
+    body,
+    'embed_origin',
+    (v): v is string => typeof v === 'string' && ISSUER.test(v),
+    "an origin with the trailing '/' (https://app.example.com/)",
+  );
   return { providedId, embedId, keyId, expirationSeconds, issuer, reportBuilderFeatures, disableEditableSections };
 }

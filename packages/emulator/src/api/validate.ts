@@ -15,8 +15,7 @@ const CUSTOMER_FIELDS = new Set(['provided_id', 'name', 'mapping', 'properties']
 
 const invalid = (message: string) => new EmulatorHttpError(EmulatorErrorCode.invalidField, message);
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function rejectUnknownFields(body: Record<string, unknown>, allowed: Set<string>): void {
   for (const key of Object.keys(body)) {

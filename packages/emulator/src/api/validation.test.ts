@@ -123,7 +123,8 @@ describe('body handling', () => {
 describe('hostile input never crashes it or answers 500', () => {
   it('stores __proto__ and constructor keys as plain data without polluting prototypes', async () => {
     const { app, resolveToken } = createEmulator();
-    const raw = '{"name":"P","user_group_id":"p","mapping":{"__proto__":"ds"},"properties":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}}';
+    const raw =
+      '{"name":"P","user_group_id":"p","mapping":{"__proto__":"ds"},"properties":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}}';
     const { status, body } = await callApi(app, 'GET', { raw });
     expect(status).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -141,7 +142,9 @@ describe('hostile input never crashes it or answers 500', () => {
 
   it('answers huge numbers without failing', async () => {
     const { app } = createEmulator();
-    const { status, body } = await callApi(app, 'GET', { raw: '{"name":"N","user_group_id":"n","properties":{"big":1e400,"small":-1e400,"int":123456789012345678901234567890}}' });
+    const { status, body } = await callApi(app, 'GET', {
+      raw: '{"name":"N","user_group_id":"n","properties":{"big":1e400,"small":-1e400,"int":123456789012345678901234567890}}',
+    });
     expect(status).toBe(200);
     expect(body.user_group.properties).toEqual({ big: null, small: null, int: 1.2345678901234568e29 });
   });

@@ -13,7 +13,9 @@ describe('parseArgs', () => {
       kind: 'start',
       options: { admin: false, rateLimitPerMinute: 1800, rateLimitBurst: 180 },
     });
-    expect(parseArgs(['--rate-limit', '0', '--rate-limit-burst', '5']).problems).toEqual(['--rate-limit-burst must be at least 1, with a --rate-limit above 0']);
+    expect(parseArgs(['--rate-limit', '0', '--rate-limit-burst', '5']).problems).toEqual([
+      '--rate-limit-burst must be at least 1, with a --rate-limit above 0',
+    ]);
     for (const bad of ['-1', '1.5', 'lots', '1000001']) {
       expect(parseArgs(['--rate-limit', bad]).problems).toEqual([`--rate-limit must be an integer from 0 to 1000000, got ${JSON.stringify(bad)}`]);
     }
@@ -21,9 +23,26 @@ describe('parseArgs', () => {
 
   it('reads every flag, in both --flag value and --flag=value forms', () => {
     const { command, problems } = parseArgs([
-      '--port', '0', '--host=0.0.0.0', '--api-key', 'k1:Customer', '--api-key=k:2:Testing', '--data', 'x.json',
-      '--token-ttl', '60', '--rotation-grace=5', '--embed-origin', 'http://localhost:*', '--embed-origin', 'https://app.example.com', '--admin',
-      '--dashboard-refresh', '2', '--rate-limit', '60',
+      '--port',
+      '0',
+      '--host=0.0.0.0',
+      '--api-key',
+      'k1:Customer',
+      '--api-key=k:2:Testing',
+      '--data',
+      'x.json',
+      '--token-ttl',
+      '60',
+      '--rotation-grace=5',
+      '--embed-origin',
+      'http://localhost:*',
+      '--embed-origin',
+      'https://app.example.com',
+      '--admin',
+      '--dashboard-refresh',
+      '2',
+      '--rate-limit',
+      '60',
     ]);
     expect(problems).toEqual([]);
     expect(command).toEqual({
@@ -32,7 +51,10 @@ describe('parseArgs', () => {
         admin: true,
         port: 0,
         host: '0.0.0.0',
-        apiKeys: [{ token: 'k1', environment: 'Customer' }, { token: 'k:2', environment: 'Testing' }],
+        apiKeys: [
+          { token: 'k1', environment: 'Customer' },
+          { token: 'k:2', environment: 'Testing' },
+        ],
         dataFile: 'x.json',
         tokenTtlSeconds: 60,
         rotationGraceSeconds: 5,
@@ -49,8 +71,24 @@ describe('parseArgs', () => {
 
   it('collects one line per problem', () => {
     const { command, problems } = parseArgs([
-      '--port', '99999', '--token-ttl', '-1', '--rotation-grace', '1.5', '--api-key', 'nokind', '--api-key', 'k:Prod', '--api-key', ':Customer',
-      '--embed-origin', 'localhost', '--bogus', '--data', '--admin=yes', '--host',
+      '--port',
+      '99999',
+      '--token-ttl',
+      '-1',
+      '--rotation-grace',
+      '1.5',
+      '--api-key',
+      'nokind',
+      '--api-key',
+      'k:Prod',
+      '--api-key',
+      ':Customer',
+      '--embed-origin',
+      'localhost',
+      '--bogus',
+      '--data',
+      '--admin=yes',
+      '--host',
     ]);
     expect(command).toBeUndefined();
     expect(problems).toEqual([
@@ -83,7 +121,14 @@ describe('parseArgs', () => {
     const accented = 'é'.repeat(16);
     expect(parseArgs(['--embed-secret', `key-1:${colons}`, `--embed-secret=aa11-bb22:${accented}`]).command).toEqual({
       kind: 'start',
-      options: { admin: false, rateLimitPerMinute: 180, embedSecrets: [{ id: 'key-1', value: colons }, { id: 'aa11-bb22', value: accented }] },
+      options: {
+        admin: false,
+        rateLimitPerMinute: 180,
+        embedSecrets: [
+          { id: 'key-1', value: colons },
+          { id: 'aa11-bb22', value: accented },
+        ],
+      },
     });
   });
 

@@ -145,7 +145,8 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
       const id = spec.slice(0, colon);
       const value = spec.slice(colon + 1);
       if (colon <= 0 || !isExploEmbedKeyId(id)) problems.push('--embed-secret must be ID:VALUE with ID 1-128 visible ASCII characters without spaces or ":"');
-      else if (new TextEncoder().encode(value).length !== EXPLO_EMBED_KEY_BYTES) problems.push(`--embed-secret ${id}: VALUE must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8 (an A256GCM key)`);
+      else if (new TextEncoder().encode(value).length !== EXPLO_EMBED_KEY_BYTES)
+        problems.push(`--embed-secret ${id}: VALUE must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8 (an A256GCM key)`);
       else if (options.embedSecrets.some((secret) => secret.id === id)) problems.push(`--embed-secret repeats the ID ${id}`);
       else options.embedSecrets.push({ id, value });
     }
@@ -153,7 +154,8 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
   const origins = values.get('--embed-origin');
   if (origins) {
     for (const origin of origins) {
-      if (!ORIGIN.test(origin)) problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
+      if (!ORIGIN.test(origin))
+        problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
     }
     options.embedOrigins = origins;
   }

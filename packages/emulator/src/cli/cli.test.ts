@@ -16,14 +16,20 @@ const BIN = fileURLToPath(new URL('../../bin/embedded-dashboard-emulator.js', im
 function call(url: string, method: string, body: unknown, key = 'dev-customer-key'): Promise<{ status: number; body: any; retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(body);
-    const req = httpRequest(`${url}/api/user`, {
-      method,
-      headers: { Authorization: `Token ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), retryAfter: res.headers['retry-after'] }));
-    });
+    const req = httpRequest(
+      `${url}/api/user`,
+      {
+        method,
+        headers: { Authorization: `Token ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), retryAfter: res.headers['retry-after'] }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -73,11 +79,21 @@ describe('embedded-dashboard-emulator CLI', () => {
     const value = 'cli-embed-secret-value-32-bytes!';
     const emulator = await start(['--port', '0', '--embed-secret', `key-1:${value}`]);
     processes.push(emulator);
-    await vi.waitFor(() => expect(emulator.output.slice(1)).toEqual(['api key (Customer): dev-customer-key', 'api key (Testing): dev-testing-key', 'embed secret (Customer): key-1']));
+    await vi.waitFor(() =>
+      expect(emulator.output.slice(1)).toEqual([
+        'api key (Customer): dev-customer-key',
+        'api key (Testing): dev-testing-key',
+        'embed secret (Customer): key-1',
+      ]),
+    );
     expect(emulator.output.join('\n')).not.toContain(value);
     const headers = { 'Content-Type': 'application/json', 'Explo-Authorization': 'Token dev-customer-key' };
     await fetch(`${emulator.url}/api/create_customer/`, { method: 'POST', headers, body: JSON.stringify({ provided_id: 'acme', name: 'Acme' }) });
-    const generated = await fetch(`${emulator.url}/api/generate_jwt/`, { method: 'POST', headers, body: JSON.stringify({ provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1' }) });
+    const generated = await fetch(`${emulator.url}/api/generate_jwt/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1' }),
+    });
     const { jwt } = (await generated.json()) as { jwt: string };
     expect((await fetch(`${emulator.url}/iframe/${jwt}/production`)).status).toBe(200);
   });
@@ -88,7 +104,9 @@ describe('embedded-dashboard-emulator CLI', () => {
     processes.push(faithful, limited);
     // A full bucket admits 180 at once and refills 3 a second while the burst is in flight.
     const startedAt = performance.now();
-    const statuses = await Promise.all(Array.from({ length: 200 }, () => call(faithful.url, 'GET', { name: 'Acme', user_group_id: 'acme' }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () => call(faithful.url, 'GET', { name: 'Acme', user_group_id: 'acme' }).then((r) => r.status)),
+    );
     const refilled = Math.floor(((performance.now() - startedAt) / 1000) * 3);
     const admitted = statuses.filter((status) => status === 200).length;
     expect(admitted).toBeGreaterThanOrEqual(180);
@@ -144,13 +162,19 @@ describe('embedded-dashboard-emulator CLI', () => {
     for (const token of acknowledged) expect(tokens.has(token)).toBe(true);
   });
 
-  it('acknowledges a group another request is still creating only once the creator\'s write is on disk (SIGKILL right after the first answer)', async () => {
+  it("acknowledges a group another request is still creating only once the creator's write is on disk (SIGKILL right after the first answer)", async () => {
     const dataFile = join(dir, 'groups.json');
     // A few MB of existing groups make each write take long enough for a second request to
     // find the new group while the creator's write is still on its way to disk.
     const blob = 'x'.repeat(2_000);
     const groups = Array.from({ length: 2_500 }, (_, n) => ({
-      teamId: n + 1, environment: 'Customer', providedId: `seed${n}`, name: `seed${n}`, mapping: {}, properties: { blob }, token: `seed-token-${n}`,
+      teamId: n + 1,
+      environment: 'Customer',
+      providedId: `seed${n}`,
+      name: `seed${n}`,
+      mapping: {},
+      properties: { blob },
+      token: `seed-token-${n}`,
     }));
     writeFileSync(dataFile, JSON.stringify({ version: 1, nextTeamId: groups.length + 1, groups, tokens: [] }));
     for (let round = 0; round < 3; round++) {

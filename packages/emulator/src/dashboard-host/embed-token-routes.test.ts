@@ -8,17 +8,29 @@ const VALUE = 'v'.repeat(32);
 const HOST = 'http://localhost:5174';
 let now = 1_790_000_000_000;
 const exp = () => Math.floor(now / 1000) + 600;
-const config = (html: string) => JSON.parse(/\)\(\n(\{.*\}),\n/.exec(html)![1]!.replace(/\\u003c/g, '<').replace(/\\u003e/g, '>').replace(/\\u0026/g, '&')) as Record<string, unknown>;
+const config = (html: string) =>
+  JSON.parse(
+    /\)\(\n(\{.*\}),\n/
+      .exec(html)![1]!
+      .replace(/\\u003c/g, '<')
+      .replace(/\\u003e/g, '>')
+      .replace(/\\u0026/g, '&'),
+  ) as Record<string, unknown>;
 
 async function setup() {
   const emulator = createEmulator({ now: () => now, admin: true, embedSecrets: [{ id: 'key-1', value: VALUE }] });
   const headers = { 'Content-Type': 'application/json', 'Explo-Authorization': `Token ${CUSTOMER_KEY}` };
-  await emulator.app.request('/api/create_customer/', { method: 'POST', headers, body: JSON.stringify({ provided_id: 'acme', name: 'Acme Corp', properties: { region: 'EU' } }) });
+  await emulator.app.request('/api/create_customer/', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ provided_id: 'acme', name: 'Acme Corp', properties: { region: 'EU' } }),
+  });
   const mint = (claims: Partial<ExploEmbedClaims> & Record<string, unknown> = {}, kid = 'key-1', value = VALUE) =>
     new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ cst: 'acme', dsh: 'sales-overview', exp: exp(), iss: `${HOST}/`, ...claims })))
       .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
       .encrypt(new TextEncoder().encode(value));
-  const frame = (path: string, headers: Record<string, string> = { 'Sec-Fetch-Dest': 'iframe', Referer: `${HOST}/app` }) => emulator.app.request(path, { headers });
+  const frame = (path: string, headers: Record<string, string> = { 'Sec-Fetch-Dest': 'iframe', Referer: `${HOST}/app` }) =>
+    emulator.app.request(path, { headers });
   const data = (jwt: string, dashboard = 'sales-overview', origin: string | null = HOST) =>
     emulator.app.request(`/iframe-data/${dashboard}`, { headers: { Authorization: `Bearer ${jwt}`, ...(origin !== null && { 'Embed-Origin': origin }) } });
   return { emulator, mint, frame, data };
@@ -30,13 +42,19 @@ describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id
     ['/', '../../iframe-data/sales-overview'],
     ['/production', '../../iframe-data/sales-overview'],
     ['/production/', '../../../iframe-data/sales-overview'],
-  ])('serves /iframe/<jwt>%s as the vendor page, framed only by the token\'s iss', async (tail, dataUrl) => {
+  ])("serves /iframe/<jwt>%s as the vendor page, framed only by the token's iss", async (tail, dataUrl) => {
     const { mint, frame } = await setup();
     const jwt = await mint();
     const page = await frame(`/iframe/${jwt}${tail}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('Content-Security-Policy')).toMatch(/frame-ancestors http:\/\/localhost:5174(;|$)/);
-    expect(config(await page.text())).toMatchObject({ dashboardId: 'sales-overview', protocol: 'explo', token: jwt, embedToken: { issuerOrigin: HOST }, dataUrl });
+    expect(config(await page.text())).toMatchObject({
+      dashboardId: 'sales-overview',
+      protocol: 'explo',
+      token: jwt,
+      embedToken: { issuerOrigin: HOST },
+      dataUrl,
+    });
     expect(new URL(dataUrl, `http://h/iframe/${jwt}${tail}`).pathname).toBe('/iframe-data/sales-overview');
   });
 
@@ -63,7 +81,12 @@ describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id
     ['a token for an unknown customer', (s: Awaited<ReturnType<typeof setup>>) => s.mint({ cst: 'nobody' }), 403, /no customer/],
     ['a token for an unknown dashboard', (s: Awaited<ReturnType<typeof setup>>) => s.mint({ dsh: 'no-such-board' }), 404, /There is no dashboard/],
     ['a token whose dsh is no dashboard id', (s: Awaited<ReturnType<typeof setup>>) => s.mint({ dsh: '../admin' }), 400, /Dashboard ids are/],
-    ['a token whose iss may not embed dashboards', (s: Awaited<ReturnType<typeof setup>>) => s.mint({ iss: 'https://evil.example/' }), 403, /is not an origin allowed to embed/],
+    [
+      'a token whose iss may not embed dashboards',
+      (s: Awaited<ReturnType<typeof setup>>) => s.mint({ iss: 'https://evil.example/' }),
+      403,
+      /is not an origin allowed to embed/,
+    ],
   ])('refuses %s with a visible error page, never the dashboard', async (_, make, status, message) => {
     const s = await setup();
     const page = await s.frame(`/iframe/${await make(s)}/production`);
@@ -79,7 +102,11 @@ describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id
 
   it.each([
     ['opened top-level', { 'Sec-Fetch-Dest': 'document' }, /only inside a frame on http:\/\/localhost:5174/],
-    ['framed by another origin (Referer)', { 'Sec-Fetch-Dest': 'iframe', Referer: 'http://127.0.0.1:9999/page' }, /only from http:\/\/localhost:5174, not from http:\/\/127.0.0.1:9999/],
+    [
+      'framed by another origin (Referer)',
+      { 'Sec-Fetch-Dest': 'iframe', Referer: 'http://127.0.0.1:9999/page' },
+      /only from http:\/\/localhost:5174, not from http:\/\/127.0.0.1:9999/,
+    ],
     ['framed with an unreadable Referer', { Referer: '::::' }, /not from an unreadable origin/],
   ])('refuses a token with iss when %s', async (_, headers, message) => {
     const { mint, frame } = await setup();
@@ -132,7 +159,11 @@ describe('GET /iframe-data/:dashboardId with an embed token', () => {
     expect(emulator.expireToken(jwt)).toBe(false);
     expect((await data(jwt)).status).toBe(200);
     expect(emulator.resolveToken(jwt)).toMatchObject({ providedId: 'acme', name: 'Acme Corp' });
-    const expire = await emulator.app.request('/__emulator/expire', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: jwt }) });
+    const expire = await emulator.app.request('/__emulator/expire', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: jwt }),
+    });
     expect(expire.status).toBe(200);
     expect((await data(jwt)).status).toBe(401);
     expect(emulator.resolveToken(jwt)).toBeUndefined();

@@ -147,7 +147,11 @@ describe('GET /iframe-data/:dashboardId', () => {
       environment: 'Customer',
       properties: { '<img src=x onerror=alert(1)>': '</script><script>alert(2)</script>', nested: { a: [1, 2] }, big: 'y'.repeat(5000), n: Number.NaN },
     };
-    const res = await getData(makeApp(() => hostile), 'sales-overview', 'any');
+    const res = await getData(
+      makeApp(() => hostile),
+      'sales-overview',
+      'any',
+    );
     expect(res.headers.get('Content-Type')).toMatch(/^application\/json/);
     const data = (await res.json()) as DashboardData;
     expect(data.group.name).toBe('<script>alert(1)</script>');
@@ -159,7 +163,13 @@ describe('GET /iframe-data/:dashboardId', () => {
 
   it('keeps a __proto__ property as a plain variable', async () => {
     const group: DashboardGroupView = { ...acme, properties: JSON.parse('{"__proto__":{"polluted":true},"region":"EU"}') as Record<string, unknown> };
-    const data = (await (await getData(makeApp(() => group), 'sales-overview', 'any')).json()) as DashboardData;
+    const data = (await (
+      await getData(
+        makeApp(() => group),
+        'sales-overview',
+        'any',
+      )
+    ).json()) as DashboardData;
     expect(Object.keys(data.variables)).toEqual(['__proto__', 'region']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -167,12 +177,17 @@ describe('GET /iframe-data/:dashboardId', () => {
 
 describe('dashboardHostRoutes options', () => {
   const resolveToken = () => undefined;
-  it.each([[[]], [['*']], [['http://localhost:3000/']], [['javascript:alert(1)']], [['http://a.com; script-src *']], [['ftp://x.com']], [['http://localhost:**']]])(
-    'refuses embedOrigins %j',
-    (embedOrigins) => {
-      expect(() => dashboardHostRoutes({ embedOrigins, resolveToken })).toThrow(/embedOrigins/);
-    },
-  );
+  it.each([
+    [[]],
+    [['*']],
+    [['http://localhost:3000/']],
+    [['javascript:alert(1)']],
+    [['http://a.com; script-src *']],
+    [['ftp://x.com']],
+    [['http://localhost:**']],
+  ])('refuses embedOrigins %j', (embedOrigins) => {
+    expect(() => dashboardHostRoutes({ embedOrigins, resolveToken })).toThrow(/embedOrigins/);
+  });
 
   it.each([0, -1, 1.5, Number.NaN, 10 ** 12])('refuses dataRefreshMs %s', (dataRefreshMs) => {
     expect(() => dashboardHostRoutes({ embedOrigins: ['http://localhost:*'], resolveToken, dataRefreshMs })).toThrow(/dataRefreshMs/);

@@ -92,7 +92,8 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
     // Back up over token and environment (and a trailing slash) to the data route's level.
     const ups = 2 + (environment !== undefined || c.req.path.endsWith('/') ? 1 : 0);
     // /iframe/<jwt>/<environment>: an embed token where the dashboard id and customer token go.
-    if (isCompactJwe(dashboardId)) return environment === undefined ? embed.page(c, dashboardId, ups) : embed.notFound(c);
+    // (A copy to test: `isCompactJwe` is a type guard, and a plain string that fails it is still a string.)
+    if (isCompactJwe(String(dashboardId))) return environment === undefined ? embed.page(c, dashboardId, ups) : embed.notFound(c);
     return page(c, dashboardId, { token: BEARER_TOKEN.test(token) ? token : null, dataUrl: `${'../'.repeat(ups)}iframe-data/${dashboardId}` });
   };
   app.get('/iframe/:dashboardId/:customerToken', vendorPage);

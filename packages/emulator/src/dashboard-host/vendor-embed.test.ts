@@ -3,7 +3,14 @@ import { dashboardHostRoutes, type DashboardGroupView } from './index.js';
 
 const acme: DashboardGroupView = { name: 'Acme Corp', providedId: 'acme', environment: 'Customer', properties: { region: 'EU' } };
 const app = dashboardHostRoutes({ embedOrigins: ['http://localhost:*'], resolveToken: (token) => (token === 'tok-acme' ? acme : undefined) });
-const config = (html: string) => JSON.parse(/\)\(\n(\{.*\}),\n/.exec(html)![1]!.replace(/\\u003c/g, '<').replace(/\\u003e/g, '>').replace(/\\u0026/g, '&')) as Record<string, unknown>;
+const config = (html: string) =>
+  JSON.parse(
+    /\)\(\n(\{.*\}),\n/
+      .exec(html)![1]!
+      .replace(/\\u003c/g, '<')
+      .replace(/\\u003e/g, '>')
+      .replace(/\\u0026/g, '&'),
+  ) as Record<string, unknown>;
 
 describe("GET /iframe/:dashboardId/:customerToken/:environment? (the vendor's documented embed)", () => {
   it.each([

@@ -20,7 +20,8 @@ export interface EmbedSecret {
 /** Checks the configured secrets; throws a `TypeError` naming the problem (never repeating a value). */
 export function resolveEmbedSecrets(options: readonly EmbedSecretOption[] | undefined): EmbedSecret[] {
   if (options === undefined) return [];
-  if (!Array.isArray(options)) throw new TypeError('embedSecrets must be an array of { id, value, environment? }');
+  const given: unknown = options;
+  if (!Array.isArray(given)) throw new TypeError('embedSecrets must be an array of { id, value, environment? }');
   const ids = new Set<string>();
   return options.map((option) => {
     if (!isExploEmbedKeyId(option?.id)) throw new TypeError('embedSecrets[].id must be 1-128 visible ASCII characters without spaces or ":"');
@@ -32,6 +33,7 @@ export function resolveEmbedSecrets(options: readonly EmbedSecretOption[] | unde
     try {
       key = exploEmbedKey(option.value);
     } catch (error) {
+      // eslint-disable-next-line preserve-caught-error -- the cause may hold the secret's value; the message says what is wrong with it.
       throw new TypeError(`embedSecrets (id ${option.id}): ${(error as Error).message}`);
     }
     return { id: option.id, key, environment };

@@ -38,7 +38,9 @@ export class EmbedTokenRegistry {
     if (known === undefined) {
       result = await readEmbedToken(jwt, this.keyring, now);
       if (result.ok) this.#remember(jwt, { claims: result.claims, secret: result.secret });
-    } else result = known.claims.exp * 1000 > now ? { ok: true, ...known } : { ok: false, expired: true, message: 'the embed token has expired', claims: known.claims };
+    } else
+      result =
+        known.claims.exp * 1000 > now ? { ok: true, ...known } : { ok: false, expired: true, message: 'the embed token has expired', claims: known.claims };
     return result.ok && this.#revoked.has(jwt) ? { ok: false, expired: true, message: 'the embed token was revoked', claims: result.claims } : result;
   }
 

@@ -7,7 +7,12 @@ import { EmbedTokenRegistry } from './embed-token-registry.js';
 const VALUE = 'k'.repeat(32);
 const NOW = 1_790_000_000_000;
 const exp = NOW / 1000 + 3600;
-const keyring = new EmbedKeyring(resolveEmbedSecrets([{ id: 'key-1', value: VALUE }, { id: 'key-t', value: 't'.repeat(32), environment: 'Testing' }]));
+const keyring = new EmbedKeyring(
+  resolveEmbedSecrets([
+    { id: 'key-1', value: VALUE },
+    { id: 'key-t', value: 't'.repeat(32), environment: 'Testing' },
+  ]),
+);
 const secret = keyring.get('key-1')!;
 const claims = { cst: 'acme', dsh: 'sales-overview', exp, iss: 'http://localhost:5174/' };
 
@@ -24,7 +29,14 @@ describe('embed secrets', () => {
     ['an id with a space', [{ id: 'a b', value: VALUE }], /id must be/],
     ['an id with a colon', [{ id: 'a:b', value: VALUE }], /id must be/],
     ['an empty id', [{ id: '', value: VALUE }], /id must be/],
-    ['a repeated id', [{ id: 'a', value: VALUE }, { id: 'a', value: VALUE }], /repeats/],
+    [
+      'a repeated id',
+      [
+        { id: 'a', value: VALUE },
+        { id: 'a', value: VALUE },
+      ],
+      /repeats/,
+    ],
     ['an unknown environment', [{ id: 'a', value: VALUE, environment: 'Prod' }], /environment/],
     ['a value that is no string', [{ id: 'a', value: 42 }], /must be a string/],
     ['no array', { id: 'a', value: VALUE }, /array/],
@@ -56,10 +68,15 @@ describe('readEmbedToken', () => {
   });
 
   it('reads a token another library made the way the vendor documents (a fractional exp, rbc, des, extra claims)', async () => {
-    const jwt = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ cst: 'acme', dsh: 'sales-overview', exp: exp + 0.25, rbc: ['flt', 'srt'], des: true, iat: 1 })))
+    const jwt = await new CompactEncrypt(
+      new TextEncoder().encode(JSON.stringify({ cst: 'acme', dsh: 'sales-overview', exp: exp + 0.25, rbc: ['flt', 'srt'], des: true, iat: 1 })),
+    )
       .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' })
       .encrypt(new TextEncoder().encode(VALUE));
-    await expect(readEmbedToken(jwt, keyring, NOW)).resolves.toMatchObject({ ok: true, claims: { cst: 'acme', exp: exp + 0.25, rbc: ['flt', 'srt'], des: true } });
+    await expect(readEmbedToken(jwt, keyring, NOW)).resolves.toMatchObject({
+      ok: true,
+      claims: { cst: 'acme', exp: exp + 0.25, rbc: ['flt', 'srt'], des: true },
+    });
   });
 
   it('says expired (with the claims) once exp has passed, and only then', async () => {
@@ -69,19 +86,29 @@ describe('readEmbedToken', () => {
   });
 
   const encryptWith = (header: Record<string, unknown>, payload: unknown, key = new TextEncoder().encode(VALUE)) =>
-    new CompactEncrypt(new TextEncoder().encode(typeof payload === 'string' ? payload : JSON.stringify(payload))).setProtectedHeader(header as never).encrypt(key);
+    new CompactEncrypt(new TextEncoder().encode(typeof payload === 'string' ? payload : JSON.stringify(payload)))
+      .setProtectedHeader(header as never)
+      .encrypt(key);
 
   it.each([
     ['an unknown kid', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'other' }, claims), /kid names no embed secret/],
     ['no kid', () => encryptWith({ alg: 'dir', enc: 'A256GCM' }, claims), /kid names no embed secret/],
     ['another content encryption', () => encryptWith({ alg: 'dir', enc: 'A128GCM', kid: 'key-1' }, claims, new Uint8Array(16)), /dir and A256GCM/],
     ['key wrapping instead of dir', () => encryptWith({ alg: 'A256KW', enc: 'A256GCM', kid: 'key-1' }, claims), /dir and A256GCM/],
-    ['another key under the right kid', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, claims, new TextEncoder().encode('z'.repeat(32))), /does not decrypt/],
+    [
+      'another key under the right kid',
+      () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, claims, new TextEncoder().encode('z'.repeat(32))),
+      /does not decrypt/,
+    ],
     ['a payload that is no JSON object', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, '[1,2]'), /not a JSON object/],
     ['no cst', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { dsh: 'x', exp }), /cst/],
     ['a numeric dsh', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { cst: 'acme', dsh: 7, exp }), /dsh/],
     ['no exp', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { cst: 'acme', dsh: 'x' }), /no exp/],
-    ['an iss without the trailing slash', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { ...claims, iss: 'http://localhost:5174' }), /trailing/],
+    [
+      'an iss without the trailing slash',
+      () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { ...claims, iss: 'http://localhost:5174' }),
+      /trailing/,
+    ],
     ['an iss with a path', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { ...claims, iss: 'http://localhost:5174/app/' }), /trailing/],
     ['an unknown rbc feature', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { ...claims, rbc: ['delete'] }), /rbc/],
     ['a des that is no boolean', () => encryptWith({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }, { ...claims, des: 'yes' }), /des/],
@@ -93,8 +120,14 @@ describe('readEmbedToken', () => {
   });
 
   it.each([
-    ['a tampered ciphertext', (jwt: string) => jwt.replace(/\.([\w-])([\w-]*)\.([\w-]+)$/, (_, c: string, rest: string, tag: string) => `.${c === 'A' ? 'B' : 'A'}${rest}.${tag}`)],
-    ['a tampered header (authenticated data)', (jwt: string) => `${Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: 'key-1', x: 1 })).toString('base64url')}${jwt.slice(jwt.indexOf('.'))}`],
+    [
+      'a tampered ciphertext',
+      (jwt: string) => jwt.replace(/\.([\w-])([\w-]*)\.([\w-]+)$/, (_, c: string, rest: string, tag: string) => `.${c === 'A' ? 'B' : 'A'}${rest}.${tag}`),
+    ],
+    [
+      'a tampered header (authenticated data)',
+      (jwt: string) => `${Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: 'key-1', x: 1 })).toString('base64url')}${jwt.slice(jwt.indexOf('.'))}`,
+    ],
     ['a cut tag', (jwt: string) => jwt.slice(0, -4)],
     ['no JWE at all', () => 'sales-overview'],
     ['a JWS', () => 'eyJhbGciOiJIUzI1NiJ9.eyJjc3QiOiJhY21lIn0.c2ln'],
@@ -105,7 +138,9 @@ describe('readEmbedToken', () => {
   });
 
   it('never says what the key is', async () => {
-    const jwt = await new EncryptJWT({ cst: 'acme' }).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' }).encrypt(new TextEncoder().encode('z'.repeat(32)));
+    const jwt = await new EncryptJWT({ cst: 'acme' })
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: 'key-1' })
+      .encrypt(new TextEncoder().encode('z'.repeat(32)));
     const result = await readEmbedToken(jwt, keyring, NOW);
     expect(JSON.stringify(result)).not.toContain(VALUE);
   });

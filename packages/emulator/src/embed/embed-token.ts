@@ -39,7 +39,10 @@ function claimsOf(payload: JWTPayload): ExploEmbedClaims | string {
   if (typeof dsh !== 'string' || dsh === '' || dsh.length > 256) return 'its dsh (the embed id) is not a string of 1-256 characters';
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'it has no exp';
   if (iss !== undefined && (typeof iss !== 'string' || !ISSUER.test(iss))) return "its iss is not an origin with the trailing '/'";
-  if (rbc !== undefined && (!Array.isArray(rbc) || rbc.length > REPORT_BUILDER_FEATURES.length || !rbc.every((f) => REPORT_BUILDER_FEATURES.includes(f as string)))) {
+  if (
+    rbc !== undefined &&
+    (!Array.isArray(rbc) || rbc.length > REPORT_BUILDER_FEATURES.length || !rbc.every((f) => REPORT_BUILDER_FEATURES.includes(f as string)))
+  ) {
     return `its rbc is not a list of ${REPORT_BUILDER_FEATURES.join(', ')}`;
   }
   if (des !== undefined && typeof des !== 'boolean') return 'its des is not a boolean';

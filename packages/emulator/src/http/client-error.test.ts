@@ -36,7 +36,10 @@ describe('answerClientError', () => {
   });
 
   it('only destroys a socket that was reset or already answered something', () => {
-    for (const [socketBytes, code] of [[0, 'ECONNRESET'], [120, 'HPE_INVALID_METHOD']] as const) {
+    for (const [socketBytes, code] of [
+      [0, 'ECONNRESET'],
+      [120, 'HPE_INVALID_METHOD'],
+    ] as const) {
       const { socket, written } = fakeSocket(socketBytes);
       answerClientError(error(code), socket);
       expect(socket.destroyed).toBe(true);

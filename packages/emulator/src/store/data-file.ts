@@ -55,7 +55,8 @@ export function removeLeftoverTempFiles(path: string): void {
     try {
       unlinkSync(join(dir, name));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new DataFileError(`cannot remove leftover temp file ${join(dir, name)}: ${(error as Error).message}`, { cause: error });
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new DataFileError(`cannot remove leftover temp file ${join(dir, name)}: ${(error as Error).message}`, { cause: error });
     }
   }
 }

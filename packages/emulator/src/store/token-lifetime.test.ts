@@ -82,7 +82,15 @@ describe('options', () => {
     [{ apiKeys: [] }, 'apiKeys'],
     [{ apiKeys: [{ token: 'has space', environment: 'Customer' as const }] }, 'apiKeys'],
     [{ apiKeys: [{ token: 'k', environment: 'Prod' as never }] }, 'environment'],
-    [{ apiKeys: [{ token: 'k', environment: 'Customer' as const }, { token: 'k', environment: 'Testing' as const }] }, 'repeat'],
+    [
+      {
+        apiKeys: [
+          { token: 'k', environment: 'Customer' as const },
+          { token: 'k', environment: 'Testing' as const },
+        ],
+      },
+      'repeat',
+    ],
     [{ tokenTtlSeconds: -1 }, 'tokenTtlSeconds'],
     [{ rotationGraceSeconds: Number.NaN }, 'rotationGraceSeconds'],
     [{ maxBodyBytes: 0 }, 'maxBodyBytes'],

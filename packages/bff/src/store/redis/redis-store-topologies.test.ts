@@ -65,7 +65,7 @@ describe.skipIf(!available)('createRedisStore on a real 3-master Redis Cluster',
     for (const group of GROUPS) expect(await b.get(group)).toEqual(entry(`tok-${group}`));
     // The keys really live on all three masters: the store is not working on one node only.
     const keys = redisKeys('embed:');
-    const slots = await Promise.all(GROUPS.map((group) => raw.cluster('KEYSLOT', keys.group(group)) as Promise<number>));
+    const slots = await Promise.all(GROUPS.map((group) => raw.cluster('KEYSLOT', keys.group(group))));
     const owners = new Set(slots.map((slot) => Math.floor(slot / (16_384 / 3))));
     expect(owners.size).toBe(3);
 

@@ -64,7 +64,23 @@ describe.skipIf(!tool.available)('createRedisStore against a real redis-server',
 
     it('gives hostile group ids (colons, unicode, lone surrogates, very long) keys of their own, short and prefixed', async () => {
       const store = open();
-      const ids = ['a', 'a:b', 'a:b:', ':a', 'group:a', '=a', '%003a', 'Zürich', 'Zu\u0308rich', '🦄', '\uD800', '\uDBFF', 'x'.repeat(100_000), `${'x'.repeat(100_000)}y`, ''];
+      const ids = [
+        'a',
+        'a:b',
+        'a:b:',
+        ':a',
+        'group:a',
+        '=a',
+        '%003a',
+        'Zürich',
+        'Zu\u0308rich',
+        '🦄',
+        '\uD800',
+        '\uDBFF',
+        'x'.repeat(100_000),
+        `${'x'.repeat(100_000)}y`,
+        '',
+      ];
       await Promise.all(ids.map((id, index) => store.set(id, entry(`tok_${index}`), 60_000)));
       expect(await raw.dbsize()).toBe(ids.length);
       for (const key of await raw.keys('*')) {
@@ -100,7 +116,6 @@ describe.skipIf(!tool.available)('createRedisStore against a real redis-server',
       await raw.set(keys.group('acme'), encodeEntry(entry('tok_1')), 'PX', 60_000);
       expect(await store.get('acme')).toEqual(entry('tok_1'));
     });
-
   });
 
   describe('hit windows', () => {

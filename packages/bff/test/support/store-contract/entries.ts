@@ -84,14 +84,33 @@ export function describeEntryContract(current: () => ContractStores): void {
     it('lets exactly one of many concurrent setIfAbsentOrSuperseded calls replace the same superseded entry', async () => {
       await a.set('acme', entry('tok_before'), 60_000);
       const wrote = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).setIfAbsentOrSuperseded!('acme', entry(`tok_${i}`, { previousToken: 'tok_before' }), 60_000, ['tok_before'])),
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? a : b).setIfAbsentOrSuperseded!('acme', entry(`tok_${i}`, { previousToken: 'tok_before' }), 60_000, ['tok_before']),
+        ),
       );
       expect(wrote.filter(Boolean)).toHaveLength(1);
       expect((await a.get('acme'))?.token).toBe(`tok_${wrote.indexOf(true)}`);
     });
 
     it('keeps hostile group keys apart (colons, unicode, lone surrogates, very long, empty)', async () => {
-      const ids = ['a', 'a:b', 'a:b:', ':a', 'group:a', '=a', '%003a', '/a/../b', 'Zürich', 'Zu\u0308rich', '🦄', '\uD800', '\uDBFF', 'x'.repeat(100_000), `${'x'.repeat(100_000)}y`, ''];
+      const ids = [
+        'a',
+        'a:b',
+        'a:b:',
+        ':a',
+        'group:a',
+        '=a',
+        '%003a',
+        '/a/../b',
+        'Zürich',
+        'Zu\u0308rich',
+        '🦄',
+        '\uD800',
+        '\uDBFF',
+        'x'.repeat(100_000),
+        `${'x'.repeat(100_000)}y`,
+        '',
+      ];
       await Promise.all(ids.map((id, index) => a.set(id, entry(`tok_${index}`), 60_000)));
       const read = await Promise.all(ids.map((id) => b.get(id)));
       expect(read.map((e) => e?.token)).toEqual(ids.map((_id, index) => `tok_${index}`));

@@ -65,7 +65,7 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
     timers: [],
   };
   const env: PageEnvironment = {
-    window: window as unknown as Window,
+    window: window,
     parent: harness.parent,
     originClues: { ancestorOrigin: HOST, queryOrigin: null, referrer: '' },
     search,
@@ -471,7 +471,15 @@ describe('dashboard page, vendor protocol', () => {
     const h = await explo();
     h.send({ event: 'updateExploDashboardVariable', detail: { varName: 'region', value: 'APAC' } });
     expect(value('region')).toBe('APAC');
-    h.send({ event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'seats', value: 9 }, { varName: 'tier', value: 'gold' }] } });
+    h.send({
+      event: 'updateExploDashboardVariables',
+      detail: {
+        variables: [
+          { varName: 'seats', value: 9 },
+          { varName: 'tier', value: 'gold' },
+        ],
+      },
+    });
     expect(value('seats')).toBe('9');
     expect(value('tier')).toBe('gold');
     expect(value('region')).toBe('APAC');
@@ -495,14 +503,31 @@ describe('dashboard page, vendor protocol', () => {
     ['a variable event with an array value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: ['XX'] } }],
     ['a variable named "__proto__"', { event: 'updateExploDashboardVariable', detail: { varName: '__proto__', value: null } }],
     ['a variable named "constructor"', { event: 'updateExploDashboardVariable', detail: { varName: 'constructor', value: 'XX' } }],
-    ['a variable named "toString"', { event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'XX' }, { varName: 'toString', value: 'XX' }] } }],
+    [
+      'a variable named "toString"',
+      {
+        event: 'updateExploDashboardVariables',
+        detail: {
+          variables: [
+            { varName: 'region', value: 'XX' },
+            { varName: 'toString', value: 'XX' },
+          ],
+        },
+      },
+    ],
     ['a 257-character variable name', { event: 'updateExploDashboardVariable', detail: { varName: 'v'.repeat(257), value: 'XX' } }],
     ['a 10,001-character value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: 'X'.repeat(10_001) } }],
-    ['257 variables', { event: 'updateExploDashboardVariables', detail: { variables: Array.from({ length: 257 }, (_, i) => ({ varName: `v${i}`, value: i })) } }],
+    [
+      '257 variables',
+      { event: 'updateExploDashboardVariables', detail: { variables: Array.from({ length: 257 }, (_, i) => ({ varName: `v${i}`, value: i })) } },
+    ],
     ['variables that are no list', { event: 'updateExploDashboardVariables', detail: { variables: { region: 'XX' } } }],
     ['a list holding a non-object', { event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'region', value: 'XX' }, 'seats'] } }],
     ['a list holding null', { event: 'updateExploDashboardVariables', detail: { variables: [null] } }],
-    ['a list item inheriting varName through "__proto__"', { event: 'updateExploDashboardVariables', detail: { variables: [JSON.parse('{"__proto__":{"varName":"region"},"value":"XX"}')] } }],
+    [
+      'a list item inheriting varName through "__proto__"',
+      { event: 'updateExploDashboardVariables', detail: { variables: [JSON.parse('{"__proto__":{"varName":"region"},"value":"XX"}')] } },
+    ],
     ['an event named "__proto__"', { event: '__proto__', detail: { jwt: 'tok-2' } }],
     ['an event named "constructor"', { event: 'constructor', detail: { varName: 'region', value: 'XX' } }],
     ['a string', 'updateCustomerJwt'],
@@ -553,7 +578,13 @@ describe('dashboard page, vendor protocol', () => {
 
 describe('dashboard page, vendor protocol with an embed token', () => {
   const embedded = (issuerOrigin: string | null, clues: Partial<PageEnvironment['originClues']> = {}, prepare?: (h: Harness) => void) =>
-    boot({ originClues: { ancestorOrigin: HOST, queryOrigin: null, referrer: '', ...clues } }, '', { protocol: 'explo', token: 'tok-1', embedToken: { issuerOrigin } }, '', prepare);
+    boot(
+      { originClues: { ancestorOrigin: HOST, queryOrigin: null, referrer: '', ...clues } },
+      '',
+      { protocol: 'explo', token: 'tok-1', embedToken: { issuerOrigin } },
+      '',
+      prepare,
+    );
 
   it("talks to the token's iss origin where the browser names no ancestor (Firefox), and names it with every data request", async () => {
     const h = embedded(HOST, { ancestorOrigin: undefined, queryOrigin: 'http://localhost:9999', referrer: 'http://localhost:9999/x' });

@@ -264,7 +264,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       try {
         const value: unknown = JSON.parse(raw);
         if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
-          overrides = { ...overrides, [name]: value as VariableValue };
+          overrides = { ...overrides, [name]: value };
         }
       } catch {
         // Not JSON: the vendor documents quoted strings, so this is no variable.

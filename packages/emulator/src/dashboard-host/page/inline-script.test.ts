@@ -14,11 +14,17 @@ describe('scriptSafeJson', () => {
 describe('the served page script', () => {
   it.each([
     ['a ?token= URL', '/iframe/support-metrics', '/iframe/support-metrics?token=tok-1', 'pro'],
-    ["the vendor's embed URL (token in the path, a variable in the query)", '/iframe/support-metrics/tok-1/production', '/iframe/support-metrics/tok-1/production?plan=%22team%22', 'team'],
+    [
+      "the vendor's embed URL (token in the path, a variable in the query)",
+      '/iframe/support-metrics/tok-1/production',
+      '/iframe/support-metrics/tok-1/production?plan=%22team%22',
+      'team',
+    ],
   ])('runs with nothing but browser globals and renders from %s', async (_, path, pageUrl, plan) => {
     const app = dashboardHostRoutes({
       embedOrigins: ['http://localhost:*'],
-      resolveToken: (token) => (token === 'tok-1' ? { name: 'Initech', providedId: 'initech', environment: 'Testing', properties: { plan: 'pro' } } : undefined),
+      resolveToken: (token) =>
+        token === 'tok-1' ? { name: 'Initech', providedId: 'initech', environment: 'Testing', properties: { plan: 'pro' } } : undefined,
     });
     const html = await (await app.request(path)).text();
     const body = /<body[^>]*>([\s\S]*)<\/body>/.exec(html)?.[1] ?? '';

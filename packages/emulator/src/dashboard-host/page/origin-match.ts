@@ -15,10 +15,7 @@ export function matchesOrigin(pattern: string, origin: string): boolean {
   if (!wildcard) return false;
   const parsed = /^(https?):\/\/([^/:]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i.exec(origin);
   if (!parsed) return false;
-  return (
-    (parsed[1] ?? '').toLowerCase() === (wildcard[1] ?? '').toLowerCase() &&
-    (parsed[2] ?? '').toLowerCase() === (wildcard[2] ?? '').toLowerCase()
-  );
+  return (parsed[1] ?? '').toLowerCase() === (wildcard[1] ?? '').toLowerCase() && (parsed[2] ?? '').toLowerCase() === (wildcard[2] ?? '').toLowerCase();
 }
 
 /** What the page knows about who embeds it. */

@@ -32,7 +32,13 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     return node;
   };
   const formatValue = (value: number): string =>
-    value >= 1_000_000 ? `${(value / 1_000_000).toFixed(1)}M` : value >= 10_000 ? `${Math.round(value / 1000)}k` : value >= 100 ? String(Math.round(value)) : String(Math.round(value * 10) / 10);
+    value >= 1_000_000
+      ? `${(value / 1_000_000).toFixed(1)}M`
+      : value >= 10_000
+        ? `${Math.round(value / 1000)}k`
+        : value >= 100
+          ? String(Math.round(value))
+          : String(Math.round(value * 10) / 10);
 
   const header = el('header', 'header');
   const titles = el('div', 'titles');
@@ -114,7 +120,11 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     if (chart.kind === 'bar') {
       chart.points.forEach((point, i) => {
         const barW = step * 0.62;
-        const bar = svg('rect', { x: centre(i) - barW / 2, y: y(point.value), width: barW, height: Math.max(0, pad.top + plotH - y(point.value)), rx: 3 }, 'bar');
+        const bar = svg(
+          'rect',
+          { x: centre(i) - barW / 2, y: y(point.value), width: barW, height: Math.max(0, pad.top + plotH - y(point.value)), rx: 3 },
+          'bar',
+        );
         const tip = svg('title', {});
         tip.textContent = `${point.label}: ${point.value}`;
         bar.append(tip);
@@ -124,7 +134,9 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
       const coords = chart.points.map((point, i) => `${centre(i).toFixed(1)},${y(point.value).toFixed(1)}`);
       const baseline = (pad.top + plotH).toFixed(1);
       if (coords.length > 0) {
-        image.append(svg('polygon', { points: `${centre(0).toFixed(1)},${baseline} ${coords.join(' ')} ${centre(coords.length - 1).toFixed(1)},${baseline}` }, 'area'));
+        image.append(
+          svg('polygon', { points: `${centre(0).toFixed(1)},${baseline} ${coords.join(' ')} ${centre(coords.length - 1).toFixed(1)},${baseline}` }, 'area'),
+        );
       }
       image.append(svg('polyline', { points: coords.join(' ') }, 'line'));
       chart.points.forEach((point, i) => {

@@ -7,7 +7,11 @@ import type { DashboardMessage } from '@embedded-dashboard/protocol';
 
 /** One of our page's messages under the vendor's name and detail (its expiry event carries no documented detail). */
 export function toVendorMessage(message: DashboardMessage): { event: string; detail: object } {
-  const names: Record<string, string> = { dashboardResized: 'dashboardUpdated', variableUpdated: 'sendVariableUpdatedEvent', tokenExpired: 'customerJwtExpired' };
+  const names: Record<string, string> = {
+    dashboardResized: 'dashboardUpdated',
+    variableUpdated: 'sendVariableUpdatedEvent',
+    tokenExpired: 'customerJwtExpired',
+  };
   return {
     event: names[message.event] ?? message.event,
     detail: message.event === 'tokenExpired' ? {} : message.event === 'dashboardReadyToLoad' ? { ...message.detail, dashboardHeight: 0 } : message.detail,

@@ -15,15 +15,23 @@ export interface SampleDashboard {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const PRODUCTS = ['Starter plan', 'Team plan', 'Enterprise plan', 'Add-on: SSO', 'Add-on: Audit log', 'Support pack', 'Training day', 'API credits'];
-const SUBJECTS = ['Cannot log in', 'Export is slow', 'Invoice question', 'Feature request', 'Data mismatch', 'Password reset', 'Webhook failing', 'Permissions'];
+const SUBJECTS = [
+  'Cannot log in',
+  'Export is slow',
+  'Invoice question',
+  'Feature request',
+  'Data mismatch',
+  'Password reset',
+  'Webhook failing',
+  'Permissions',
+];
 const STATUSES = ['Open', 'Pending', 'Solved', 'Closed', 'Escalated'];
 const PRIORITIES = ['Low', 'Normal', 'High', 'Urgent'];
 
 const between = (random: () => number, low: number, high: number) => Math.round(low + random() * (high - low));
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const trend = (random: () => number) => Math.round((random() * 30 - 10) * 10) / 10;
-const money = (value: number) =>
-  value >= 1_000_000 ? `$${(value / 1_000_000).toFixed(2)}M` : value >= 1000 ? `$${(value / 1000).toFixed(1)}k` : `$${value}`;
+const money = (value: number) => (value >= 1_000_000 ? `$${(value / 1_000_000).toFixed(2)}M` : value >= 1000 ? `$${(value / 1000).toFixed(1)}k` : `$${value}`);
 
 function salesOverview(random: () => number): SampleContent {
   const base = between(random, 40_000, 180_000);

@@ -15,6 +15,8 @@ export function propertiesToVariables(properties: UserGroupProperties): Dashboar
     if (value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
       Object.defineProperty(variables, key, { value, enumerable: true, writable: true, configurable: true });
     } else {
+      // JSON.stringify gives undefined only for a function, a symbol or undefined: their String() is shown.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string
       const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
       Object.defineProperty(variables, key, { value: text.slice(0, MAX_TEXT), enumerable: true, writable: true, configurable: true });
     }

@@ -10,7 +10,8 @@ import type { CallPriority } from '../budget/upstream-budget.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import type { GroupEntry } from '../store/types.js';
-import type { GroupEntries, HeldEntry } from '../tokens/group-entries.js';
+import type { HeldEntry } from '../tokens/fleet-lock.js';
+import type { GroupEntries } from '../tokens/group-entries.js';
 import { isVendorOutage, type VendorCalls } from '../tokens/vendor-calls.js';
 import type { EmbedTokenMinter, EmbedTokenRequest } from './local-minter.js';
 

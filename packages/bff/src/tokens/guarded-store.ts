@@ -6,8 +6,8 @@ import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/t
 import type { MaybePromise } from '../util/maybe-promise.js';
 import { BudgetFallback } from '../budget/budget-fallback.js';
 import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
-import { withSocketDeadline } from '../util/deadline.js';
-import { monotonicNow, StoreHealth, StoreSlowError, StoreTimeoutError } from './store-health.js';
+import { StoreCalls, within } from './store-calls.js';
+import { monotonicNow, StoreHealth, StoreSlowError } from './store-health.js';
 
 /** A lock as `GuardedStore` hands it out: the store's own, or (the store lost) one granted in this process. */
 export interface GuardedLock extends LockHandle {
@@ -47,26 +47,23 @@ const WRITE_BACK_GRACE_MS = 10_000;
 export class GuardedStore {
   readonly #store: TokenStore;
   readonly #copy: LocalCopy;
-  #writingBack = false;
   /** This process's budget when the store keeps none (it is the only budget then). */
   readonly #ownBudget = new MemoryTokenStore({ maxEntries: 1, maxCounters: 1 });
   /** The shared budget as this process knows it, and its own count while the store fails. */
   readonly #budget: BudgetFallback;
-  readonly #logger: BffLogger;
-  readonly #timeoutMs: number | undefined;
+  readonly #calls: StoreCalls;
   readonly #sync: boolean;
   readonly #health: StoreHealth;
 
   /** `now` is the epoch clock of entries and budgets; `clock` the monotonic one the store's health is judged on. */
   constructor(store: TokenStore, logger: BffLogger, metrics: BffMetrics, timeoutMs: number, now: () => number, clock: () => number = monotonicNow) {
     this.#store = store;
-    this.#logger = logger;
     this.#health = new StoreHealth(clock, logger, metrics);
     this.#budget = new BudgetFallback(now);
     this.#copy = new LocalCopy(now);
     this.#sync = typeof store.peek === 'function' && typeof store.hitNow === 'function';
     // In-process memory cannot hang; only a remote store needs a deadline (and its timer).
-    this.#timeoutMs = this.#sync ? undefined : timeoutMs;
+    this.#calls = new StoreCalls(store, this.#copy, this.#health, logger, this.#sync ? undefined : timeoutMs);
   }
 
   /**
@@ -93,48 +90,6 @@ export class GuardedStore {
   }
 
   /**
-   * The store call for `key` within the deadline, else `fallback()`; skipped (straight to the
-   * fallback) while the store is skipped after a missed deadline, unless `ask` (the lock
-   * protocol: skipped only while the store is lost for `key` too, so a request over a hung store
-   * waits out one deadline, not one per call). A call
-   * that missed its deadline but answers after all shows a slow store, not a hung one (a
-   * CPU-starved machine: an answer 10 ms late): its answer lifts the skip it started, so one busy
-   * moment does not send every call of this process to the fallback for 2 s, and `onLate` gets
-   * what it answered (a lock taken too late to be used is released, instead of holding other
-   * processes off for its lifetime).
-   */
-  #run<T>(op: string, key: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void, ask = false): Promise<T> {
-    const health = this.#health;
-    if (health.skipping && (!ask || health.lost(key))) return Promise.resolve(fallback());
-    const startedAt = health.now;
-    let pending: Promise<T> | undefined;
-    return this.#within(op, () => (pending = call())).then(
-      (value) => {
-        // Else every customer synced during the outage would cost its sync again right after it.
-        if (health.answered(op, key)) void this.#writeBack();
-        return value;
-      },
-      (error: unknown) => {
-        const answeredLate = health.failed(op, key, error, startedAt);
-        if (error instanceof StoreTimeoutError && pending !== undefined) {
-          pending.then(
-            (value) => {
-              answeredLate();
-              onLate?.(value);
-            },
-            () => undefined,
-          );
-        }
-        return fallback();
-      },
-    );
-  }
-
-  #within<T>(op: string, call: () => Promise<T>): Promise<T> {
-    return this.#timeoutMs === undefined ? call() : within(this.#timeoutMs, op, call);
-  }
-
-  /**
    * The entry under `key`: at once from a synchronous store, else a promise. A failing store
    * reads from the local copy; a store that lost an entry the copy holds gets it back as due
    * for revalidation.
@@ -148,7 +103,7 @@ export class GuardedStore {
         return undefined;
       }
     }
-    return this.#run(
+    return this.#calls.run(
       'get',
       key,
       () => this.#read(key),
@@ -169,17 +124,17 @@ export class GuardedStore {
       if (!this.#health.lost(key)) throw new StoreSlowError('the store did not answer the read under a lock in time');
       return this.#copy.readFailed(key);
     };
-    return this.#run('get', key, () => this.#read(key), fallback, undefined, ASK);
+    return this.#calls.run('get', key, () => this.#read(key), fallback, undefined, ASK);
   }
 
   async #read(key: string): Promise<GroupEntry | undefined> {
     const entry = this.#copy.read(key, await this.#store.get(key));
-    if (this.#copy.unsaved) void this.#writeBack();
+    if (this.#copy.unsaved) void this.#calls.writeBack();
     return entry;
   }
 
   set(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
-    return this.#run(
+    return this.#calls.run(
       'set',
       key,
       () => this.#write(key, entry, ttlMs),
@@ -198,7 +153,7 @@ export class GuardedStore {
       this.#copy.writeFailed(key, entry, ttlMs);
       return this.#health.lost(key) ? 'lost' : 'slow';
     };
-    return this.#run('set', key, () => this.#write(key, entry, ttlMs).then((): HeldWrite => 'stored'), fallback, undefined, ASK);
+    return this.#calls.run('set', key, () => this.#write(key, entry, ttlMs).then((): HeldWrite => 'stored'), fallback, undefined, ASK);
   }
 
   /** Whether `entry` is still this process's newest for `key` and the store has not taken it (a holder writing again checks first). */
@@ -209,33 +164,6 @@ export class GuardedStore {
   async #write(key: string, entry: GroupEntry, ttlMs: number): Promise<void> {
     await this.#store.set(key, entry, ttlMs);
     this.#copy.written(key, entry, ttlMs);
-  }
-
-  /**
-   * Hands the store what this process set while it failed (`setIfAbsentOrSuperseded`, else
-   * `setIfAbsent`): where the store holds nothing for the key, or an entry whose token the unsaved
-   * one rotated away; an entry another process wrote meanwhile (a newer sync, its own rotation) is
-   * never replaced. Stops at the first failure: the rest waits for the next recovery.
-   */
-  async #writeBack(): Promise<void> {
-    const store = this.#store;
-    if (this.#writingBack || this.#health.failing) return;
-    this.#writingBack = true;
-    let written = 0;
-    try {
-      written = await this.#copy.writeBack((key, entry, ttlMs, superseded) => {
-        if (store.setIfAbsentOrSuperseded !== undefined)
-          return this.#within('setIfAbsentOrSuperseded', () => store.setIfAbsentOrSuperseded!(key, entry, ttlMs, superseded));
-        if (store.setIfAbsent !== undefined) return this.#within('setIfAbsent', () => store.setIfAbsent!(key, entry, ttlMs));
-        // A store that can write neither keeps what it has; the copy stops shadowing it.
-        return Promise.resolve(false);
-      });
-    } catch {
-      // The store failed again: what is left stays unsaved, as if the outage had gone on.
-    } finally {
-      this.#writingBack = false;
-    }
-    if (written > 0) this.#logger.info('store recovered: wrote back entries synced while it failed', { entries: written });
   }
 
   /**
@@ -250,16 +178,16 @@ export class GuardedStore {
       this.#health.grantedLocally();
       return LOCAL_LOCK;
     };
-    return this.#run(
+    return this.#calls.run(
       'tryLock',
       name,
       async () => {
         const lock = await this.#store.tryLock(name, ttlMs);
         if (lock === undefined) return undefined;
         // Bounded like every other store call: a request waits for its lock's release.
-        const handle: GuardedLock = { shared: true, release: () => this.#within('release', () => lock.release()).catch(() => undefined) };
+        const handle: GuardedLock = { shared: true, release: () => this.#calls.within('release', () => lock.release()).catch(() => undefined) };
         // Rejects when the store does not answer in time (unknown), resolves false when the lock is gone.
-        if (lock.extend !== undefined) handle.extend = (extraMs) => this.#within('extendLock', () => lock.extend!(extraMs));
+        if (lock.extend !== undefined) handle.extend = (extraMs) => this.#calls.within('extendLock', () => lock.extend!(extraMs));
         return handle;
       },
       fallback,
@@ -279,7 +207,7 @@ export class GuardedStore {
         return this.#copy.hitNow(key, windowMs);
       }
     }
-    return this.#run(
+    return this.#calls.run(
       'hit',
       key,
       () => this.#store.hit(key, windowMs),
@@ -298,7 +226,7 @@ export class GuardedStore {
     if (store.reserveBudget === undefined) return this.#ownBudget.reserveBudget(key, request);
     if (this.#sync) return store.reserveBudget(key, request);
     const shared = this.#budget.toShared(key, request);
-    return this.#run(
+    return this.#calls.run(
       'reserveBudget',
       key,
       async () => {
@@ -315,7 +243,3 @@ export class GuardedStore {
     return within(timeoutMs, 'ping', () => this.#store.ping());
   }
 }
-
-/** The store call, or its failure once it has not answered within `ms` (judged after reading what the store sent meanwhile). */
-const within = <T>(ms: number, op: string, call: () => Promise<T>): Promise<T> =>
-  withSocketDeadline(call, ms, () => new StoreTimeoutError(`store ${op} did not answer within ${ms} ms`));

@@ -8,7 +8,8 @@ import type { CallPriority, UpstreamBudget } from '../budget/upstream-budget.js'
 import type { GroupEntry } from '../store/types.js';
 import { AccountEnvironment } from './account-environment.js';
 import { DriftPolicy } from './drift-policy.js';
-import { GroupEntries, type HeldEntry } from './group-entries.js';
+import type { HeldEntry } from './fleet-lock.js';
+import { GroupEntries } from './group-entries.js';
 import type { GuardedStore } from './guarded-store.js';
 import type { ResolvedGroup } from './resolved-group.js';
 import { TokenRotation } from './rotation.js';

@@ -95,5 +95,8 @@ function installProbe(names: string[], pinCookie: string): void {
   if (new RegExp(`(?:^|;\\s*)${pinCookie}=half(?:;|$)`).test(document.cookie)) Math.random = () => 0.5;
 }
 
+/** The probe as script source: a file of a test page's own server under a CSP that allows no inline script. */
+export const PAGE_PROBE_SOURCE = `(${installProbe.toString()})(${JSON.stringify(ELEMENT_EVENTS)}, ${JSON.stringify(PIN_JITTER_COOKIE)})`;
+
 /** The probe as an inline classic script (runs before the page's module scripts). */
-export const PAGE_PROBE_TAG = `<script>(${installProbe.toString()})(${JSON.stringify(ELEMENT_EVENTS)}, ${JSON.stringify(PIN_JITTER_COOKIE)})</script>`;
+export const PAGE_PROBE_TAG = `<script>${PAGE_PROBE_SOURCE}</script>`;

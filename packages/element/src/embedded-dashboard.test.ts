@@ -19,7 +19,7 @@ async function loadedDashboard(attributes: Record<string, string> = {}) {
   return { ...m, fetch, body };
 }
 
-const frameStyleHeight = (m: Mounted) => m.frame.getAttribute('style');
+const frameStyleHeight = (m: Mounted) => m.frame.style.getPropertyValue('--embedded-dashboard-height');
 
 describe('<embedded-dashboard>', () => {
   it('is defined once, typed in HTMLElementTagNameMap, and a second import does not throw', async () => {
@@ -144,21 +144,21 @@ describe('<embedded-dashboard>', () => {
 
   it('auto-resizes, growing and shrinking, and ignores absurd heights', async () => {
     const m = await loadedDashboard();
-    expect(frameStyleHeight(m)).toBe('--embedded-dashboard-height:640px');
+    expect(frameStyleHeight(m)).toBe('640px');
     m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: 1200.4 } });
     await m.el.updateComplete;
-    expect(frameStyleHeight(m)).toBe('--embedded-dashboard-height:1201px');
+    expect(frameStyleHeight(m)).toBe('1201px');
     m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: 300 } });
     await m.el.updateComplete;
-    expect(frameStyleHeight(m)).toBe('--embedded-dashboard-height:300px');
+    expect(frameStyleHeight(m)).toBe('300px');
     for (const h of [0, -50, MAX_DASHBOARD_HEIGHT + 1, 1e12, Number.NaN, Number.POSITIVE_INFINITY]) {
       m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: h } });
     }
     await m.el.updateComplete;
-    expect(frameStyleHeight(m)).toBe('--embedded-dashboard-height:300px');
+    expect(frameStyleHeight(m)).toBe('300px');
     m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: MAX_DASHBOARD_HEIGHT } });
     await m.el.updateComplete;
-    expect(frameStyleHeight(m)).toBe(`--embedded-dashboard-height:${MAX_DASHBOARD_HEIGHT}px`);
+    expect(frameStyleHeight(m)).toBe(`${MAX_DASHBOARD_HEIGHT}px`);
     expect(m.events.filter((e) => e.type === 'dashboard-resize').map((e) => e.detail.height)).toEqual([640, 1201, 300, MAX_DASHBOARD_HEIGHT]);
     expect(m.el.shadowRoot!.querySelector('[part="base"]')!.classList.contains('reserve')).toBe(false);
   });

@@ -77,7 +77,7 @@ describe('a frame the server rendered into the element', () => {
     await settle(el);
     expect(el.state).toBe('ready');
     expect(events.filter((e) => e.type === 'dashboard-load')).toHaveLength(1);
-    expect(slot.getAttribute('style')).toBe('--embedded-dashboard-height:640px');
+    expect((slot as HTMLElement).style.getPropertyValue('--embedded-dashboard-height')).toBe('640px');
     expect(fetch).not.toHaveBeenCalled();
   });
 
@@ -163,7 +163,7 @@ describe('a frame the server rendered into the element', () => {
     await settle(el);
     expect(el.state).toBe('ready');
     expect(slot.className).toBe('');
-    expect(slot.getAttribute('style')).toBe('--embedded-dashboard-height:640px');
+    expect((slot as HTMLElement).style.getPropertyValue('--embedded-dashboard-height')).toBe('640px');
     expect(events.find((e) => e.type === 'dashboard-load')!.detail).toEqual({ dashboardId: 'sales', height: 640, loadTime: 50 });
     expect(fetch).not.toHaveBeenCalled();
   });

@@ -174,7 +174,7 @@ describe('<embedded-dashboard protocol="explo">', () => {
     await m.el.updateComplete;
     expect(frames(m)).toEqual([next]);
     expect(next!.className).toBe('');
-    expect(next!.getAttribute('style')).toBe('--embedded-dashboard-height:640px');
+    expect((next as HTMLElement).style.getPropertyValue('--embedded-dashboard-height')).toBe('640px');
     expect(m.el.state).toBe('ready');
     // Messages from the dropped frame are ignored from now on; the new one is heard.
     send(m.win, { event: 'customerJwtExpired' });

@@ -28,6 +28,33 @@ const mountView = () => {
   return { root, retry, view: new ShadowView(root, retry), frames: () => [...root.querySelectorAll('iframe')] };
 };
 
+/**
+ * The attribute names the view writes with `setAttribute` from now on, on `only` or on every
+ * element: not those happy-dom writes itself to mirror a CSSOM change (a browser's CSSOM does not
+ * go through the `style` attribute's CSP check).
+ */
+function attributeWrites(only?: Element): string[] {
+  const names: string[] = [];
+  let cssom = false;
+  for (const method of ['setProperty', 'removeProperty'] as const) {
+    const original = CSSStyleDeclaration.prototype[method] as (...args: unknown[]) => unknown;
+    vi.spyOn(CSSStyleDeclaration.prototype, method).mockImplementation(function (this: CSSStyleDeclaration, ...args: unknown[]) {
+      cssom = true;
+      try {
+        return original.apply(this, args);
+      } finally {
+        cssom = false;
+      }
+    });
+  }
+  const real = Element.prototype.setAttribute;
+  vi.spyOn(Element.prototype, 'setAttribute').mockImplementation(function (this: Element, name: string, value: string) {
+    if (!cssom && (!only || this === only)) names.push(name);
+    real.call(this, name, value);
+  });
+  return names;
+}
+
 afterEach(() => {
   document.body.replaceChildren();
   vi.restoreAllMocks();
@@ -38,13 +65,31 @@ describe('ShadowView (the element shadow DOM, written by hand)', () => {
     const { view, frames } = mountView();
     view.render(model());
     const [frame] = frames();
-    const set = vi.spyOn(frame!, 'setAttribute');
+    const set = attributeWrites(frame);
     view.render(model({ state: DashboardState.ready, loaded: true, live: true, height: 640 }));
     view.render(model({ state: DashboardState.refreshing, loaded: true, live: true, height: 700 }));
     expect(frames()).toEqual([frame]);
-    expect(set.mock.calls.map(([name]) => name)).toEqual(['class', 'style', 'style']);
+    expect(set).toEqual(['class']);
     expect(frame!.getAttribute('src')).toBe(SRC);
-    expect(frame!.getAttribute('style')).toBe('--embedded-dashboard-height:700px');
+    expect((frame as HTMLElement).style.getPropertyValue('--embedded-dashboard-height')).toBe('700px');
+  });
+
+  it("sizes every frame it shows (its own iframes and the adopted frame's slot) through CSSOM, never a style attribute that style-src 'self' blocks", () => {
+    const attributes = attributeWrites();
+    const { root, view, frames } = mountView();
+    const height = (element: Element | null | undefined) => (element as HTMLElement).style.getPropertyValue('--embedded-dashboard-height');
+    view.render(model({ adopted: true, live: true, height: 512 }));
+    const slot = root.querySelector('slot[name=frame]');
+    expect(height(slot)).toBe('512px');
+    view.render(model({ adopted: true, live: true, height: 530, srcs: [SRC, `${SRC}?t=2`] }));
+    expect(height(slot)).toBe('530px');
+    expect(height(frames()[0])).toBe('530px');
+    // Swapped to its own frame, then told to keep the CSS height (no-auto-resize): the property goes.
+    view.render(model({ state: DashboardState.ready, loaded: true, live: true, height: 530, srcs: [undefined, `${SRC}?t=2`], cur: 1 }));
+    expect(height(frames()[0])).toBe('530px');
+    view.render(model({ state: DashboardState.ready, loaded: true, live: true, height: false, srcs: [undefined, `${SRC}?t=2`], cur: 1 }));
+    expect(height(frames()[0])).toBe('');
+    expect(attributes).not.toContain('style');
   });
 
   it('gives a new iframe its sandbox and loading before its src, and all three before it is in the document', () => {

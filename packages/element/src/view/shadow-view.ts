@@ -46,6 +46,20 @@ function patch(element: Element, attributes: Attributes): Element {
 
 const create = (tag: string, attributes: Attributes = {}): Element => patch(document.createElement(tag), attributes);
 
+const HEIGHT = '--embedded-dashboard-height';
+
+/**
+ * Writes the auto height through CSSOM, never a `style` attribute: a host page's
+ * `style-src 'self'` blocks style attributes (`style-src-attr`), not CSSOM (ARCHITECTURE §5).
+ */
+function setHeight(element: Element | undefined, height: string): void {
+  const style = (element as HTMLElement | undefined)?.style;
+  if (style && style.getPropertyValue(HEIGHT) !== height) {
+    if (height) style.setProperty(HEIGHT, height);
+    else style.removeProperty(HEIGHT);
+  }
+}
+
 /** A node's text, written only when it changed (a live region announces every write). */
 function setText(node: Node | null, text: string): void {
   if (node && node.textContent !== text) node.textContent = text;
@@ -90,26 +104,32 @@ export class ShadowView {
 
   render(view: ViewModel): void {
     patch(this.#base, { class: view.loaded ? '' : 'reserve' });
-    const style = view.height ? `--embedded-dashboard-height:${view.height}px` : '';
+    const height = view.height ? `${view.height}px` : '';
     for (const slot of [0, 1]) {
       const cls = slot !== view.cur ? 'pending next' : view.live ? '' : 'pending';
       const src = view.srcs[slot];
-      if (!slot && view.adopted) this.#show(slot, 'frame', () => create('slot', { name: 'frame' }), { class: cls, style });
+      if (!slot && view.adopted)
+        setHeight(
+          this.#show(slot, 'frame', () => create('slot', { name: 'frame' }), { class: cls }),
+          height,
+        );
       else
-        this.#show(
-          slot,
-          src || slot === view.cur ? 'iframe' : undefined,
-          () => create('iframe', { part: 'frame', id: 'f' + slot, allow: 'fullscreen', referrerpolicy: 'strict-origin' }),
-          {
-            // Before `src`: a new iframe's first load takes them.
-            sandbox: view.sandbox ?? undefined,
-            loading: view.loading ?? undefined,
-            title: view.title,
-            hidden: !src,
-            class: cls,
-            style,
-            src,
-          },
+        setHeight(
+          this.#show(
+            slot,
+            src || slot === view.cur ? 'iframe' : undefined,
+            () => create('iframe', { part: 'frame', id: 'f' + slot, allow: 'fullscreen', referrerpolicy: 'strict-origin' }),
+            {
+              // Before `src`: a new iframe's first load takes them.
+              sandbox: view.sandbox ?? undefined,
+              loading: view.loading ?? undefined,
+              title: view.title,
+              hidden: !src,
+              class: cls,
+              src,
+            },
+          ),
+          height,
         );
     }
     const overlay =

@@ -1,0 +1,222 @@
+/**
+ * The element on a locked-down host page (issue 32), in every engine: one scenario, run for each
+ * policy x protocol, on one host server and one signed-in tab per engine. Each case is one page
+ * load and one rotation, and checks in it: the first load, the frame taking the dashboard's
+ * reported height (CSSOM, not a `style` attribute), variables, rotation and the error state; it
+ * fails on any `securitypolicyviolation` event in the host page.
+ *
+ * Policies (the host page's Content-Security-Policy header):
+ * - `strict`: `default-src 'none'; script-src 'self'; …; style-src 'self'` with the standalone
+ *   script from the page's origin;
+ * - `nonce`: `script-src 'nonce-…' 'strict-dynamic'` with the BFF's page helpers (the frame
+ *   rendered by the server, the first token, the deferred loader), and Trusted Types enforced
+ *   (Chromium and WebKit enforce them; Firefox ESR has no Trusted Types, so it runs the nonce
+ *   policy alone);
+ * - `trusted-types`: `strict` plus `require-trusted-types-for 'script'; trusted-types embedded-dashboard`.
+ * The BFF is same-origin: the host server forwards `/embed*` to the demo's BFF.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
+import type { RunningDemo } from '../../demo/server/start-demo.js';
+import { engines, type EngineBrowser, type EngineContext } from '../support/browsers/index.js';
+import { eventually, iframeHeight, openApp, openEngineBrowser, startTestDemo, type AppTab } from './harness.js';
+import { PAGE_PROBE_SOURCE } from './page-probe.js';
+
+const ELEMENT_SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));
+const DASHBOARD = 'sales-overview';
+const POLICIES = ['strict', 'nonce', 'trusted-types'] as const;
+// The nonce policy joins once the deferred loader creates its Trusted Types policy (next change).
+const CASE_POLICIES: readonly Policy[] = ['strict', 'trusted-types'];
+const PROTOCOLS = ['message', 'explo', 'explo-jwt'] as const;
+type Policy = (typeof POLICIES)[number];
+type Protocol = (typeof PROTOCOLS)[number];
+
+/** Records every CSP violation of the host page (the element's shadow root included: the event is composed). */
+function recordViolations(): void {
+  const seen: string[] = ((window as unknown as { __violations: string[] }).__violations = []);
+  addEventListener(
+    'securitypolicyviolation',
+    (event) => seen.push(`${event.effectiveDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`),
+    true,
+  );
+}
+const PROBE = `${PAGE_PROBE_SOURCE};(${recordViolations.toString()})()`;
+
+const TRUSTED_TYPES = "require-trusted-types-for 'script'; trusted-types embedded-dashboard";
+
+/** The host page's policy: nothing inline, the vendor the only frame, the BFF (same origin) the only connection. */
+export function hostPolicy(policy: Policy, vendor: string, nonce: string): string {
+  const scripts = policy === 'nonce' ? `'nonce-${nonce}' 'strict-dynamic'` : "'self'";
+  const base = `default-src 'none'; script-src ${scripts}; connect-src 'self'; frame-src ${vendor}; style-src 'self'; img-src 'self'`;
+  return policy === 'strict' ? base : `${base}; ${TRUSTED_TYPES}`;
+}
+
+/** The element's attributes for `protocol`, as an integrator writes them. */
+function elementAttributes(protocol: Protocol, vendor: string, firstTokenInFragment: boolean): Record<string, string> {
+  if (protocol === 'explo') return { protocol, environment: 'production', 'src-template': `${vendor}/iframe/{dashboard}/{token}/{environment}` };
+  if (protocol === 'explo-jwt')
+    return { protocol, environment: 'production', 'src-template': `${vendor}/iframe/{token}/{environment}`, 'token-url': '/embed-jwt/token' };
+  return { 'src-template': `${vendor}/iframe/{dashboard}${firstTokenInFragment ? '#token={token}' : ''}` };
+}
+
+const attributeText = (attributes: Record<string, string>) =>
+  Object.entries(attributes)
+    .map(([name, value]) => ` ${name}="${value}"`)
+    .join('');
+
+interface HostServer {
+  url: string;
+  /** Answer the page's token requests 403 from now on (the error state), or forward them again. */
+  refuseTokens: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * The integrator's server: the test pages at `/page/<policy>/<protocol>`, the probe and the
+ * standalone script as files of its own origin, and `/embed*` forwarded to the demo's BFF.
+ */
+async function startHost(demo: () => RunningDemo): Promise<HostServer> {
+  const element = readFileSync(ELEMENT_SCRIPT);
+  const state = { refuseTokens: false };
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
+    if (state.refuseTokens) {
+      const body = JSON.stringify({ error: { code: 'forbidden', message: 'refused by the test', retryable: false } });
+      return void res.writeHead(403, { 'content-type': 'application/json' }).end(body);
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'cookie', 'origin', 'authorization', 'x-requested-with', 'sec-fetch-site']) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const answer = await fetch(new URL(req.url!, demo().url), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+  };
+  const page = async (req: IncomingMessage, res: ServerResponse, policy: Policy, protocol: Protocol) => {
+    const vendor = demo().emulatorUrl;
+    const nonce = randomBytes(16).toString('base64');
+    let head = `<script src="/probe.js"></script>`;
+    let inside = '';
+    const ssr = policy === 'nonce';
+    if (!ssr) head += `<script type="module" src="/element.js"></script>`;
+    else {
+      head = `<script nonce="${nonce}" src="/probe.js"></script>`;
+      if (protocol === 'explo-jwt') head += renderElementScript({ src: '/element.js', after: 'now', nonce });
+      else {
+        // The frame rendered shown with its first token in the URL, the element loaded once the dashboard has loaded.
+        const first = await renderInitialToken(req, { bff: demo().url });
+        if (!first.response) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('the BFF gave no first token');
+        const { 'src-template': srcTemplate } = elementAttributes(protocol, vendor, true);
+        inside =
+          renderDashboardFrame({
+            dashboard: DASHBOARD,
+            srcTemplate: srcTemplate!,
+            protocol,
+            environment: 'production',
+            token: first.response.token,
+            visible: true,
+          }) + first.html;
+        head += renderElementScript({ src: '/element.js', nonce });
+      }
+    }
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': hostPolicy(policy, vendor, nonce) })
+      .end(
+        `<!doctype html><html><head><title>${policy} ${protocol}</title>${head}</head><body>` +
+          `<embedded-dashboard dashboard="${DASHBOARD}"${attributeText(elementAttributes(protocol, vendor, ssr))}>${inside}</embedded-dashboard></body></html>`,
+      );
+  };
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://host').pathname;
+    const [, first, policy, protocol] = path.split('/');
+    const fail = (error: unknown) => void (res.headersSent ? res.end() : res.writeHead(502).end(String(error)));
+    if (first === 'embed' || first === 'embed-jwt') return void forward(req, res).catch(fail);
+    if (path === '/probe.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(PROBE);
+    if (path === '/element.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(element);
+    if (first === 'page' && POLICIES.includes(policy as Policy) && PROTOCOLS.includes(protocol as Protocol))
+      return void page(req, res, policy as Policy, protocol as Protocol).catch(fail);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get refuseTokens() {
+      return state.refuseTokens;
+    },
+    set refuseTokens(on) {
+      state.refuseTokens = on;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+let demo: RunningDemo;
+let host: HostServer;
+beforeAll(async () => {
+  host = await startHost(() => demo);
+  demo = await startTestDemo({ extraOrigins: [host.url] });
+});
+afterAll(async () => {
+  await host?.close();
+  await demo?.close();
+});
+
+const violations = (app: AppTab) => app.tab.evaluate(() => (window as unknown as { __violations?: string[] }).__violations ?? ['no probe']);
+const frameReady = async (app: AppTab) => (await (await app.frame()).evaluate(() => document.body.dataset.state)) === 'ready';
+/** The height the dashboard reported last (its `dashboard-load`, then each `dashboard-resize`). */
+const reportedHeight = async (app: AppTab) => (await app.events()).findLast((e) => e.type === 'dashboard-load' || e.type === 'dashboard-resize')?.detail.height;
+
+describe.each(engines())('in $name, a host page with a strict Content-Security-Policy', (engine) => {
+  let browser: EngineBrowser;
+  let context: EngineContext;
+  let app: AppTab;
+  beforeAll(async () => {
+    if (!engine.available) return;
+    browser = await openEngineBrowser(engine);
+    context = await browser.newContext();
+    // Signed in once for the block: every case is a page load in this tab.
+    app = await openApp(context, demo, 'acme');
+    await eventually('the demo app', async () => (await app.tab.url()).includes('/app'));
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+  });
+
+  const cases = CASE_POLICIES.flatMap((policy) => PROTOCOLS.map((protocol) => ({ policy, protocol })));
+  it.skipIf(!engine.available).each(cases)(
+    '$policy policy, $protocol protocol: loads, with adopted styles, and the frame takes the reported height, with no violation',
+    async ({ policy, protocol }) => {
+      host.refuseTokens = false;
+      try {
+        await app.tab.goto(`${host.url}/page/${policy}/${protocol}`);
+        // First load.
+        await eventually('the element to be ready', async () => (await app.state()) === 'ready');
+        await eventually('the dashboard to show data', () => frameReady(app));
+        // The element's styles are adopted stylesheets (no <style> element, which style-src 'self' would block).
+        expect(
+          await app.tab.evaluate(() => {
+            const root = document.querySelector('embedded-dashboard')!.shadowRoot!;
+            return { adopted: root.adoptedStyleSheets.length, styleElements: root.querySelectorAll('style').length };
+          }),
+        ).toEqual({ adopted: 1, styleElements: 0 });
+        // Auto-resize: the frame takes the height the dashboard reported, not the 400 px minimum.
+        const reported = await eventually('a reported height', () => reportedHeight(app));
+        expect(reported).not.toBe(400);
+        await eventually(`the frame at the reported ${String(reported)} px`, async () => (await iframeHeight(app.tab)) === (await reportedHeight(app)));
+        expect(await violations(app)).toEqual([]);
+      } finally {
+        host.refuseTokens = false;
+      }
+    },
+  );
+});

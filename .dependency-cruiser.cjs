@@ -25,7 +25,7 @@ const LAYERS = {
   bff: [
     ['index.ts', 'cli', 'lambda', 'workers'],
     // Configuration, step 1: environment text -> options (ARCHITECTURE §2.1); the page helpers.
-    ['config', 'page'],
+    ['env', 'page'],
     ['app.ts'],
     ['routes'],
     // Step 4: the wired runtime; step 3: resolved settings; step 2: the options' types.
@@ -33,13 +33,13 @@ const LAYERS = {
     ['settings.ts'],
     ['options.ts'],
     ['embed-token'],
-    ['rate-limit'],
+    ['session-rate-limit'],
     ['caller'],
     ['session'],
-    ['tokens'],
+    ['customer-token'],
     ['circuit-breaker'],
     ['store'],
-    ['budget'],
+    ['vendor-budget'],
     ['platform'],
     ['http'],
     ['errors'],

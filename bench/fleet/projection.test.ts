@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../packages/bff/src/cli/config.js';
+import { parseConfig } from '../../packages/bff/src/cli/env.js';
 import {
   DEFAULT_REVALIDATE_AFTER_SECONDS,
   describeProjection,

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../../packages/bff/src/store/types.js';
-import type { BudgetDecision, BudgetRequest } from '../../packages/bff/src/budget/reservation.js';
+import type { BudgetDecision, BudgetRequest } from '../../packages/bff/src/vendor-budget/reservation.js';
 import { bundleWorker, type WorkerBundle } from '../support/worker-bundle.js';
 
 /** The compatibility date the tests, the example and the docs use. */

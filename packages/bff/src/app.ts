@@ -10,6 +10,11 @@ import { requestContext } from './routes/request-context.js';
 import { respondError } from './routes/respond.js';
 import { createBffRuntime } from './runtime.js';
 
+/*
+ * Configuration step 5 of 5 (the app; ARCHITECTURE §2.1): the routes over the wired runtime, as one
+ * Hono app.
+ */
+
 /**
  * The whole BFF as one Hono app: `POST {basePath}/token`, `POST {basePath}/token/rotate`,
  * `GET /healthz`, `GET /readyz`, and with `exposeMetrics` `GET /metrics`. Serve it with `@hono/node-server`, mount it in

@@ -6,7 +6,7 @@ import { requestToken, TokenRequestError } from '../../element/src/token/request
 import { TOKEN_TIMEOUT_MS } from '../../element/src/token/token-controller.js';
 import { socketBffs } from '../test/support/socket-bffs.js';
 import { createBffApp } from './app.js';
-import type { UserGroupUpstream } from './tokens/upstream.js';
+import type { UserGroupUpstream } from './customer-token/upstream.js';
 import { API_TOKEN, captureLogs, findLeaks, session, SESSION_SECRET } from '../test/support/fixtures.js';
 import { neverAnswer, startHostileVendor, trickle, type VendorBehaviour } from '../test/support/hostile-vendor.js';
 

@@ -13,10 +13,10 @@ export type { ElementScriptOptions } from './page/element-script.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
 export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';
 export { DEFAULT_CLAIM_NAMES } from './session/claims.js';
-export { groupFingerprint } from './tokens/fingerprint.js';
+export { groupFingerprint } from './customer-token/fingerprint.js';
 
 export type { BffOptions, BffAppOptions } from './options.js';
-export type { RateLimitRule } from './rate-limit/rate-limiter.js';
+export type { RateLimitRule } from './session-rate-limit/rate-limiter.js';
 export type { EmbedTokenOptions } from './embed-token/options.js';
 export type { BffNodeListenerOptions, NodeRequestListener } from './http/node-listener.js';
 export type { BffErrorOptions } from './errors/bff-error.js';
@@ -28,7 +28,7 @@ export type { BffMetrics, BffMetricsOptions } from './observability/metrics.js';
 export type { SessionOptions } from './session/session-verifier.js';
 export type { ClaimNames } from './session/claims.js';
 export type { EmbedIdentity, IdentifyFunction } from './session/identity.js';
-export type { UserGroupUpstream, UpstreamCallOptions } from './tokens/upstream.js';
+export type { UserGroupUpstream, UpstreamCallOptions } from './customer-token/upstream.js';
 
 /**
  * A Node `(req, res)` listener for the BFF app (`@hono/node-server`), answering its own refusals

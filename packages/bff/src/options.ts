@@ -3,11 +3,16 @@ import type { EmbedTokenOptions } from './embed-token/options.js';
 import type { Environment } from '@embedded-dashboard/protocol';
 import type { BffLogger, LogLevel } from './observability/logger.js';
 import type { BffMetrics } from './observability/metrics.js';
-import type { RateLimitOptions } from './rate-limit/rate-limiter.js';
+import type { RateLimitOptions } from './session-rate-limit/rate-limiter.js';
 import type { IdentifyFunction } from './session/identity.js';
 import type { SessionOptions } from './session/session-verifier.js';
 import type { TokenStore } from './store/types.js';
-import type { UserGroupUpstream } from './tokens/upstream.js';
+import type { UserGroupUpstream } from './customer-token/upstream.js';
+
+/*
+ * Configuration step 2 of 5 (options; ARCHITECTURE §2.1): what the library is given, as types. Step 3
+ * (`settings.ts`) checks them and fills in the defaults.
+ */
 
 /**
  * Options of `createEmbedRoutes` and `createBffApp`. Only `upstream` and one of `session` or

@@ -1,5 +1,5 @@
 import { createCallerOf, type CallerOf } from './caller/caller.js';
-import { createUpstreamBudget } from './budget/upstream-budget.js';
+import { createUpstreamBudget } from './vendor-budget/upstream-budget.js';
 import { EmbedTokens } from './embed-token/embed-tokens.js';
 import { localMinter, type EmbedTokenMinter } from './embed-token/local-minter.js';
 import type { EmbedTokenSettings } from './embed-token/settings.js';
@@ -9,11 +9,16 @@ import { defaultMetrics } from '#bff-platform';
 import type { BffMetrics } from './observability/metrics.js';
 import { RefusalLog } from './observability/refusal-log.js';
 import type { BffOptions } from './options.js';
-import { createRateLimiter, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from './session-rate-limit/rate-limiter.js';
 import { resolveSettings, type OriginRule } from './settings.js';
 import { createMemoryStore } from './store/memory.js';
-import { GuardedStore } from './tokens/guarded-store.js';
-import { TokenService } from './tokens/token-service.js';
+import { GuardedStore } from './customer-token/guarded-store.js';
+import { TokenService } from './customer-token/token-service.js';
+
+/*
+ * Configuration step 4 of 5 (the wired runtime; ARCHITECTURE §2.1): every part the routes share,
+ * built once from the resolved settings, with no logic of its own. Step 5 (`app.ts`) serves it.
+ */
 
 /** Everything the routes share, built once from the options. */
 export interface BffRuntime {

@@ -1,7 +1,12 @@
-import { monotonicNow } from './tokens/store-health.js';
+import { monotonicNow } from './customer-token/store-health.js';
 import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './embed-token/settings.js';
 import type { BffOptions } from './options.js';
-import type { TokenServiceSettings } from './tokens/token-service.js';
+import type { TokenServiceSettings } from './customer-token/token-service.js';
+
+/*
+ * Configuration step 3 of 5 (resolved settings; ARCHITECTURE §2.1): the options checked (a `TypeError`
+ * naming the option) with their defaults filled in. Step 4 (`runtime.ts`) wires the parts from them.
+ */
 
 /** What the origin rule (routes/origin-guard.ts) needs from the options. */
 export interface OriginRule {

@@ -4,12 +4,12 @@ import type { BffLogger } from '../observability/logger.js';
 import { assertGroupInput } from '../session/claims.js';
 import type { EmbedIdentity, IdentifyFunction } from '../session/identity.js';
 import { createSessionVerifier, type SessionOptions } from '../session/session-verifier.js';
-import { MAX_ISSUED_AT_SKEW_MS } from '../tokens/drift-policy.js';
-import { groupFingerprint } from '../tokens/fingerprint.js';
-import type { ResolvedGroup } from '../tokens/resolved-group.js';
+import { MAX_ISSUED_AT_SKEW_MS } from '../customer-token/drift-policy.js';
+import { groupFingerprint } from '../customer-token/fingerprint.js';
+import type { ResolvedGroup } from '../customer-token/resolved-group.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
-/** The token routes, each with its own per-session limit (`rate-limit/`). */
+/** The token routes, each with its own per-session limit (`session-rate-limit/`). */
 export type TokenRoute = 'token' | 'rotate';
 
 /** The caller of a token route, as the routes use it. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { socketBffs } from '../../test/support/socket-bffs.js';
 import { createBffApp } from '../app.js';
-import { BudgetRefusedError } from '../budget/upstream-budget.js';
+import { BudgetRefusedError } from '../vendor-budget/upstream-budget.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { createBffMetrics } from '../observability/prometheus.js';
 import type { BffAppOptions } from '../options.js';

@@ -11,9 +11,9 @@ import { createMetricsApp } from '../routes/metrics-routes.js';
 import { createBffNodeListener } from '../http/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
-import { appOptions, clientOptions } from '../config/app-options.js';
-import { redisSecrets } from '../config/redis-config.js';
-import { CONFIG_KEYS, parseConfig, type CliConfig } from './config.js';
+import { appOptions, clientOptions } from '../env/app-options.js';
+import { redisSecrets } from '../env/redis-config.js';
+import { CONFIG_KEYS, parseConfig, type CliConfig } from './env.js';
 
 const USAGE = `usage: embedded-dashboard-bff [--config FILE]
 

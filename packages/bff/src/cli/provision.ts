@@ -5,11 +5,11 @@ import { BffError } from '../errors/bff-error.js';
 import { isDataSourceMapping } from '../session/claims.js';
 import { createBffRuntime } from '../runtime.js';
 import { resolveSettings } from '../settings.js';
-import { groupFingerprint } from '../tokens/fingerprint.js';
+import { groupFingerprint } from '../customer-token/fingerprint.js';
 import type { CliIo } from './main.js';
 import { openStore } from './main.js';
-import { clientOptions } from '../config/app-options.js';
-import { parseConfig } from './config.js';
+import { clientOptions } from '../env/app-options.js';
+import { parseConfig } from './env.js';
 import { createProgress } from './progress.js';
 
 export const PROVISION_USAGE = `usage: embedded-dashboard-bff provision FILE|- [--dry-run]

@@ -1,3 +1,7 @@
+/*
+ * Configuration step 2 of 5 for embed tokens (options; ARCHITECTURE §2.1): the `embedToken` option.
+ */
+
 /**
  * Embed tokens (the vendor's embed secrets; packages/protocol/README.md, "Embed secrets"):
  * `POST /embed/token` answers a short-lived JWE that names the session's customer and one

@@ -1,6 +1,11 @@
 import { exploEmbedKey, isDashboardId, isExploEmbedKeyId } from '@embedded-dashboard/protocol';
-import type { UserGroupUpstream } from '../tokens/upstream.js';
+import type { UserGroupUpstream } from '../customer-token/upstream.js';
 import type { EmbedTokenOptions } from './options.js';
+
+/*
+ * Configuration step 3 of 5 for embed tokens (resolved settings; ARCHITECTURE §2.1): `embedToken`
+ * checked, the key as its bytes.
+ */
 
 /** Embed-token options checked once, with the key as its bytes. */
 export interface EmbedTokenSettings {

@@ -2,13 +2,13 @@ import { UserGroupClient } from '@embedded-dashboard/client';
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { createBffApp } from '../app.js';
-import { appOptions, clientOptions } from '../config/app-options.js';
-import { redisSecrets } from '../config/redis-config.js';
+import { appOptions, clientOptions } from '../env/app-options.js';
+import { redisSecrets } from '../env/redis-config.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffAppOptions } from '../options.js';
 import { createRedisStore } from '../store/redis/index.js';
 import type { TokenStore } from '../store/types.js';
-import { parseLambdaEnvironment, type LambdaConfig } from './config.js';
+import { parseLambdaEnvironment, type LambdaConfig } from './env.js';
 import { eventProblem, type LambdaHttpEvent, type LambdaHttpResult } from './event.js';
 
 /** The function's handler: `export const handler = createLambdaHandler()`. */

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { createBffApp } from '../app.js';
-import { parseConfig } from '../cli/config.js';
+import { parseConfig } from '../cli/env.js';
 import { createJsonLogger } from '../observability/logger.js';
 import type { BffAppOptions } from '../options.js';
 import {

@@ -11,7 +11,7 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 import { claimsToGroupInput, DEFAULT_CLAIM_NAMES, type ClaimNames } from './claims.js';
 import type { EmbedIdentity } from './identity.js';
 import { requestHeader } from '../http/request-header.js';
-import { MAX_ISSUED_AT_SKEW_MS, WITHOUT_IAT_BEFORE_EXP_MS } from '../tokens/drift-policy.js';
+import { MAX_ISSUED_AT_SKEW_MS, WITHOUT_IAT_BEFORE_EXP_MS } from '../customer-token/drift-policy.js';
 
 /** How sessions are read and verified. Exactly one of `secret`, `jwksUrl`, `getKey`. */
 export interface SessionOptions {

@@ -1,5 +1,5 @@
 import { LruMap } from '../util/lru-map.js';
-import { reserve, type BudgetDecision, type BudgetRequest } from '../budget/reservation.js';
+import { reserve, type BudgetDecision, type BudgetRequest } from '../vendor-budget/reservation.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from './types.js';
 
 export interface MemoryStoreOptions {

@@ -1,5 +1,5 @@
 import type { Environment } from '@embedded-dashboard/protocol';
-import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
+import type { BudgetDecision, BudgetRequest } from '../vendor-budget/reservation.js';
 
 /**
  * What the BFF remembers about one user group. Keyed by the group's key (environment-scoped
@@ -97,7 +97,7 @@ export interface TokenStore {
   /** Optional, with `peek`: `hit` answered synchronously. */
   hitNow?(key: string, windowMs: number): WindowCount;
   /**
-   * Optional: one step of the vendor budget kept under `key` (budget/reservation.ts), atomic
+   * Optional: one step of the vendor budget kept under `key` (vendor-budget/reservation.ts), atomic
    * across every process sharing the store. A store without it gets a budget per process.
    */
   reserveBudget?(key: string, request: BudgetRequest): Promise<BudgetDecision>;

@@ -1,5 +1,5 @@
-import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../config/bff-config.js';
-import { configReader } from '../config/values.js';
+import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../env/bff-config.js';
+import { configReader } from '../env/values.js';
 import type { EmbedStoreNamespace } from './durable-object-store.js';
 
 /** The binding of the {@link EmbedStore} Durable Object class the Worker's store lives in. */

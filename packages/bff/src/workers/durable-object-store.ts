@@ -1,4 +1,4 @@
-import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
+import type { BudgetDecision, BudgetRequest } from '../vendor-budget/reservation.js';
 import { decodeEntry, encodeEntry } from '../store/entry-codec.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/types.js';
 import type { EmbedStore } from './embed-store.js';

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { reserve, type BudgetDecision, type BudgetRequest } from '../budget/reservation.js';
+import { reserve, type BudgetDecision, type BudgetRequest } from '../vendor-budget/reservation.js';
 import { decodeEntry } from '../store/entry-codec.js';
 
 /** What one object keeps: the value of its one store key and when it stops counting. */
@@ -117,7 +117,7 @@ export class EmbedStore extends DurableObject {
     return { count, resetInMs: endsAt - now };
   }
 
-  /** One step of the vendor budget (budget/reservation.ts) on this object's clock. */
+  /** One step of the vendor budget (vendor-budget/reservation.ts) on this object's clock. */
   async reserveBudget(request: BudgetRequest): Promise<BudgetDecision> {
     positiveMs(request.intervalMs);
     positiveMs(request.burstMs);

@@ -1,7 +1,7 @@
 import { UserGroupClient } from '@embedded-dashboard/client';
 import type { Hono } from 'hono';
 import { createBffApp } from '../app.js';
-import { appOptions, clientOptions } from '../config/app-options.js';
+import { appOptions, clientOptions } from '../env/app-options.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffAppOptions } from '../options.js';
 import { parseWorkerBindings } from './bindings.js';

@@ -9,7 +9,7 @@ import type {
 } from '@embedded-dashboard/protocol';
 import { UserGroupHttpStatusError } from '@embedded-dashboard/client';
 import { createJsonLogger, type BffLogger } from '../../src/observability/logger.js';
-import type { UserGroupUpstream } from '../../src/tokens/upstream.js';
+import type { UserGroupUpstream } from '../../src/customer-token/upstream.js';
 
 /** A vendor API token nobody could mistake: every test scans for it in what the BFF emits. */
 export const API_TOKEN = 'LEAKCHECK-vendor-api-token-9f27c1d4e8b3';

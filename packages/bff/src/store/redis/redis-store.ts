@@ -6,7 +6,7 @@ import { redisKeys } from './keys.js';
 import { connectRedis } from './redis-connection.js';
 import { positiveMs, resolveRedisStoreOptions, type RedisStoreOptions, type RedisStoreStatus } from './redis-options.js';
 import { BUDGET_SCRIPT, EXTEND_LOCK_SCRIPT, HIT_SCRIPT, RELEASE_LOCK_SCRIPT, SET_IF_ABSENT_OR_SUPERSEDED_SCRIPT } from './scripts.js';
-import { MAX_DEBT_MS, type BudgetDecision, type BudgetRequest } from '../../budget/reservation.js';
+import { MAX_DEBT_MS, type BudgetDecision, type BudgetRequest } from '../../vendor-budget/reservation.js';
 
 /*
  * The Redis store's commands: each a key from `keys.ts`, a command or Lua script from

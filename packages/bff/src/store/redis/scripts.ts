@@ -68,7 +68,7 @@ return {count, ttl}
 /**
  * KEYS[1] the budget's `tat` (ms), ARGV: intervalMs, burstMs, maxLatenessMs, pauseMs (`-1` for
  * none), ttlMs (kept this long after `tat`), floorMs (`''` for none), debtCalls, maxDebtMs. The
- * same steps as `reserve` in budget/reservation.ts, on Redis's clock (`TIME`), so BFF processes
+ * same steps as `reserve` in vendor-budget/reservation.ts, on Redis's clock (`TIME`), so BFF processes
  * whose clocks disagree still share one budget. Returns { admitted 1|0, ms, aheadMs }: the wait
  * when admitted, else the ms until a call would be; and how far `tat` is ahead of now after it.
  */

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { BudgetRequest } from '../../../src/budget/reservation.js';
+import type { BudgetRequest } from '../../../src/vendor-budget/reservation.js';
 import type { TokenStore } from '../../../src/store/types.js';
 import type { ContractStores } from './shared.js';
 

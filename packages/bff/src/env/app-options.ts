@@ -2,6 +2,11 @@ import type { UserGroupClientOptions } from '@embedded-dashboard/client';
 import type { BffAppOptions } from '../options.js';
 import type { BffConfig } from './bff-config.js';
 
+/*
+ * Configuration step 1 of 5, its end (ARCHITECTURE §2.1): a validated `BffConfig` made into the
+ * options of step 2, the vendor client's and the app's (`BffAppOptions`).
+ */
+
 /**
  * The vendor client's options for a configuration. With a vendor budget every vendor request
  * must pass through it: the client makes one attempt per call, and the element's retry (a new

@@ -1,6 +1,11 @@
-import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../config/bff-config.js';
-import { parseRedisConfig, REDIS_CONFIG_KEYS, type RedisConfig } from '../config/redis-config.js';
-import { configReader } from '../config/values.js';
+import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../env/bff-config.js';
+import { parseRedisConfig, REDIS_CONFIG_KEYS, type RedisConfig } from '../env/redis-config.js';
+import { configReader } from '../env/values.js';
+
+/*
+ * Configuration step 1 of 5 for AWS Lambda (environment text -> options; ARCHITECTURE §2.1): the
+ * shared keys of `env/`, the Redis store required, the CLI's own keys refused.
+ */
 
 /** A Lambda's configuration once validated: the keys every runtime shares, and the Redis store. */
 export interface LambdaConfig extends BffConfig, RedisConfig {

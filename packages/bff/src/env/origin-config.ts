@@ -1,5 +1,9 @@
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
 
+/*
+ * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): the origin rule's keys.
+ */
+
 /**
  * The origin rule's keys (ARCHITECTURE §4, "Origin rule"): `EMBED_ALLOWED_ORIGINS`,
  * `EMBED_PUBLIC_ORIGIN` and `EMBED_TRUST_PROXY`, on every runtime.

@@ -1,6 +1,11 @@
-import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../config/bff-config.js';
-import { parseRedisConfig, REDIS_CONFIG_KEYS, type RedisConfig } from '../config/redis-config.js';
-import { configReader, show } from '../config/values.js';
+import { BFF_CONFIG_KEYS, BFF_SECRET_KEYS, parseBffConfig, type BffConfig } from '../env/bff-config.js';
+import { parseRedisConfig, REDIS_CONFIG_KEYS, type RedisConfig } from '../env/redis-config.js';
+import { configReader, show } from '../env/values.js';
+
+/*
+ * Configuration step 1 of 5 for the CLI (environment text -> options; ARCHITECTURE §2.1): its own keys
+ * (where it listens, its store) over the shared ones of `env/`.
+ */
 
 /** The CLI's configuration once validated: the keys every runtime shares, and where it listens and stores. */
 export interface CliConfig extends BffConfig, RedisConfig {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from './config.js';
+import { parseConfig } from './env.js';
 
 const SECRET = 'cli-session-secret-0123456789abcdef-LEAKCHECK';
 const TOKEN = 'LEAKCHECK-cli-api-token-31c9';

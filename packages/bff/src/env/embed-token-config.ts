@@ -2,6 +2,10 @@ import { EXPLO_EMBED_KEY_BYTES, isDashboardId, isExploEmbedKeyId, type UpstreamA
 import type { EmbedTokenOptions } from '../embed-token/options.js';
 import type { ConfigGet } from './values.js';
 
+/*
+ * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): the embed-token keys.
+ */
+
 /** The embed-token keys (ARCHITECTURE §4), on every runtime: a group of their own beside the rest of `bff-config.ts`. */
 export const EMBED_TOKEN_CONFIG_KEYS = ['EMBED_JWT_KEY_ID', 'EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT'] as const;
 type EmbedTokenKey = (typeof EMBED_TOKEN_CONFIG_KEYS)[number];

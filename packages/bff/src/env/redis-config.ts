@@ -1,5 +1,9 @@
 import type { ConfigGet } from './values.js';
 
+/*
+ * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): the Redis keys.
+ */
+
 /** The Redis keys of the runtimes whose store is Redis (the CLI, AWS Lambda). */
 export const REDIS_CONFIG_KEYS = ['EMBED_REDIS_URL', 'EMBED_REDIS_CLUSTER_NODES', 'EMBED_REDIS_SENTINELS', 'EMBED_REDIS_SENTINEL_MASTER'] as const;
 export type RedisConfigKey = (typeof REDIS_CONFIG_KEYS)[number];

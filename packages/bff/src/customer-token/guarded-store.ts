@@ -4,8 +4,8 @@ import { MemoryTokenStore } from '../store/memory.js';
 import { LocalCopy } from './local-copy.js';
 import type { GroupEntry, LockHandle, TokenStore, WindowCount } from '../store/types.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
-import { BudgetFallback } from '../budget/budget-fallback.js';
-import type { BudgetDecision, BudgetRequest } from '../budget/reservation.js';
+import { BudgetFallback } from '../vendor-budget/budget-fallback.js';
+import type { BudgetDecision, BudgetRequest } from '../vendor-budget/reservation.js';
 import { StoreCalls, within } from './store-calls.js';
 import { monotonicNow, StoreHealth, StoreSlowError } from './store-health.js';
 

@@ -1,7 +1,7 @@
 import { BffError } from '../errors/bff-error.js';
 import type { TokenRoute } from '../caller/caller.js';
 import type { WindowCount } from '../store/types.js';
-import type { GuardedStore } from '../tokens/guarded-store.js';
+import type { GuardedStore } from '../customer-token/guarded-store.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
 /** At most `limit` requests per session in each fixed window of `windowSeconds`. */

@@ -4,7 +4,7 @@ import type { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import { hotCounter, type BffMetrics } from '../observability/metrics.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
-import type { CallPriority, UpstreamBudget } from '../budget/upstream-budget.js';
+import type { CallPriority, UpstreamBudget } from '../vendor-budget/upstream-budget.js';
 import type { GroupEntry } from '../store/types.js';
 import { AccountEnvironment } from './account-environment.js';
 import { DriftPolicy } from './drift-policy.js';

@@ -7,6 +7,11 @@ import { EMBED_TOKEN_CONFIG_KEYS, parseEmbedTokenConfig } from './embed-token-co
 import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
 
+/*
+ * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): the keys every runtime
+ * shares, validated into a `BffConfig`.
+ */
+
 /**
  * The configuration every runtime shares (CLI, Cloudflare Worker, AWS Lambda), once validated:
  * the vendor, the sessions, the token policy, the origins, the limits. Where the BFF listens

@@ -1,4 +1,4 @@
-import { BudgetRefusedError, type CallPriority, type UpstreamBudget } from '../budget/upstream-budget.js';
+import { BudgetRefusedError, type CallPriority, type UpstreamBudget } from '../vendor-budget/upstream-budget.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from '../circuit-breaker/circuit-breaker.js';
 import { BffError } from '../errors/bff-error.js';
 import { toBffError } from '../errors/upstream-error.js';

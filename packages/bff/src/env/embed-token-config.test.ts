@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../cli/config.js';
+import { parseConfig } from '../cli/env.js';
 
 const KEY = 'LEAKCHECK-cli-embed-key-32-bytes';
 const minimal = {

@@ -1,3 +1,7 @@
+/*
+ * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): how a raw value is read.
+ */
+
 /**
  * Reading configuration values from a plain record: the CLI's environment (and `--config`
  * file), a Worker's bindings, a Lambda's environment. No `process`, no Node: the same rules on

@@ -131,7 +131,7 @@ describe('<embedded-dashboard>', () => {
     ['an unknown event', { event: 'pwned', detail: {} }],
     ['a missing detail', { event: 'dashboardResized' }],
     ['a string height', { event: 'dashboardResized', detail: { dashboardHeight: '900' } }],
-    ['an object value', { event: 'variableUpdated', detail: { varName: 'a', newValue: {} } }],
+    ['a value that is not JSON', { event: 'variableUpdated', detail: { varName: 'a', newValue: Number.NaN } }],
   ])('ignores a malformed message: %s', async (_, data) => {
     const m = await loadedDashboard();
     const events = m.events.length;
@@ -273,7 +273,7 @@ describe('<embedded-dashboard>', () => {
     ['no dashboard', { dashboard: '' }, 'dashboard is required'],
     ['bad variables JSON', { variables: '{region:' }, 'variables must be'],
     ['variables that are an array', { variables: '[1]' }, 'variables must be'],
-    ['variables with nested objects', { variables: '{"a":{"b":1}}' }, 'variables must be'],
+    ['variables nested too deep', { variables: '{"a":{"b":{"c":{"d":{"e":{"f":1}}}}}}' }, 'maxDepth'],
     ['no src-template', { 'src-template': '' }, 'src-template is required'],
     ['a relative template', { 'src-template': '/iframe/{dashboard}' }, 'absolute http(s) URL'],
     ['a javascript: template', { 'src-template': 'javascript:alert(1)//{dashboard}' }, 'absolute http(s) URL'],

@@ -1,5 +1,5 @@
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import type { DashboardVariables, TokenResponse } from '@embedded-dashboard/protocol';
+import { canonicalLocale, isRefreshMinutes, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
 import { emit } from './events.js';
 import { FrameController, type FrameHost } from './frame/frame-controller.js';
@@ -35,7 +35,7 @@ export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: message
  * @event {DashboardTokenEvent} dashboard-token - A token was obtained: `{ reason: 'initial' | 'refresh' | 'rotate', expiresAt }`. Never the token.
  * @event {DashboardErrorEvent} dashboard-error - Invalid attributes or a failed token request: `{ code, message, retryable }`.
  * @event {DashboardResizeEvent} dashboard-resize - The dashboard reported a new height: `{ height }`.
- * @event {DashboardVariableChangeEvent} dashboard-variable-change - The viewer changed a variable: `{ name, value }`.
+ * @event {DashboardVariableChangeEvent} dashboard-variable-change - The viewer changed a variable: `{ name, value }`, the value of any JSON shape (an array from a multi-select); `currentVariables` holds it too.
  *
  * @attr sandbox - The iframe's `sandbox` tokens; unset = no sandbox. The dashboard needs at least `allow-scripts allow-same-origin` (without the latter its messages come from origin `null` and are ignored). Read when a frame is rendered: set it in the markup.
  * @attr loading - The iframe's `loading`: `lazy` defers the dashboard until it nears the viewport; unset = the browser's default (`eager`).
@@ -67,6 +67,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     tokenUrl: { attribute: 'token-url' },
     environment: {},
     variables: {},
+    localeCode: { attribute: 'locale-code' },
+    refreshMinutes: { attribute: 'refresh-minutes', type: Number },
     refreshMargin: { attribute: 'refresh-margin', type: Number },
     label: {},
     noAutoResize: { attribute: 'no-auto-resize', type: Boolean },
@@ -92,8 +94,27 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   declare protocol: string;
   /** Substituted for `{environment}`. */
   declare environment?: string;
-  /** Dashboard variables: a JSON object (attribute) or an object (property). */
+  /**
+   * Dashboard variables: a JSON object (attribute) or an object (property). Values of every
+   * documented shape: strings, numbers, booleans, null, arrays (multi-select, `{"regions":["EU","US"]}`)
+   * and JSON objects, within `VARIABLE_LIMITS` (depth 4, 500 items, 2,000 characters a string,
+   * 8,000 characters as JSON, 100 variables); anything else, or a key `__proto__`, `constructor`
+   * or `prototype`, is an `invalid_attribute` error naming the limit. In the frame URL (`explo`,
+   * `explo-jwt`: `?regions=["EU","US"]`) and sent to the running frame when set again.
+   */
   declare variables?: string | DashboardVariables;
+  /**
+   * The dashboard's locale, a BCP 47 tag (`de-DE`): the iframe URL's `locale_code`, in every
+   * protocol; replaces a `locale_code` typed into `src-template`. Changing it loads the frame again,
+   * hidden until loaded (no blank frame). Attribute `locale-code`.
+   */
+  declare localeCode?: string;
+  /**
+   * Minutes between the dashboard's data refreshes, a whole number from 1 to 1440: the iframe
+   * URL's `refresh-minutes`, in every protocol; replaces one typed into `src-template`. Changing it
+   * loads the frame again, hidden until loaded. Attribute `refresh-minutes`.
+   */
+  declare refreshMinutes?: number;
   /** Seconds before `expiresAt` at which the token is refreshed. Attribute `refresh-margin`. */
   declare refreshMargin: number;
   /** Accessible name of the iframe; defaults to the dashboard id. */
@@ -112,6 +133,15 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   /** Texts shown and announced, replacing the English ones given (e.g. `de` from `@embedded-dashboard/element/strings`). */
   declare strings?: DashboardStrings;
 
+  /**
+   * The dashboard variables now: what the host set (`variables`), updated by what the dashboard
+   * reported (`dashboard-variable-change`). Read-only; a new frozen object after each change, never
+   * the element's own state.
+   */
+  get currentVariables(): DashboardVariables {
+    return this.#frames.vars;
+  }
+
   /** @internal Why the attributes are unusable, when they are. */
   problem?: string;
   /** @internal The dashboard token requests name (`explo-jwt`), else `undefined`. */
@@ -124,6 +154,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
    */
   #focus?: Element | null | undefined;
   #view?: ShadowView;
+  /** Why `variables` is unusable, from when it was last set. */
+  #variablesProblem?: string | undefined;
 
   constructor() {
     super();
@@ -137,9 +169,22 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('tokenUrl') && changed.get('tokenUrl') !== undefined) this.#tokens.reset();
     let problem: string | undefined;
+    if (changed.has('variables')) {
+      try {
+        this.#frames.setVariables(parseVariables(this.variables));
+        this.#variablesProblem = undefined;
+      } catch (error) {
+        this.#variablesProblem = (error as Error).message;
+      }
+    }
     try {
-      this.#frames.vars = parseVariables(this.variables);
+      if (this.#variablesProblem) throw new Error(this.#variablesProblem);
       if (!this.dashboard) throw new Error('dashboard is required');
+      const localeCode = this.localeCode ? canonicalLocale(this.localeCode) : undefined;
+      if (this.localeCode && !localeCode) throw new Error('locale-code must be a BCP 47 language tag, such as de-DE');
+      const refreshMinutes = this.refreshMinutes ?? undefined;
+      if (refreshMinutes !== undefined && !isRefreshMinutes(refreshMinutes))
+        throw new Error('refresh-minutes must be a whole number of minutes from 1 to 1440');
       // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
@@ -148,7 +193,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       const scope = adapter.perDashboard ? this.dashboard : undefined;
       if (scope !== this.tokenScope && this.hasUpdated) this.#tokens.reset();
       this.tokenScope = scope;
-      this.#frames.show(adapter);
+      this.#frames.show(adapter, { localeCode, refreshMinutes });
     } catch (error) {
       problem = (error as Error).message;
       this.#frames.clear();

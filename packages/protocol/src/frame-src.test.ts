@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exploSrc, resolveSrc } from './frame-src.js';
+import { canonicalLocale, exploSrc, isRefreshMinutes, resolveSrc } from './frame-src.js';
 
 describe('resolveSrc', () => {
   it('substitutes and URL-encodes every placeholder', () => {
@@ -40,5 +40,40 @@ describe('exploSrc', () => {
     expect(url!.pathname).toBe('/iframe/sales/t%2F1');
     expect(Object.fromEntries(url!.searchParams)).toEqual({ region: '"EU"', seats: '5', trial: 'false', note: 'null' });
     expect(exploSrc('https://d.example.com/{token}', { dashboard: 'sales' }, { region: 'EU' })).toBeUndefined();
+  });
+
+  it('encodes arrays and objects as JSON values, as the vendor documents (?var_3=["a","b"])', () => {
+    const url = exploSrc('https://d.example.com/iframe/{dashboard}', { dashboard: 'sales' }, { regions: ['EU', 'US'], var_5: { a: 1 } });
+    expect(url!.searchParams.get('regions')).toBe('["EU","US"]');
+    expect(JSON.parse(url!.searchParams.get('var_5')!)).toEqual({ a: 1 });
+  });
+
+  it('puts locale_code and refresh-minutes after the variables: a variable of the same name does not replace them', () => {
+    const url = exploSrc('https://d.example.com/iframe/{dashboard}', { dashboard: 'sales', localeCode: 'de-DE', refreshMinutes: 5 }, { locale_code: 'x' });
+    expect(url!.searchParams.get('locale_code')).toBe('de-DE');
+    expect(url!.searchParams.get('refresh-minutes')).toBe('5');
+  });
+});
+
+describe('iframe options', () => {
+  it('puts locale_code and refresh-minutes in the query; given ones replace the template’s, absent ones keep it', () => {
+    const template = 'https://d.example.com/iframe/{dashboard}?locale_code=fr&refresh-minutes=30';
+    expect(resolveSrc(template, { dashboard: 'a' })!.search).toBe('?locale_code=fr&refresh-minutes=30');
+    expect(Object.fromEntries(resolveSrc(template, { dashboard: 'a', localeCode: 'de-DE' })!.searchParams)).toEqual({
+      locale_code: 'de-DE',
+      'refresh-minutes': '30',
+    });
+    expect(resolveSrc('https://d.example.com/{dashboard}', { dashboard: 'a', refreshMinutes: 15 })!.search).toBe('?refresh-minutes=15');
+  });
+
+  it('canonicalLocale takes one BCP 47 tag and gives its canonical form', () => {
+    expect(canonicalLocale('en-us')).toBe('en-US');
+    expect(canonicalLocale('de')).toBe('de');
+    for (const bad of ['', 'not a locale', 'en_US', 'x'.repeat(65), 5, null, ['en']]) expect(canonicalLocale(bad)).toBeUndefined();
+  });
+
+  it('isRefreshMinutes takes whole minutes from 1 to 1440', () => {
+    expect([1, 15, 1440].every(isRefreshMinutes)).toBe(true);
+    for (const bad of [0, -1, 1.5, 1441, Number.NaN, Number.POSITIVE_INFINITY, '5']) expect(isRefreshMinutes(bad)).toBe(false);
   });
 });

@@ -48,5 +48,7 @@ export {
 } from './deadlines.js';
 export { parseRetryAfter, backoffDelay, withTimeout } from './retry.js';
 export { readAtMost } from './body.js';
-export { resolveSrc, exploSrc } from './frame-src.js';
+export { resolveSrc, exploSrc, canonicalLocale, isRefreshMinutes, REFRESH_MINUTES } from './frame-src.js';
+export { VARIABLE_LIMITS, variablesProblem, copyVariables } from './variables.js';
+export type { VariableLimits } from './variables.js';
 export type { SrcValues } from './frame-src.js';

@@ -1,4 +1,5 @@
 import { isRecord } from './guards.js';
+import { VARIABLE_LIMITS, variablesProblem, type DashboardVariables, type VariableValue } from './variables.js';
 
 /**
  * The element ↔ dashboard iframe protocol (ARCHITECTURE §6). Every message is
@@ -22,9 +23,7 @@ export const HostEvent = {
 } as const;
 export type HostEvent = (typeof HostEvent)[keyof typeof HostEvent];
 
-/** A dashboard variable's value as it travels in messages. */
-export type VariableValue = string | number | boolean | null;
-export type DashboardVariables = Record<string, VariableValue>;
+export type { DashboardVariables, VariableValue };
 
 export interface DashboardMessageDetails {
   dashboardReadyToLoad: { dashboardId: string };
@@ -54,8 +53,8 @@ export const MIN_DASHBOARD_HEIGHT = 1;
 export const MAX_DASHBOARD_HEIGHT = 20_000;
 
 const isHeight = (v: unknown): v is number => Number.isFinite(v);
-/** A dashboard variable's value: a string, a finite number, a boolean or null. */
-export const isVariableValue = (v: unknown): v is VariableValue => v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
+/** A dashboard variable's value: any JSON value within `VARIABLE_LIMITS` (variables.ts). */
+export const isVariableValue = (v: unknown): v is VariableValue => !variablesProblem({ v }, VARIABLE_LIMITS);
 
 /** Each event's detail fields and their checks, in one table (the element's bundle counts every byte). */
 const DETAIL_FIELDS: { readonly [E in DashboardEvent]: readonly (keyof DashboardMessageDetails[E])[] } = {
@@ -65,12 +64,15 @@ const DETAIL_FIELDS: { readonly [E in DashboardEvent]: readonly (keyof Dashboard
   tokenExpired: ['dashboardId'],
   variableUpdated: ['varName', 'newValue'],
 };
+/** A variable update within the limits as a whole: its name too (no `__proto__`, not too long). */
+const isVariableUpdate = (detail: Record<string, unknown>) =>
+  typeof detail.varName === 'string' && !variablesProblem({ [detail.varName]: detail.newValue }, VARIABLE_LIMITS);
 const FIELD_CHECKS: Readonly<Record<string, (v: unknown) => boolean>> = {
   dashboardId: (v) => typeof v === 'string',
   varName: (v) => typeof v === 'string',
   dashboardHeight: isHeight,
   loadTime: isHeight,
-  newValue: isVariableValue,
+  newValue: () => true,
 };
 
 /**
@@ -83,6 +85,7 @@ export function parseDashboardMessage(data: unknown): DashboardMessage | undefin
   const { event, detail } = data;
   // Own keys only: an event named "__proto__" or "constructor" is no event.
   if (typeof event !== 'string' || !Object.hasOwn(DETAIL_FIELDS, event)) return undefined;
+  if (event === DashboardEvent.variableUpdated && !isVariableUpdate(detail)) return undefined;
   const picked: Record<string, unknown> = {};
   for (const field of DETAIL_FIELDS[event as DashboardEvent] as readonly string[]) {
     if (!FIELD_CHECKS[field]!(detail[field])) return undefined;
@@ -102,13 +105,9 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
     case HostEvent.updateToken:
       return typeof d.token === 'string' && d.token.length > 0 ? { event: data.event, detail: { token: d.token } } : undefined;
     case HostEvent.updateVariables: {
-      if (!isRecord(d.variables)) return undefined;
-      const variables: DashboardVariables = {};
-      for (const [name, value] of Object.entries(d.variables)) {
-        if (!isVariableValue(value)) return undefined;
-        variables[name] = value;
-      }
-      return { event: data.event, detail: { variables } };
+      // Over a limit: the whole message is ignored, never half applied.
+      if (variablesProblem(d.variables, VARIABLE_LIMITS)) return undefined;
+      return { event: data.event, detail: { variables: d.variables as DashboardVariables } };
     }
     default:
       return undefined;

@@ -20,7 +20,9 @@ describe('EmbeddedDashboard on the server', () => {
         srcTemplate: TEMPLATE,
         tokenUrl: '/api/embed/token',
         environment: 'Customer',
-        variables: { region: 'EU', seats: 3 },
+        variables: { region: 'EU', seats: 3, regions: ['EU', 'US'] },
+        localeCode: 'de-DE',
+        refreshMinutes: 15,
         refreshMargin: 30,
         noAutoResize: true,
         withCredentials: false,
@@ -33,8 +35,8 @@ describe('EmbeddedDashboard on the server', () => {
     );
     expect(html).toBe(
       '<embedded-dashboard class="wide" dashboard="sales-overview" src-template="https://dash.example.com/iframe/{dashboard}" ' +
-        'token-url="/api/embed/token" environment="Customer" variables="{&quot;region&quot;:&quot;EU&quot;,&quot;seats&quot;:3}" ' +
-        'label="Sales" refresh-margin="30" no-auto-resize=""></embedded-dashboard>',
+        'token-url="/api/embed/token" environment="Customer" variables="{&quot;region&quot;:&quot;EU&quot;,&quot;seats&quot;:3,&quot;regions&quot;:[&quot;EU&quot;,&quot;US&quot;]}" ' +
+        'locale-code="de-DE" refresh-minutes="15" label="Sales" refresh-margin="30" no-auto-resize=""></embedded-dashboard>',
     );
   });
 
@@ -73,15 +75,26 @@ describe('EmbeddedDashboard in the browser', () => {
     return render(props);
   }
 
-  it('renders the real element, gives its ref, and sets variables from an object', () => {
+  it('renders the real element, gives its ref, and sets variables from an object', async () => {
     const ref = createRef<EmbeddedDashboardElement>();
-    const el = mount({ ref, dashboard: 'sales-overview', srcTemplate: TEMPLATE, variables: { region: 'EU' }, fetchToken: pendingToken });
+    const el = mount({
+      ref,
+      dashboard: 'sales-overview',
+      srcTemplate: TEMPLATE,
+      variables: { region: 'EU', regions: ['EU', 'US'] },
+      localeCode: 'de-DE',
+      refreshMinutes: 15,
+      fetchToken: pendingToken,
+    });
     expect(el).toBeInstanceOf(EmbeddedDashboardElement);
     expect(ref.current).toBe(el);
     expect(el.dashboard).toBe('sales-overview');
     expect(el.srcTemplate).toBe(TEMPLATE);
     expect(el.fetchToken).toBe(pendingToken);
-    expect(JSON.parse(String(el.variables))).toEqual({ region: 'EU' });
+    expect(JSON.parse(String(el.variables))).toEqual({ region: 'EU', regions: ['EU', 'US'] });
+    await el.updateComplete;
+    expect(el.currentVariables).toEqual({ region: 'EU', regions: ['EU', 'US'] });
+    expect([el.localeCode, el.refreshMinutes]).toEqual(['de-DE', 15]);
     expect(el.problem).toBeUndefined();
   });
 

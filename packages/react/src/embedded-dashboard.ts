@@ -34,8 +34,16 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   tokenUrl?: string;
   /** Substituted for `{environment}`. */
   environment?: string;
-  /** Dashboard variables; compared by value, so a new object with the same content changes nothing. */
+  /**
+   * Dashboard variables of every documented shape (arrays for multi-selects, JSON objects), within
+   * the element's limits; compared by value, so a new object with the same content changes nothing.
+   * What the viewer changes arrives in `onVariableChange` and the element's `currentVariables`.
+   */
   variables?: DashboardVariables;
+  /** The dashboard's locale, a BCP 47 tag (the iframe's `locale_code`); a change reloads the frame without blanking it. */
+  localeCode?: string;
+  /** Minutes between the dashboard's data refreshes, 1-1440 (the iframe's `refresh-minutes`). */
+  refreshMinutes?: number;
   /** Accessible name of the iframe. Default: the dashboard id. */
   label?: string;
   /** Seconds before `expiresAt` at which the token is refreshed. Default `60`. */
@@ -54,7 +62,7 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   onError?: (event: DashboardErrorEvent) => void;
   /** `dashboard-resize`: `{ height }`. */
   onResize?: (event: DashboardResizeEvent) => void;
-  /** `dashboard-variable-change`: `{ name, value }`. */
+  /** `dashboard-variable-change`: `{ name, value }`, `value` of any JSON shape (an array from a multi-select). */
   onVariableChange?: (event: DashboardVariableChangeEvent) => void;
   /** The `<embedded-dashboard>` element (for `retry()`, `state`, …). */
   ref?: Ref<EmbeddedDashboardElement>;
@@ -88,6 +96,8 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     tokenUrl,
     environment,
     variables,
+    localeCode,
+    refreshMinutes,
     label,
     refreshMargin,
     noAutoResize,
@@ -137,6 +147,8 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     environment,
     // A string, so the server renders it and equal content is an equal prop.
     variables: variables === undefined ? undefined : JSON.stringify(variables),
+    'locale-code': localeCode,
+    'refresh-minutes': refreshMinutes,
     label,
     'refresh-margin': refreshMargin,
     'no-auto-resize': noAutoResize || undefined,

@@ -1,5 +1,14 @@
 import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
-import { DashboardEvent, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, type DashboardVariables } from '@embedded-dashboard/protocol';
+import {
+  DashboardEvent,
+  MAX_DASHBOARD_HEIGHT,
+  MIN_DASHBOARD_HEIGHT,
+  VARIABLE_LIMITS,
+  copyVariables,
+  variablesProblem,
+  type DashboardVariables,
+  type SrcValues,
+} from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
 import type { FrameProtocol } from '../protocol/frame-protocol.js';
 import { messageProtocol } from '../protocol/message-protocol.js';
@@ -17,13 +26,21 @@ export interface FrameHost extends ReactiveControllerHost, EventTarget {
   readonly srcTemplate?: string | undefined;
   readonly environment?: string | undefined;
   readonly protocol: string;
-  readonly variables?: unknown;
   readonly noAutoResize: boolean;
   /** The shadow root, holding the element's own frames (`#f0`, `#f1`). */
   readonly renderRoot: ParentNode;
   /** Finds the frame the server rendered into the element (a light DOM child). */
   querySelector<E extends Element>(selectors: string): E | null;
 }
+
+/** The documented iframe options, checked (the element's `locale-code` and `refresh-minutes`). */
+export type FrameOptions = Pick<SrcValues, 'localeCode' | 'refreshMinutes'>;
+
+/** A deep-frozen copy: state handed out is never live (frameworks see a new object per change). */
+const frozen = <T>(value: T): T => {
+  if (typeof value === 'object' && value) for (const item of Object.values(value)) frozen(item);
+  return Object.freeze(value);
+};
 
 /** What the view shows of the frames. */
 export type FramesView = Pick<ViewModel, 'loaded' | 'live' | 'adopted' | 'srcs' | 'cur' | 'height'>;
@@ -38,8 +55,12 @@ export type FramesView = Pick<ViewModel, 'loaded' | 'live' | 'adopted' | 'srcs' 
 export class FrameController implements ReactiveController {
   /** The visible frame reported loaded (once per frame). */
   loaded = false;
-  /** The dashboard variables, as last parsed: sent once the frame has loaded and when they change. */
-  vars: DashboardVariables = {};
+  /**
+   * The dashboard variables: what the host set, updated by what the dashboard reported (a new
+   * frozen object each change). In the URL of every new frame, sent once the frame has loaded and
+   * when the host sets them.
+   */
+  vars: DashboardVariables = frozen({});
   readonly #host: FrameHost;
   readonly #tokens: TokenController;
   /** The two frame slots: the visible one (`cur`) and, during a swap, the one loading hidden. */
@@ -52,6 +73,8 @@ export class FrameController implements ReactiveController {
   #adapter: FrameProtocol = messageProtocol;
   #origin = '';
   #srcKey?: string;
+  /** The options in the visible frame's URL (or in the one loading to replace it). */
+  #optionsKey?: string;
   /**
    * The frame the server rendered into the page (`<iframe slot="frame">` child), taken over
    * instead of loading a second one: it is the visible frame (slot 0) until its src changes or a
@@ -81,22 +104,26 @@ export class FrameController implements ReactiveController {
   /**
    * Points the visible frame at the element's URL for `adapter` when the URL changed, or loads a
    * new token that travels in the URL into the hidden frame. The element calls this in
-   * `willUpdate` once its attributes are valid. Throws what the adapter's `src` throws.
+   * `willUpdate` once its attributes are valid. New options (`locale-code`, `refresh-minutes`)
+   * for a loaded frame load the same way, hidden, in every protocol. Throws what the adapter's
+   * `src` throws.
    */
-  show(adapter: FrameProtocol): void {
+  show(adapter: FrameProtocol, options: FrameOptions = {}): void {
     const host = this.#host;
     const own = host.querySelector<HTMLIFrameElement>('iframe[slot=frame]');
     const cur = this.#cur;
     const token = this.#tokens.token;
     const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
-    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token }, this.vars);
+    const optionsKey = `${options.localeCode}\n${options.refreshMinutes}`;
+    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars);
     this.#adapter = adapter;
     // The src changes with the dashboard, template, environment or protocol; a new token changes
     // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
-    if (key !== this.#srcKey || !this.#srcs[cur] || (adapter.swap && token !== this.#srcToken && !this.loaded)) {
+    if (key !== this.#srcKey || !this.#srcs[cur] || (((adapter.swap && token !== this.#srcToken) || optionsKey !== this.#optionsKey) && !this.loaded)) {
       const next = url();
       this.#dropSwap();
       this.#srcKey = key;
+      this.#optionsKey = optionsKey;
       this.#srcs[cur] = next?.href;
       this.#srcToken = token;
       this.#origin = next?.origin ?? '';
@@ -112,10 +139,11 @@ export class FrameController implements ReactiveController {
         // (renderElementScript, which loads this script late): replayed through the same checks.
         for (const early of (globalThis as { embeddedDashboardMessages?: MessageEvent[] }).embeddedDashboardMessages ?? []) this.#onMessage(early);
       }
-    } else if (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken) {
+    } else if (optionsKey !== this.#optionsKey || (adapter.swap && token && token !== this.#srcToken && token !== this.#nextToken)) {
       this.#dropSwap();
       this.#srcs[cur ^ 1] = url()?.href;
       this.#nextToken = token;
+      this.#optionsKey = optionsKey;
       this.#swapTimer = setTimeout(() => {
         this.#dropSwap();
         host.requestUpdate();
@@ -164,6 +192,11 @@ export class FrameController implements ReactiveController {
     this.#post(this.#adapter.variables(this.vars));
   }
 
+  /** The host set new variables (checked): they replace all the current ones. */
+  setVariables(variables: DashboardVariables): void {
+    this.vars = frozen(copyVariables(variables));
+  }
+
   #ownFocus(): Element | null {
     return this.#own?.matches(':focus') ? this.#own : null;
   }
@@ -177,9 +210,9 @@ export class FrameController implements ReactiveController {
     this.#srcs[this.#cur ^ 1] = undefined;
   }
 
-  #post(message: object | undefined): void {
+  #post(message: object | undefined, slot = this.#cur): void {
     // Only the origin of our own src may read it: never '*'.
-    if (message) this.#win(this.#cur)?.postMessage(message, this.#origin);
+    if (message) this.#win(slot)?.postMessage(message, this.#origin);
   }
 
   #resize(height: number): void {
@@ -197,7 +230,10 @@ export class FrameController implements ReactiveController {
     if (!event.source || event.origin !== this.#origin) return;
     const message = this.#adapter.parse(event.data);
     if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
-      // The hidden new frame: it replaces the visible one only once it has loaded.
+      // The hidden new frame: handed the token when it asks (protocols that post it), and
+      // replaces the visible one only once it has loaded.
+      const token = this.#tokens.token;
+      if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter.token?.(token), cur ^ 1);
       if (message?.event !== DashboardEvent.loaded) return;
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
@@ -225,7 +261,7 @@ export class FrameController implements ReactiveController {
             height: this.#height ?? 0,
             loadTime: message.detail.loadTime,
           });
-          if (this.#host.variables) this.sendVariables();
+          if (Object.keys(this.vars).length) this.sendVariables();
         }
         break;
       case DashboardEvent.resized:
@@ -234,8 +270,16 @@ export class FrameController implements ReactiveController {
       case DashboardEvent.tokenExpired:
         this.#tokens.rotate();
         break;
-      case DashboardEvent.variableUpdated:
-        emit(this.#host, 'dashboard-variable-change', { name: message.detail.varName, value: message.detail.newValue });
+      case DashboardEvent.variableUpdated: {
+        // Checked as a whole by the parser (limits, no prototype keys); defined as an own property.
+        const { varName, newValue } = message.detail;
+        const next = copyVariables(this.vars);
+        Object.defineProperty(next, varName, { value: newValue, enumerable: true, writable: true, configurable: true });
+        // One more variable may put the whole over a limit: then the update is ignored, not half applied.
+        if (variablesProblem(next, VARIABLE_LIMITS)) return;
+        this.vars = frozen(next);
+        emit(this.#host, 'dashboard-variable-change', { name: varName, value: newValue });
+      }
     }
   };
 }

@@ -1,11 +1,14 @@
-import { isRecord, isVariableValue, type DashboardVariables } from '@embedded-dashboard/protocol';
+import { VARIABLE_LIMITS, copyVariables, variablesProblem, type DashboardVariables } from '@embedded-dashboard/protocol';
 
 /**
- * Reads the `variables` attribute (a JSON object of strings, finite numbers, booleans or null) or
- * an object set as the property. Empty means none. Throws an `Error` for anything else.
+ * Reads the `variables` attribute (a JSON object) or an object set as the property: every
+ * documented shape (strings, numbers, booleans, null, arrays for multi-selects, JSON objects),
+ * within `VARIABLE_LIMITS`. Empty means none. Returns a copy (later changes to the object set as
+ * the property are not seen until it is set again). Throws an `Error` naming the limit or the
+ * problem for anything else.
  *
  * @example
- * parseVariables('{"region":"EU"}') // { region: 'EU' }
+ * parseVariables('{"regions":["EU","US"]}') // { regions: ['EU', 'US'] }
  */
 export function parseVariables(value: string | DashboardVariables | undefined | null): DashboardVariables {
   if (!value) return {};
@@ -14,11 +17,10 @@ export function parseVariables(value: string | DashboardVariables | undefined | 
     try {
       parsed = JSON.parse(value);
     } catch {
-      parsed = 0;
+      throw new Error('variables must be JSON');
     }
   }
-  if (!isRecord(parsed) || !Object.values(parsed).every(isVariableValue)) {
-    throw new Error('variables must be a flat JSON object');
-  }
-  return parsed as DashboardVariables;
+  const problem = variablesProblem(parsed, VARIABLE_LIMITS);
+  if (problem) throw new Error(problem);
+  return copyVariables(parsed as DashboardVariables);
 }

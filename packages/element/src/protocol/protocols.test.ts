@@ -93,7 +93,7 @@ describe('frame protocol adapters', () => {
     { event: 'constructor', detail: {} },
     { event: 'dashboardUpdated', detail: { dashboardHeight: 'tall' } },
     { event: 'dashboardLoaded', detail: { dashboardId: 1, dashboardHeight: 1, loadTime: 1 } },
-    { event: 'sendVariableUpdatedEvent', detail: { varName: 'x', newValue: { nested: true } } },
+    { event: 'sendVariableUpdatedEvent', detail: { varName: 'x', newValue: [[[[['too deep']]]]] } },
     { event: 'updateExploDashboardVariables', detail: { variables: [] } },
     { event: 'updateCustomerJwt', detail: { jwt: 'x' } },
     { event: 'dashboardUpdated' },

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { EmulatorErrorCode, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, isCompactJwe } from '@embedded-dashboard/protocol';
+import { EmulatorErrorCode, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, VARIABLE_LIMITS, isCompactJwe } from '@embedded-dashboard/protocol';
 import { isValidDashboardId } from './dashboard-id.js';
 import { embedTokenRoutes, type RenderPage } from './embed-token-routes.js';
 import { jsonError } from './json-error.js';
@@ -63,6 +63,7 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
         maxHeight: MAX_DASHBOARD_HEIGHT,
         defaultDetailRows: DEFAULT_DETAIL_ROWS,
         maxDetailRows: MAX_DETAIL_ROWS,
+        variableLimits: VARIABLE_LIMITS,
         ...(vendor && { protocol: 'explo' as const, token: vendor.token }),
         ...(vendor?.embedToken && { embedToken: vendor.embedToken }),
       },

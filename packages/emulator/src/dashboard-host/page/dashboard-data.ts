@@ -37,6 +37,11 @@ export interface DashboardChart {
 export interface DashboardDetails {
   title: string;
   columns: string[];
+  /**
+   * The multi-select over the rows: the variable it sets (an array of the chosen `options`) and
+   * the column it filters on. The variable absent means every option.
+   */
+  filter: { variable: string; column: number; options: string[] };
   /** Always `MAX_DETAIL_ROWS` rows; the page shows as many as the `rows` variable asks. */
   rows: Array<Array<string | number>>;
 }

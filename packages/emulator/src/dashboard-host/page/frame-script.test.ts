@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DashboardMessage } from '@embedded-dashboard/protocol';
+import { VARIABLE_LIMITS, variablesProblem, type DashboardMessage } from '@embedded-dashboard/protocol';
 import { buildDashboardData } from '../sample-data/build-data.js';
 import type { DashboardGroupView } from '../options.js';
 import { runDashboardPage, type PageConfig, type PageEnvironment, type PageLibrary } from './frame-script.js';
@@ -11,7 +11,15 @@ import { fromVendorMessage, toVendorMessage } from './vendor-messages.js';
 
 const HOST = 'http://localhost:5174';
 const acme: DashboardGroupView = { name: 'Acme Corp', providedId: 'acme', environment: 'Customer', properties: { region: 'EU', seats: 42, rows: 3 } };
-const lib: PageLibrary = { parseHostMessage: pageParseHostMessage, toVendorMessage, fromVendorMessage, matchesOrigin, resolveParentOrigin, renderDashboard };
+const lib: PageLibrary = {
+  parseHostMessage: pageParseHostMessage,
+  variablesProblem,
+  toVendorMessage,
+  fromVendorMessage,
+  matchesOrigin,
+  resolveParentOrigin,
+  renderDashboard,
+};
 const config: PageConfig = {
   dashboardId: 'sales-overview',
   dataUrl: '../iframe-data/sales-overview',
@@ -21,6 +29,7 @@ const config: PageConfig = {
   maxHeight: 20_000,
   defaultDetailRows: 8,
   maxDetailRows: 50,
+  variableLimits: VARIABLE_LIMITS,
 };
 
 interface Harness {
@@ -331,6 +340,71 @@ describe('dashboard page', () => {
     expect(value('region')).toBe('US');
   });
 
+  it('filters the rows by an array from updateVariables, and reports the multi-select as an array', async () => {
+    const h = boot();
+    await loaded(h);
+    const summary = () => document.querySelector<HTMLElement>('[data-testid="filter-summary"]')!;
+    expect(summary().dataset.chosen).toBe('EU,US,APAC');
+    expect(summary().dataset.rows).toBe('50');
+    h.send({ event: 'updateVariables', detail: { variables: { regions: ['EU', 'US'] } } });
+    expect(summary().dataset.chosen).toBe('EU,US');
+    expect(summary().dataset.rows).toBe('34');
+    document.querySelector<HTMLButtonElement>('[data-testid="toggle-details"]')!.click();
+    const regions = Array.from(document.querySelectorAll('[data-testid="details-panel"] tbody tr'), (tr) => tr.lastElementChild!.textContent);
+    expect(new Set(regions)).toEqual(new Set(['EU', 'US']));
+    const select = document.querySelector<HTMLSelectElement>('[data-testid="multi-select"]')!;
+    for (const option of select.options) option.selected = option.value === 'APAC';
+    select.dispatchEvent(new Event('change'));
+    expect(h.posted.at(-1)?.message).toEqual({ event: 'variableUpdated', detail: { varName: 'regions', newValue: ['APAC'] } });
+    expect(summary().dataset.rows).toBe('16');
+  });
+
+  it('ignores an updateVariables over the limits whole, also when only the merge is over', async () => {
+    const h = boot();
+    await loaded(h);
+    const summary = () => document.querySelector<HTMLElement>('[data-testid="filter-summary"]')!;
+    h.send({ event: 'updateVariables', detail: { variables: { regions: ['EU'], deep: [[[[['x']]]]] } } });
+    h.send({ event: 'updateVariables', detail: { variables: { regions: ['EU'], bad: JSON.parse('{"__proto__":{"x":1}}') } } });
+    expect(summary().dataset.chosen).toBe('EU,US,APAC');
+    const big = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`v${i}`, 'x'.repeat(2000)]));
+    h.send({ event: 'updateVariables', detail: { variables: big } });
+    h.send({ event: 'updateVariables', detail: { variables: { regions: ['EU'], more: 'x'.repeat(2000) } } });
+    expect(summary().dataset.chosen).toBe('EU,US,APAC');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('formats numbers and dates for locale_code with Intl, and shows when the data last arrived', async () => {
+    const h = boot({}, '?locale_code=de-de');
+    await loaded(h);
+    expect(document.documentElement.lang).toBe('de-DE');
+    expect(document.body.dataset.locale).toBe('de-DE');
+    const refreshed = document.querySelector('[data-testid="last-refreshed"] time')!;
+    const at = new Date(refreshed.getAttribute('datetime')!);
+    expect(refreshed.textContent).toBe(new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeStyle: 'medium' }).format(at));
+    expect(Math.abs(at.getTime() - Date.now())).toBeLessThan(60_000);
+    document.querySelector<HTMLButtonElement>('[data-testid="toggle-details"]')!.click();
+    const units = document.querySelector('[data-testid="details-panel"] td.num')!.textContent;
+    expect(units).toBe(new Intl.NumberFormat('de-DE').format(Number(units.replace(/\D/g, ''))));
+  });
+
+  it.each(['not a locale', '', 'x'.repeat(300)])('takes no locale from locale_code=%j', async (code) => {
+    const h = boot({}, `?locale_code=${encodeURIComponent(code)}`);
+    await loaded(h);
+    expect(document.body.dataset.locale).toBe('');
+  });
+
+  it('refreshes at refresh-minutes (whole minutes 1-1440), else at its own cadence', () => {
+    const cadence = (search: string) => {
+      let asked = 0;
+      boot({ every: (ms) => (asked = ms) }, search);
+      return asked;
+    };
+    expect(cadence('?refresh-minutes=5')).toBe(300_000);
+    expect(cadence('?refresh-minutes=1440')).toBe(86_400_000);
+    for (const bad of ['0', '1.5', '1441', '-1', 'soon', '']) expect(cadence(`?refresh-minutes=${bad}`)).toBe(config.dataRefreshMs);
+    expect(cadence('')).toBe(config.dataRefreshMs);
+  });
+
   it('posts variableUpdated with a value of the variable’s type when the user edits one', async () => {
     const h = boot();
     await loaded(h);
@@ -393,6 +467,7 @@ describe('dashboard page, vendor protocol', () => {
   const bootExplo = (search = '', token: string | null = 'tok-1') => boot({}, search, { protocol: 'explo', token });
   const value = (name: string) => document.querySelector<HTMLInputElement>(`[data-var="${name}"] input`)?.value;
   const variableNames = () => Array.from(document.querySelectorAll<HTMLElement>('[data-var]'), (chip) => chip.dataset.var);
+  const chosen = () => document.querySelector<HTMLElement>('[data-testid="filter-summary"]')!.dataset.chosen!.split(',');
   const sent = (h: Harness) => h.posted.map((p) => p.message as unknown as { event: string; detail: unknown });
   async function explo(search = '') {
     const h = bootExplo(search);
@@ -458,13 +533,33 @@ describe('dashboard page, vendor protocol', () => {
     expect(h.requests).toEqual(requests);
   });
 
-  it('takes JSON variables from the query and skips refresh-minutes, locale_code and values that are not JSON scalars', async () => {
-    const search = `?region=${encodeURIComponent('"US"')}&seats=7&on=true&none=null&refresh-minutes=5&locale_code=${encodeURIComponent('"fr"')}&bare=US&obj=${encodeURIComponent('{"a":1}')}`;
+  it('takes JSON variables of any shape from the query and skips refresh-minutes, locale_code and values that are not JSON', async () => {
+    const search = `?region=${encodeURIComponent('"US"')}&seats=7&on=true&none=null&locale_code=${encodeURIComponent('"fr"')}&bare=US&obj=${encodeURIComponent('{"a":1}')}&regions=${encodeURIComponent('["EU","APAC"]')}`;
     await explo(search);
     expect(value('region')).toBe('US');
     expect(value('seats')).toBe('7');
-    expect(variableNames()).toEqual(expect.arrayContaining(['region', 'seats', 'on', 'none']));
-    for (const skipped of ['refresh-minutes', 'locale_code', 'bare', 'obj']) expect(variableNames()).not.toContain(skipped);
+    expect(value('obj')).toBe('{"a":1}');
+    expect(variableNames()).toEqual(expect.arrayContaining(['region', 'seats', 'on', 'none', 'obj', 'regions']));
+    for (const skipped of ['refresh-minutes', 'locale_code', 'bare']) expect(variableNames()).not.toContain(skipped);
+    // The multi-select shows the array from the URL, filtering the rows.
+    expect(chosen()).toEqual(['EU', 'APAC']);
+  });
+
+  it('takes no variable from a query over the limits (not half of them)', async () => {
+    await explo(`?region=${encodeURIComponent('"US"')}&regions=${encodeURIComponent(JSON.stringify([[[[['deep']]]]]))}`);
+    expect(value('region')).toBe('EU');
+    expect(variableNames()).not.toContain('regions');
+  });
+
+  it('sets an array from updateExploDashboardVariables and reports the multi-select as an array in sendVariableUpdatedEvent', async () => {
+    const h = await explo();
+    h.send({ event: 'updateExploDashboardVariables', detail: { variables: [{ varName: 'regions', value: ['US'] }] } });
+    expect(chosen()).toEqual(['US']);
+    const select = document.querySelector<HTMLSelectElement>('[data-testid="multi-select"]')!;
+    for (const option of select.options) option.selected = option.value !== 'US';
+    select.dispatchEvent(new Event('change'));
+    expect(h.posted.at(-1)?.message).toEqual({ event: 'sendVariableUpdatedEvent', detail: { varName: 'regions', newValue: ['EU', 'APAC'] } });
+    expect(chosen()).toEqual(['EU', 'APAC']);
   });
 
   it('sets variables from updateExploDashboardVariable and updateExploDashboardVariables', async () => {
@@ -499,8 +594,15 @@ describe('dashboard page, vendor protocol', () => {
     ['a variable event without varName', { event: 'updateExploDashboardVariable', detail: { value: 'XX' } }],
     ['a variable event with a number as varName', { event: 'updateExploDashboardVariable', detail: { varName: 3, value: 'XX' } }],
     ['a variable event with an empty varName', { event: 'updateExploDashboardVariable', detail: { varName: '', value: 'XX' } }],
-    ['a variable event with an object value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: { a: 1 } } }],
-    ['a variable event with an array value', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: ['XX'] } }],
+    ['a variable event with a value too deep', { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: [[[[['XX']]]]] } }],
+    [
+      'a variable event with 501 items',
+      { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: Array.from({ length: 501 }, () => 'XX') } },
+    ],
+    [
+      'a variable event with a "__proto__" key inside',
+      { event: 'updateExploDashboardVariable', detail: { varName: 'region', value: JSON.parse('{"__proto__":{"a":1}}') } },
+    ],
     ['a variable named "__proto__"', { event: 'updateExploDashboardVariable', detail: { varName: '__proto__', value: null } }],
     ['a variable named "constructor"', { event: 'updateExploDashboardVariable', detail: { varName: 'constructor', value: 'XX' } }],
     [

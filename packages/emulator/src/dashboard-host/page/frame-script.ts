@@ -1,4 +1,4 @@
-import type { DashboardMessage, DashboardVariables, HostMessage, VariableValue } from '@embedded-dashboard/protocol';
+import type { DashboardMessage, DashboardVariables, HostMessage, VariableLimits, VariableValue } from '@embedded-dashboard/protocol';
 import type { DashboardData } from './dashboard-data.js';
 import type { ParentOriginClues } from './origin-match.js';
 import type { RenderView } from './render.js';
@@ -14,6 +14,8 @@ export interface PageConfig {
   maxHeight: number;
   defaultDetailRows: number;
   maxDetailRows: number;
+  /** `VARIABLE_LIMITS` from the protocol package: variables over them, from the URL or a message, are ignored whole. */
+  variableLimits: VariableLimits;
   /**
    * `explo`: the vendor's documented embed (packages/protocol/README.md): the token comes in the
    * URL (`token`), variables from the query as JSON values, and messages use the vendor's names.
@@ -57,7 +59,8 @@ export interface PageEnvironment {
 
 /** The self-contained helpers the page script is assembled from. */
 export interface PageLibrary {
-  parseHostMessage(data: unknown): HostMessage | undefined;
+  parseHostMessage(data: unknown, variablesProblem: (variables: unknown) => string | undefined): HostMessage | undefined;
+  variablesProblem(variables: unknown, limits: VariableLimits): string | undefined;
   toVendorMessage(message: DashboardMessage): { event: string; detail: object };
   fromVendorMessage(data: unknown): unknown;
   matchesOrigin(pattern: string, origin: string): boolean;
@@ -89,6 +92,22 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   let loaded = false;
   let loadTime = 0;
   let lastHeight = 0;
+  /** When the data last arrived (ms since the epoch), shown as "Last refreshed". */
+  let refreshedAt: number | undefined;
+  const problem = (variables: unknown) => lib.variablesProblem(variables, config.variableLimits);
+  // The documented iframe options, in every protocol: `locale_code` formats numbers and dates
+  // (Intl), `refresh-minutes` is the data refresh cadence. Anything else is as if absent.
+  let locale: string | undefined;
+  try {
+    locale = Intl.getCanonicalLocales(params.get('locale_code') ?? [])[0];
+  } catch {
+    locale = undefined;
+  }
+  const minutes = Number(params.get('refresh-minutes') ?? NaN);
+  const refreshMinutes = Number.isInteger(minutes) && minutes >= 1 && minutes <= 1440 ? minutes : undefined;
+  if (locale) doc.documentElement.lang = locale;
+  body.dataset.locale = locale ?? '';
+  body.dataset.refreshMinutes = String(refreshMinutes ?? '');
 
   const setState = (next: string, text: string) => {
     body.dataset.state = next;
@@ -143,6 +162,8 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     const variables = { ...data.variables, ...overrides };
     lib.renderDashboard(root, data, {
       variables,
+      locale,
+      refreshedAt,
       detailsOpen,
       detailRows: detailRows(variables),
       onToggleDetails: () => {
@@ -150,7 +171,9 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
         render();
       },
       onVariableChange: (name: string, value: VariableValue) => {
-        overrides = { ...overrides, [name]: value };
+        const next = { ...overrides, [name]: value };
+        if (problem(next)) return;
+        overrides = next;
         post({ event: 'variableUpdated', detail: { varName: name, newValue: value } });
         render();
       },
@@ -207,6 +230,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       return;
     }
     data = payload;
+    refreshedAt = Date.now();
     setState('ready', 'Live data');
     // The embed token's end, from the data route: reload then, to say customerJwtExpired as it lapses.
     const left = (payload as { tokenExpiresInMs?: unknown }).tokenExpiresInMs;
@@ -240,17 +264,20 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
 
   env.window.addEventListener('message', (event: MessageEvent) => {
     if (!env.parent || event.source !== (env.parent as unknown) || event.origin !== parentOrigin) return;
-    const message = lib.parseHostMessage(explo ? lib.fromVendorMessage(event.data) : event.data);
+    const message = lib.parseHostMessage(explo ? lib.fromVendorMessage(event.data) : event.data, problem);
     if (!message) return;
     if (message.event === 'updateToken') useToken(message.detail.token);
     else {
-      overrides = { ...overrides, ...message.detail.variables };
+      // Within the limits as a whole, or not at all.
+      const next = { ...overrides, ...message.detail.variables };
+      if (problem(next)) return;
+      overrides = next;
       render();
     }
   });
 
   env.observeResize(doc.getElementById('app') ?? body, reportHeight);
-  env.every(config.dataRefreshMs, () => {
+  env.every(refreshMinutes ? refreshMinutes * 60_000 : config.dataRefreshMs, () => {
     // A token the server refused is not asked again; a new token restarts the refresh.
     if (token && refusedFor !== generation) void load();
   });
@@ -258,18 +285,18 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   setState('loading', env.parent ? 'Waiting for the host page…' : 'Open this page inside an embedding page, or pass ?token=.');
   post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId } });
   if (explo) {
-    // Variables in the query are JSON values (`?region="EU"`); the other documented parameters are not variables.
+    // Variables in the query are JSON values of any shape (`?region="EU"`, `?regions=["EU","US"]`);
+    // the other documented parameters are not variables. Over the limits as a whole: none are taken.
+    const fromUrl: Record<string, unknown> = {};
     for (const [name, raw] of params) {
       if (name === 'refresh-minutes' || name === 'locale_code') continue;
       try {
-        const value: unknown = JSON.parse(raw);
-        if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
-          overrides = { ...overrides, [name]: value };
-        }
+        Object.defineProperty(fromUrl, name, { value: JSON.parse(raw), enumerable: true, writable: true, configurable: true });
       } catch {
         // Not JSON: the vendor documents quoted strings, so this is no variable.
       }
     }
+    if (!problem(fromUrl)) overrides = fromUrl as DashboardVariables;
     if (config.token) useToken(config.token);
     else {
       setState('expired', 'This link holds no valid customer token.');

@@ -1,3 +1,4 @@
+import { variablesProblem } from '@embedded-dashboard/protocol';
 import { createBrowserEnvironment } from './browser-environment.js';
 import { runDashboardPage, type PageConfig } from './frame-script.js';
 import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
@@ -30,6 +31,7 @@ export function dashboardPageScript(config: PageConfig): string {
     `(${createBrowserEnvironment.toString()})(window),`,
     '{',
     `parseHostMessage: ${pageParseHostMessage.toString()},`,
+    `variablesProblem: ${variablesProblem.toString()},`,
     `toVendorMessage: ${toVendorMessage.toString()},`,
     `fromVendorMessage: ${fromVendorMessage.toString()},`,
     `matchesOrigin: ${matchesOrigin.toString()},`,

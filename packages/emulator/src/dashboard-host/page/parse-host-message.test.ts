@@ -1,4 +1,4 @@
-import { parseHostMessage } from '@embedded-dashboard/protocol';
+import { VARIABLE_LIMITS, parseHostMessage, variablesProblem } from '@embedded-dashboard/protocol';
 import { describe, expect, it } from 'vitest';
 import { pageParseHostMessage } from './parse-host-message.js';
 
@@ -16,6 +16,13 @@ const samples: unknown[] = [
   { event: 'updateVariables', detail: { variables: { a: [1] } } },
   { event: 'updateVariables', detail: { variables: { a: Number.POSITIVE_INFINITY } } },
   { event: 'updateVariables', detail: { variables: { a: { b: 1 } } } },
+  { event: 'updateVariables', detail: { variables: { regions: ['EU', 'US'] } } },
+  { event: 'updateVariables', detail: { variables: { a: [[[[['too deep']]]]] } } },
+  { event: 'updateVariables', detail: { variables: { a: Array.from({ length: 501 }, () => 1) } } },
+  { event: 'updateVariables', detail: { variables: { a: 'x'.repeat(2001) } } },
+  { event: 'updateVariables', detail: { variables: JSON.parse('{"__proto__":{"polluted":true}}') as unknown } },
+  { event: 'updateVariables', detail: { variables: { a: { constructor: 1 } } } },
+  { event: 'updateVariables', detail: { variables: { a: Number.NaN } } },
   { event: 'tokenExpired', detail: { dashboardId: 'd' } },
   { event: '__proto__', detail: {} },
   { event: 42, detail: {} },
@@ -28,10 +35,10 @@ const samples: unknown[] = [
 
 describe('pageParseHostMessage', () => {
   it.each(samples.map((sample, i) => [i, sample]))('answers sample %i exactly as the protocol parser does', (_, sample) => {
-    expect(pageParseHostMessage(sample)).toEqual(parseHostMessage(sample));
+    expect(pageParseHostMessage(sample, (v) => variablesProblem(v, VARIABLE_LIMITS))).toEqual(parseHostMessage(sample));
   });
 
   it('accepts what it should (so the equality above is not only about undefined)', () => {
-    expect(samples.filter((sample) => pageParseHostMessage(sample) !== undefined)).toHaveLength(4);
+    expect(samples.filter((sample) => pageParseHostMessage(sample, (v) => variablesProblem(v, VARIABLE_LIMITS)) !== undefined)).toHaveLength(7);
   });
 });

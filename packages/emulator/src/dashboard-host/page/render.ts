@@ -4,6 +4,10 @@ import type { DashboardData } from './dashboard-data.js';
 /** What the renderer needs beyond the data: current variables, UI state and callbacks. */
 export interface RenderView {
   variables: DashboardVariables;
+  /** The `locale_code` the page was given (canonical), for `Intl`; `undefined`: the browser's. */
+  locale: string | undefined;
+  /** When the data last arrived (ms since the epoch). */
+  refreshedAt: number | undefined;
   detailsOpen: boolean;
   detailRows: number;
   onToggleDetails(): void;
@@ -31,14 +35,10 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     if (className) node.setAttribute('class', className);
     return node;
   };
-  const formatValue = (value: number): string =>
-    value >= 1_000_000
-      ? `${(value / 1_000_000).toFixed(1)}M`
-      : value >= 10_000
-        ? `${Math.round(value / 1000)}k`
-        : value >= 100
-          ? String(Math.round(value))
-          : String(Math.round(value * 10) / 10);
+  // Numbers and dates in the page's locale (`locale_code`), through Intl.
+  const number = new Intl.NumberFormat(view.locale);
+  const compact = new Intl.NumberFormat(view.locale, { notation: 'compact', maximumFractionDigits: 1 });
+  const formatValue = (value: number): string => compact.format(value);
 
   const header = el('header', 'header');
   const titles = el('div', 'titles');
@@ -50,6 +50,16 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
   environment.dataset.testid = 'environment';
   environment.dataset.environment = data.group.environment;
   header.append(titles, environment);
+  const refreshed = el('p', 'refreshed');
+  refreshed.dataset.testid = 'last-refreshed';
+  if (view.refreshedAt !== undefined) {
+    const at = new Date(view.refreshedAt);
+    const time = el('time', undefined, new Intl.DateTimeFormat(view.locale, { dateStyle: 'medium', timeStyle: 'medium' }).format(at));
+    time.setAttribute('datetime', at.toISOString());
+    refreshed.append('Last refreshed ', time);
+  }
+  if (view.locale) refreshed.lang = view.locale;
+  titles.append(refreshed);
 
   const variables = el('section', 'variables');
   variables.dataset.testid = 'variables';
@@ -66,9 +76,13 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     input.className = 'chip-input';
     input.dataset.testid = 'variable-input';
     input.name = varName;
-    input.value = current === null ? '' : String(current);
+    // An array or object (a multi-select's, a date range's) is shown as its JSON, edited by its own control.
+    const structured = typeof current === 'object' && current !== null;
+    input.readOnly = structured;
+    input.value = current === null ? '' : structured ? JSON.stringify(current) : String(current);
     input.size = Math.max(4, Math.min(24, input.value.length + 1));
     input.addEventListener('change', () => {
+      if (structured) return;
       const text = input.value;
       let next: VariableValue = text;
       if (typeof current === 'number' && text.trim() !== '' && Number.isFinite(Number(text))) next = Number(text);
@@ -81,6 +95,36 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     chips.append(chip);
   }
   variables.append(chips);
+
+  // The multi-select over the detail rows: it sets (and reports) an array; absent means all options.
+  const filter = data.details.filter;
+  const asked = view.variables[filter.variable];
+  const chosen = Array.isArray(asked) ? filter.options.filter((option) => asked.includes(option)) : filter.options;
+  const rows = data.details.rows.filter((row) => chosen.includes(String(row[filter.column])));
+  const picker = el('label', 'multi-select');
+  const select = doc.createElement('select');
+  select.multiple = true;
+  select.name = filter.variable;
+  select.size = filter.options.length;
+  select.dataset.testid = 'multi-select';
+  for (const value of filter.options) {
+    const option = doc.createElement('option');
+    option.value = option.textContent = value;
+    option.selected = chosen.includes(value);
+    select.append(option);
+  }
+  select.addEventListener('change', () =>
+    view.onVariableChange(
+      filter.variable,
+      [...select.options].filter((o) => o.selected).map((o) => o.value),
+    ),
+  );
+  const summary = el('span', 'filter-summary', `${number.format(rows.length)} / ${number.format(data.details.rows.length)} rows`);
+  summary.dataset.testid = 'filter-summary';
+  summary.dataset.chosen = chosen.join(',');
+  summary.dataset.rows = String(rows.length);
+  picker.append(el('span', 'chip-name', filter.variable), select, summary);
+  variables.append(picker);
 
   const kpis = el('section', 'kpis');
   for (const kpi of data.kpis) {
@@ -126,7 +170,7 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
           'bar',
         );
         const tip = svg('title', {});
-        tip.textContent = `${point.label}: ${point.value}`;
+        tip.textContent = `${point.label}: ${number.format(point.value)}`;
         bar.append(tip);
         image.append(bar);
       });
@@ -142,7 +186,7 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
       chart.points.forEach((point, i) => {
         const dot = svg('circle', { cx: centre(i), cy: y(point.value), r: 3 }, 'dot');
         const tip = svg('title', {});
-        tip.textContent = `${point.label}: ${point.value}`;
+        tip.textContent = `${point.label}: ${number.format(point.value)}`;
         dot.append(tip);
         image.append(dot);
       });
@@ -170,9 +214,9 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
     const thead = el('thead');
     thead.append(head);
     const tbody = el('tbody');
-    for (const row of data.details.rows.slice(0, view.detailRows)) {
+    for (const row of rows.slice(0, view.detailRows)) {
       const tr = el('tr');
-      for (const cell of row) tr.append(el('td', typeof cell === 'number' ? 'num' : undefined, String(cell)));
+      for (const cell of row) tr.append(el('td', typeof cell === 'number' ? 'num' : undefined, typeof cell === 'number' ? number.format(cell) : String(cell)));
       tbody.append(tr);
     }
     table.append(thead, tbody);

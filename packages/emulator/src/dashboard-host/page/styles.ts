@@ -17,6 +17,10 @@ html, body { margin: 0; padding: 0; background: var(--bg); color: var(--ink);
 .chip label { display: inline-flex; align-items: center; gap: 6px; padding: 3px 4px 3px 10px; border-radius: 999px;
   background: var(--panel); border: 1px solid var(--line); font-size: 12px; }
 .chip.empty { color: var(--muted); font-size: 12px; }
+.multi-select { display: inline-flex; align-items: center; gap: 8px; margin-top: 8px; font-size: 12px; }
+.multi-select select { font: inherit; min-width: 6em; }
+.filter-summary, .refreshed { color: var(--muted); font-size: 12px; }
+.refreshed { margin: 2px 0 0; }
 .chip-name { color: var(--muted); font-weight: 600; overflow-wrap: anywhere; }
 .chip-input { border: 0; border-radius: 999px; padding: 2px 8px; background: var(--accent-soft); color: var(--ink); font: inherit; }
 .chip-input:focus { outline: 2px solid var(--accent); }

@@ -27,6 +27,9 @@ const SUBJECTS = [
 ];
 const STATUSES = ['Open', 'Pending', 'Solved', 'Closed', 'Escalated'];
 const PRIORITIES = ['Low', 'Normal', 'High', 'Urgent'];
+/** The regions of the multi-select (variable `regions`); each detail row is in one, by its index. */
+export const REGIONS = ['EU', 'US', 'APAC'];
+const regionFilter = (column: number) => ({ variable: 'regions', column, options: [...REGIONS] });
 
 const between = (random: () => number, low: number, high: number) => Math.round(low + random() * (high - low));
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -41,7 +44,7 @@ function salesOverview(random: () => number): SampleContent {
   const totalOrders = orders.reduce((sum, p) => sum + p.value, 0);
   const rows = Array.from({ length: MAX_DETAIL_ROWS }, (_, i) => {
     const units = between(random, 5, 900);
-    return [`${pick(random, PRODUCTS)} #${i + 1}`, units, money(units * between(random, 40, 400))];
+    return [`${pick(random, PRODUCTS)} #${i + 1}`, units, money(units * between(random, 40, 400)), REGIONS[i % REGIONS.length]!];
   });
   return {
     kpis: [
@@ -53,7 +56,7 @@ function salesOverview(random: () => number): SampleContent {
       { kind: 'bar', title: 'Revenue by month', unit: 'USD', points: revenue },
       { kind: 'line', title: 'Orders by month', unit: 'orders', points: orders },
     ],
-    details: { title: 'Top products', columns: ['Product', 'Units', 'Revenue'], rows },
+    details: { title: 'Top products', columns: ['Product', 'Units', 'Revenue', 'Region'], rows, filter: regionFilter(3) },
   };
 }
 
@@ -65,6 +68,7 @@ function supportMetrics(random: () => number): SampleContent {
     pick(random, SUBJECTS),
     pick(random, PRIORITIES),
     pick(random, STATUSES),
+    REGIONS[i % REGIONS.length]!,
   ]);
   const open = byStatus.find((s) => s.label === 'Open')?.value ?? 0;
   return {
@@ -77,7 +81,7 @@ function supportMetrics(random: () => number): SampleContent {
       { kind: 'bar', title: 'Tickets by status', unit: 'tickets', points: byStatus },
       { kind: 'line', title: 'Median first response', unit: 'hours', points: response },
     ],
-    details: { title: 'Recent tickets', columns: ['Ticket', 'Subject', 'Priority', 'Status'], rows },
+    details: { title: 'Recent tickets', columns: ['Ticket', 'Subject', 'Priority', 'Status', 'Region'], rows, filter: regionFilter(4) },
   };
 }
 

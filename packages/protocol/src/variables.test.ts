@@ -65,7 +65,6 @@ describe('variablesProblem', () => {
   });
 
   it('is self-contained: it works as inlined source text (the emulator page)', () => {
-     
     const inlined = new Function(`return (${variablesProblem.toString()})`)() as typeof variablesProblem;
     expect(inlined({ regions: ['EU'] }, L)).toBeUndefined();
     expect(inlined({ a: nest(9) }, L)).toMatch(/maxDepth/);

@@ -43,8 +43,9 @@ export default defineConfig({
     // Real sockets, child processes and a real browser: give slow shared machines room.
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // A green run must be quiet: the second reporter fails one that wrote to stderr.
-    reporters: ['default', './test/support/quiet-reporter.ts'],
+    // A green run must be quiet: the second reporter fails one that wrote to stderr. The third
+    // writes each project's wall time for .ci/run's table (only with VITEST_PHASE_TIMES set).
+    reporters: ['default', './test/support/quiet-reporter.ts', './test/support/phase-times-reporter.ts'],
     setupFiles: ['test/support/stderr-to-console.ts'],
     projects: [
       {

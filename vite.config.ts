@@ -18,6 +18,12 @@ const alias = [
   { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element|react|vite)$/, replacement: packageSource('$1') },
 ];
 
+/**
+ * How many e2e files run at once (each worker slot gets its own Firefox: test/e2e/global-setup.ts);
+ * `E2E_WORKERS=1` runs them one at a time, as before (a heavily loaded machine, a comparison).
+ */
+const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS) || 2);
+
 const demoFile = (path: string) => fileURLToPath(new URL(`./demo/${path}`, import.meta.url));
 
 export default defineConfig({
@@ -89,11 +95,13 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
-          // One browser per engine for the whole run (Chromium, Firefox), each file connecting to it.
+          // The run's shared browsers (Chromium; a Firefox per worker slot), each file connecting to them.
           globalSetup: ['test/e2e/global-setup.ts'],
-          // One file at a time on a two-core machine, after the other projects' files (a group of
-          // its own): two at once, beside node files, timed out WebKit scenarios at load 20-30.
-          fileParallelism: false,
+          // After the other projects' files (a group of its own: two at once beside node files timed
+          // out WebKit scenarios at load 20-30), two files at a time: they mostly wait (token
+          // lifetimes, retries, animation frames), and one at a time took ~350 s of a quiet CI run.
+          sequence: { groupOrder: 1 },
+          maxWorkers: E2E_WORKERS,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

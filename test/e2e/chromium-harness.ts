@@ -1,15 +1,16 @@
 /**
- * Helpers of the real-browser end-to-end tests: one Chromium per test file, one demo (host app +
+ * Helpers of the real-browser end-to-end tests: the run's shared Chromium (or one per block), one demo (host app +
  * BFF + emulator, in process, on free ports) per scenario, and probes into the page and the
  * cross-origin dashboard frame. Every wait is bounded.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import type { Browser, BrowserContext, BrowserContextOptions, Frame, Page, Request } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Frame, type Page, type Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startDemo, type RunningDemo, type StartDemoOptions } from '../../demo/server/start-demo.js';
 import { launchChromium } from '../support/chromium.js';
+import { sharedBrowserEndpoint } from './harness.js';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../../demo/dist/public/', import.meta.url));
 
@@ -25,7 +26,14 @@ export async function startTestDemo(options: StartDemoOptions = {}): Promise<Run
   return startDemo({ port: 0, publicDir: PUBLIC_DIR, dashboardRefreshSeconds: DASHBOARD_REFRESH_SECONDS, ...options });
 }
 
-export const openBrowser = (path: string): Promise<Browser> => launchChromium(path);
+/**
+ * A Chromium for a block: the run's shared one when the e2e project serves it (connected; its
+ * `close()` closes this client's contexts and leaves the browser running), else one launched.
+ */
+export function openBrowser(path: string): Promise<Browser> {
+  const endpoint = sharedBrowserEndpoint('chromium');
+  return endpoint ? chromium.connect(endpoint, { timeout: 30_000 }) : launchChromium(path);
+}
 
 /** A session JWT (HS256 with `secret`) for a BFF of the test's own: Acme Corp, region EU, valid 10 minutes. */
 export async function signAcmeSession(secret: string, orgId = 'acme', orgName = 'Acme Corp'): Promise<string> {

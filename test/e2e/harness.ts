@@ -1,7 +1,7 @@
 /**
  * Helpers of the real-browser end-to-end scenarios, written once for every engine
- * (test/support/browsers): the run's one browser per engine (./global-setup.ts; WebKit's per
- * block), a demo (host app + BFF +
+ * (test/support/browsers): the run's one browser per engine and worker slot (./global-setup.ts;
+ * WebKit's per block), a demo (host app + BFF +
  * emulator, in process, on free ports) per scenario or shared by a block, and probes into the
  * page (./page-probe.ts) and the cross-origin dashboard frame. Every wait is bounded.
  *
@@ -28,6 +28,7 @@ import {
   type Engine,
   type EngineBrowser,
   type EngineContext,
+  type EngineName,
   type FrameRef,
   type LaunchOptions,
   type Tab,
@@ -82,13 +83,25 @@ export async function signAcmeSession(secret: string, orgId = 'acme', orgName = 
 }
 
 /**
+ * The endpoint of the run's shared browser of `engine` for this test file's worker slot
+ * (./global-setup.ts serves one per slot, or one for all), or undefined where none is served
+ * (outside the e2e project, e.g. test/topology, nothing is provided).
+ */
+export function sharedBrowserEndpoint(engine: EngineName): string | undefined {
+  const endpoints = (inject('e2eBrowsers') as Partial<Record<EngineName, string[]>> | undefined)?.[engine];
+  if (!endpoints?.length) return undefined;
+  // VITEST_POOL_ID: 1…maxWorkers, never the same for two files running at once.
+  const slot = Math.max(1, Number(process.env.VITEST_POOL_ID) || 1);
+  return endpoints[(slot - 1) % endpoints.length];
+}
+
+/**
  * A browser of `engine` for a block of tests: the run's shared one (./global-setup.ts) when the
  * block needs no launch options of its own and the engine has one, else one launched for it.
  * Either way `close()` when the block is over (a shared browser stays running for other files).
  */
 export function openEngineBrowser(engine: Engine, launch?: LaunchOptions): Promise<EngineBrowser> {
-  // Outside the e2e project (test/topology) nothing is provided.
-  const endpoint = launch || !engine.connect ? undefined : (inject('e2eBrowsers') as Partial<Record<string, string>> | undefined)?.[engine.name];
+  const endpoint = launch || !engine.connect ? undefined : sharedBrowserEndpoint(engine.name);
   return endpoint ? engine.connect!(endpoint) : engine.launch(launch);
 }
 

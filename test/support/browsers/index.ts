@@ -8,7 +8,7 @@ import { chromiumTool, firefoxTool, webkitTools, type Tool } from '../tools.js';
 import { CHROMIUM_SUPPORT, connectChromiumEngine, launchChromiumEngine, serveChromium } from './chromium.js';
 import { connectFirefoxEngine, FIREFOX_SUPPORT, launchFirefoxEngine, serveFirefox } from './firefox.js';
 import type { EngineBrowser, EngineName, EngineSupport, LaunchOptions } from './types.js';
-import { launchWebKitEngine, WEBKIT_SUPPORT } from './webkit.js';
+import { connectWebKitEngine, launchWebKitEngine, serveWebKit, WEBKIT_SUPPORT } from './webkit.js';
 
 export * from './types.js';
 
@@ -20,12 +20,14 @@ export interface Engine {
   supports: EngineSupport;
   launch(options?: LaunchOptions): Promise<EngineBrowser>;
   /**
-   * Starts a browser of default launch options that test files connect to (`connect(endpoint)`,
-   * one file at a time) instead of each launching its own: a vitest globalSetup's job
-   * (test/e2e/global-setup.ts). Undefined where sharing saves nothing: a WebKit context is a
-   * WebKitWebDriver and a MiniBrowser of its own, started per context anyway.
+   * Starts a browser of default launch options that test files connect to (`connect(endpoint)`)
+   * instead of each launching its own: a vitest globalSetup's job (test/e2e/global-setup.ts).
+   * `clients`: how many files may be connected at once. Chromium takes them all; Firefox's remote
+   * agent holds one WebDriver BiDi session, so one file at a time (serve one per client); WebKit's
+   * service keeps `clients` contexts started ahead (each context is a WebKitWebDriver and a
+   * MiniBrowser of its own, as when launched).
    */
-  serve?(): Promise<SharedBrowser>;
+  serve?(clients?: number): Promise<SharedBrowser>;
   /** A browser on what `serve()` started; its `close()` closes what this connection opened and leaves the browser running. */
   connect?(endpoint: string): Promise<EngineBrowser>;
 }
@@ -79,13 +81,15 @@ export function engine(name: EngineName): Engine {
     };
   }
   const tools = webkitTools();
+  if (!tools.available) return { name, available: false, supports: WEBKIT_SUPPORT, launch: unavailable(tools) };
+  const paths = { driver: tools.path, minibrowser: tools.minibrowser, xvfb: tools.xvfb };
   return {
     name,
-    available: tools.available,
+    available: true,
     supports: WEBKIT_SUPPORT,
-    launch: tools.available
-      ? (options) => launchWebKitEngine({ driver: tools.path, minibrowser: tools.minibrowser, xvfb: tools.xvfb }, options)
-      : unavailable(tools),
+    launch: (options) => launchWebKitEngine(paths, options),
+    serve: (clients) => serveWebKit(paths, { warm: clients }),
+    connect: connectWebKitEngine,
   };
 }
 

@@ -53,6 +53,11 @@ export class WebDriverSession {
     readonly capabilities: Record<string, unknown>,
   ) {}
 
+  /** A session another process created (test/support/browsers/webkit.ts `serveWebKit`). */
+  static attach(base: string, id: string, capabilities: Record<string, unknown>): WebDriverSession {
+    return new WebDriverSession(base, id, capabilities);
+  }
+
   static async create(base: string, capabilities: Record<string, unknown>, timeoutMs = 60_000): Promise<WebDriverSession> {
     const answer = await webdriverCommand<{ sessionId: string; capabilities: Record<string, unknown> }>(
       base,

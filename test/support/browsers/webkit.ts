@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
@@ -56,23 +58,13 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
     throw new Error(
       'named hosts are not supported in WebKit (MiniBrowser has no host-resolver setting): give it an HTTP proxy that tunnels them (webkitArgs --proxy, as test/topology does)',
     );
-  const xvfb = await startXvfb(paths.xvfb);
-  const contexts = new Set<WebKitContext>();
   if (options.trustedCa)
     throw new Error(
       "WebKitGTK cannot trust a CA for one launch (GnuTLS reads only the system-wide /etc/ssl/certs/ca-certificates.crt): give it webkitCertificates, each host's own certificate",
     );
-  // `no-third-party` (MiniBrowser's default) refuses cookies a third party sets, yet sends those a
-  // site set as a first party; blocking them as Safari does takes its Intelligent Tracking Prevention.
-  const cookies =
-    options.thirdPartyCookies === 'allow'
-      ? ['--cookies-policy=always']
-      : options.thirdPartyCookies === 'block'
-        ? ['--cookies-policy=no-third-party', '--enable-itp']
-        : ['--cookies-policy=no-third-party'];
-  const args = ['--automation', ...cookies, ...(options.webkitArgs ?? [])];
-  const certificates = (options.webkitCertificates ?? []).map(({ host, certificateFile }) => ({ host, certificateFile }));
-  const browserOptions = certificates.length ? { args, certificates } : { args };
+  const browserOptions = webkitBrowserOptions(options);
+  const xvfb = await startXvfb(paths.xvfb);
+  const contexts = new Set<WebKitContext>();
   let version = '';
   const start = async (viewport: Viewport): Promise<WebKitContext> => {
     const context: WebKitContext = await WebKitContext.start(paths, xvfb.display, browserOptions, options.acceptInsecureCerts ?? false, viewport, () =>
@@ -128,6 +120,146 @@ export async function launchWebKitEngine(paths: WebKitPaths, options: LaunchOpti
     throw error;
   }
   return browser;
+}
+
+type BrowserOptions = { args: string[]; certificates?: { host: string; certificateFile: string }[] };
+
+/** MiniBrowser's arguments and certificates for `options` (WebKitWebDriver's `webkitgtk:browserOptions`). */
+function webkitBrowserOptions(options: LaunchOptions): BrowserOptions {
+  // `no-third-party` (MiniBrowser's default) refuses cookies a third party sets, yet sends those a
+  // site set as a first party; blocking them as Safari does takes its Intelligent Tracking Prevention.
+  const cookies =
+    options.thirdPartyCookies === 'allow'
+      ? ['--cookies-policy=always']
+      : options.thirdPartyCookies === 'block'
+        ? ['--cookies-policy=no-third-party', '--enable-itp']
+        : ['--cookies-policy=no-third-party'];
+  const args = ['--automation', ...cookies, ...(options.webkitArgs ?? [])];
+  const certificates = (options.webkitCertificates ?? []).map(({ host, certificateFile }) => ({ host, certificateFile }));
+  return certificates.length ? { args, certificates } : { args };
+}
+
+/** What `WebKitContext.handOver` tells another process: the driver's URL, the session, its spare window. */
+interface WebKitHandOver {
+  base: string;
+  id: string;
+  capabilities: Record<string, unknown>;
+  version: string;
+  window: string;
+}
+
+/**
+ * WebKit of default launch options for a whole test run (test/e2e/global-setup.ts): one Xvfb, and
+ * a small HTTP service on 127.0.0.1 that hands out contexts, each still a WebKitWebDriver and a
+ * MiniBrowser of its own with a fresh profile (as `launchWebKitEngine`'s), started and sized
+ * ahead (`warm` at a time, one per test file that may run at once) so that a file's first context
+ * is ready as its later ones are. `connectWebKitEngine(endpoint)` is the test file's side:
+ * `POST /contexts` takes one (the next is started at once), `DELETE /contexts/<session>` stops it.
+ */
+export async function serveWebKit(paths: WebKitPaths, { warm = 1 }: { warm?: number } = {}): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const browserOptions = webkitBrowserOptions({});
+  const xvfb = await startXvfb(paths.xvfb);
+  const handedOut = new Map<string, WebKitContext>();
+  const ready: Promise<WebKitContext>[] = [];
+  let closed = false;
+  let version = '';
+  const start = (viewport: Viewport) => WebKitContext.start(paths, xvfb.display, browserOptions, false, viewport, () => undefined);
+  const warmOne = () => {
+    const next = start(DEFAULT_VIEWPORT).then(async (context) => {
+      await context.prepare();
+      return context;
+    });
+    next.catch(() => undefined);
+    ready.push(next);
+  };
+  const take = async (): Promise<WebKitHandOver> => {
+    if (closed) throw new Error('the shared WebKit is closed');
+    const waiting = ready.shift();
+    warmOne();
+    // A warm context that failed to start: start one now, which says why if it fails again.
+    const context = (await waiting?.catch(() => undefined)) ?? (await start(DEFAULT_VIEWPORT));
+    const handOver = context.handOver();
+    handedOut.set(handOver.id, context);
+    return handOver;
+  };
+  const server = createServer((request, response) => {
+    const answer = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const stopped = /^\/contexts\/([\w-]+)$/.exec(request.url ?? '');
+    if (request.method === 'GET' && request.url === '/version') {
+      answer(200, { version });
+    } else if (request.method === 'POST' && request.url === '/contexts') {
+      take().then(
+        (handOver) => answer(200, handOver),
+        (error: Error) => answer(500, { error: error.message }),
+      );
+    } else if (request.method === 'DELETE' && stopped) {
+      const context = handedOut.get(stopped[1]!);
+      handedOut.delete(stopped[1]!);
+      (context?.close() ?? Promise.resolve()).then(
+        () => answer(200, {}),
+        (error: Error) => answer(500, { error: error.message }),
+      );
+    } else answer(404, { error: `no ${request.method} ${request.url}` });
+  });
+  const close = async () => {
+    closed = true;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    const waiting = ready.splice(0).map((next) =>
+      next.then(
+        (context) => context.close(),
+        () => undefined,
+      ),
+    );
+    await Promise.all([...waiting, ...[...handedOut.values()].map((context) => context.close())]);
+    handedOut.clear();
+    if (xvfb.child) await stopProcess(xvfb.child);
+  };
+  try {
+    for (let i = 0; i < Math.max(1, warm); i++) warmOne();
+    // The first context proves the driver works before any test asks for one, and tells the version.
+    version = (await ready[0]!).version;
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
+}
+
+/** The WebKit of `serveWebKit`: each context one of its warm ones; `close()` stops this connection's contexts, not the service. */
+export async function connectWebKitEngine(endpoint: string): Promise<EngineBrowser> {
+  const contexts = new Set<WebKitContext>();
+  let closed = false;
+  const call = async <T>(method: 'GET' | 'POST' | 'DELETE', path: string): Promise<T> => {
+    // A context can take a minute to start on a loaded two-core machine.
+    const response = await fetch(`${endpoint}${path}`, { method, signal: AbortSignal.timeout(120_000) });
+    const body = (await response.json()) as T & { error?: string };
+    if (!response.ok) throw new Error(`the shared WebKit (${method} ${path}): ${body.error ?? response.status}`);
+    return body;
+  };
+  const { version } = await call<{ version: string }>('GET', '/version');
+  return {
+    engine: 'webkit',
+    version,
+    supports: WEBKIT_SUPPORT,
+    async newContext(contextOptions = {}) {
+      if (closed) throw new Error('the WebKit browser is closed');
+      const handOver = await call<WebKitHandOver>('POST', '/contexts');
+      const context: WebKitContext = WebKitContext.attach(
+        handOver,
+        contextOptions.viewport ?? DEFAULT_VIEWPORT,
+        () => call<unknown>('DELETE', `/contexts/${handOver.id}`).then(() => undefined),
+        () => contexts.delete(context),
+      );
+      contexts.add(context);
+      return context;
+    },
+    async close() {
+      closed = true;
+      await Promise.all([...contexts].map((context) => context.close()));
+    },
+  };
 }
 
 async function stopProcess(child: ChildProcess, graceMs = 3_000): Promise<void> {
@@ -200,7 +332,8 @@ class WebKitContext implements EngineContext {
   private closed = false;
 
   private constructor(
-    private readonly driver: ChildProcess,
+    /** Stops the context's WebKitWebDriver (and so its MiniBrowser), or has its owner stop it. */
+    private readonly stopDriver: () => Promise<void>,
     private readonly session: WebDriverSession,
     readonly version: string,
     /** The viewport of the context's tabs (set again when a warm context is handed out). */
@@ -211,7 +344,7 @@ class WebKitContext implements EngineContext {
   static async start(
     paths: WebKitPaths,
     display: string,
-    browserOptions: { args: string[]; certificates?: { host: string; certificateFile: string }[] },
+    browserOptions: BrowserOptions,
     acceptInsecureCerts: boolean,
     viewport: Viewport,
     forget: () => void,
@@ -244,7 +377,13 @@ class WebKitContext implements EngineContext {
           timeouts: { script: 60_000 },
           'webkitgtk:browserOptions': { binary: paths.minibrowser, ...browserOptions },
         });
-        const context = new WebKitContext(driver, session, `MiniBrowser (WebKitGTK ${String(session.capabilities.browserVersion ?? '?')})`, viewport, forget);
+        const context = new WebKitContext(
+          () => stopProcess(driver),
+          session,
+          `MiniBrowser (WebKitGTK ${String(session.capabilities.browserVersion ?? '?')})`,
+          viewport,
+          forget,
+        );
         context.spare = await session.command<string>('GET', '/window');
         context.current = { handle: context.spare, frame: null };
         return context;
@@ -255,6 +394,26 @@ class WebKitContext implements EngineContext {
         throw new Error(`WebKitWebDriver did not start a MiniBrowser session: ${(error as Error).message}\n${output}`, { cause: error });
       }
     }
+  }
+
+  /** What another process needs to drive this context's session (`attach`); this object no longer sends it commands. */
+  handOver(): WebKitHandOver {
+    if (this.spare === undefined || this.tabs.size > 0) throw new Error('only an unused WebKit context can be handed over');
+    return { base: this.session.base, id: this.session.id, capabilities: this.session.capabilities, version: this.version, window: this.spare };
+  }
+
+  /** The context `handOver` described, in this process; `stopDriver` has its owner stop the driver once the session is deleted. */
+  static attach(handOver: WebKitHandOver, viewport: Viewport, stopDriver: () => Promise<void>, forget: () => void): WebKitContext {
+    const context = new WebKitContext(
+      stopDriver,
+      WebDriverSession.attach(handOver.base, handOver.id, handOver.capabilities),
+      handOver.version,
+      viewport,
+      forget,
+    );
+    context.spare = handOver.window;
+    context.current = { handle: handOver.window, frame: null };
+    return context;
   }
 
   /** Sizes the spare window to the context's viewport ahead of its first tab (which then finds it fitting). */
@@ -483,6 +642,6 @@ class WebKitContext implements EngineContext {
       this.forget();
       await this.session.delete().catch(() => undefined);
     });
-    await stopProcess(this.driver);
+    await this.stopDriver();
   }
 }

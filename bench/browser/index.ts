@@ -144,7 +144,8 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       const { urlFetch: _urlFetch, urlFirst: _urlFirst, urlAdopt: _urlAdopt, exploAdopt: _exploAdopt, ...mainPages } = pages;
       const { viewport } = engineOptions(pagesUrl, session);
       const context = { viewport, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
-      const runs = quick ? 2 : 15;
+      // Quick (CI): one load of each page per pass proves every page and pass still works.
+      const runs = quick ? 1 : 15;
       if (!timeToDashboard) {
         // Rows 4 not asked for: only the baseline page, for rows 5a and 5c; the catch below leaves rows 4 out.
         const alone = await measureTimeToDashboard(browser, { baseline: pages.baseline }, context, runs);
@@ -155,7 +156,7 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       // The judged pair (4m, 4n) again in a pass of its own with more runs: on this machine a
       // median of 15 loads moves by about ±0.1x from run to run.
       const judged = judgedPages(pagesUrl, token);
-      const judgedRuns = quick ? 2 : 40;
+      const judgedRuns = quick ? 1 : 40;
       const quietLoad = loadavg()[0] ?? Number.NaN;
       const quiet = await measureTimeToDashboard(browser, pages, context, runs, !quick);
       baselineMs = median(quiet.baseline.map((load) => load.ms));

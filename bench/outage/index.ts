@@ -104,14 +104,14 @@ async function outageRates(
 }
 
 /**
- * Row 6: a vendor outage of 60 s (10 s quick) with 200 active visitors (50 quick), each of
+ * Row 6: a vendor outage of 60 s (4 s quick) with 200 active visitors (20 quick), each of
  * another customer, each element retrying as it does. Vendor calls per minute are sampled per
- * 10 s window (2 s quick), with the circuit breaker off (the baseline) and on, in the same run.
+ * 10 s window (1 s quick), with the circuit breaker off (the baseline) and on, in the same run.
  */
 export async function runOutage(quick: boolean): Promise<Row[]> {
-  const visitors = quick ? 50 : 200;
-  const durationMs = quick ? 10_000 : 60_000;
-  const windowMs = quick ? 2_000 : 10_000;
+  const visitors = quick ? 20 : 200;
+  const durationMs = quick ? 4_000 : 60_000;
+  const windowMs = quick ? 1_000 : 10_000;
   let emulator: BenchEmulator | undefined;
   try {
     emulator = await startEmulator('outage-emulator');

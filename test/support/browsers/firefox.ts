@@ -56,16 +56,37 @@ export async function serveFirefox(executablePath: string): Promise<{ endpoint: 
     endpoint,
     async close() {
       // Connected again to close it: puppeteer's launcher then removes its temporary profile.
-      const again = await puppeteer.connect({ browserWSEndpoint: endpoint, protocol: 'webDriverBiDi' }).catch(() => undefined);
+      const again = await puppeteer.connect({ browserWSEndpoint: endpoint, protocol: 'webDriverBiDi', protocolTimeout: 15_000 }).catch(() => undefined);
       if (again) await again.close().catch(() => undefined);
       if (child && child.exitCode === null) child.kill('SIGKILL');
     },
   };
 }
 
-/** The Firefox of `serveFirefox`: its `close()` closes this connection's contexts and ends its session, leaving the browser running. */
-export async function connectFirefoxEngine(endpoint: string): Promise<EngineBrowser> {
-  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, protocol: 'webDriverBiDi', protocolTimeout: 60_000 });
+/**
+ * The Firefox of `serveFirefox`: its `close()` closes this connection's contexts and ends its
+ * session, leaving the browser running. Rejects when the browser's agent refuses this connection's
+ * session (its one session is taken) or starts none within `sessionTimeoutMs` (seen once at load 9:
+ * `session.new` unanswered for 60 s); the caller then launches a Firefox of its own.
+ */
+export async function connectFirefoxEngine(endpoint: string, sessionTimeoutMs = 30_000): Promise<EngineBrowser> {
+  const connecting = puppeteer.connect({ browserWSEndpoint: endpoint, protocol: 'webDriverBiDi', protocolTimeout: 60_000 });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the shared Firefox started no session within ${sessionTimeoutMs} ms`)), sessionTimeoutMs);
+  });
+  const browser = await Promise.race([connecting, timedOut])
+    .catch((error: unknown) => {
+      // A session that starts after all is ended at once, leaving the browser to the next client.
+      connecting
+        .then(
+          (late) => late.disconnect(),
+          () => undefined,
+        )
+        .catch(() => undefined);
+      throw error;
+    })
+    .finally(() => clearTimeout(timer));
   const contexts: BrowserContext[] = [];
   return firefoxEngine(
     browser,

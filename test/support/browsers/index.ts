@@ -77,7 +77,8 @@ export function engine(name: EngineName): Engine {
       supports: FIREFOX_SUPPORT,
       launch: (options) => launchFirefoxEngine(tool.path, options),
       serve: () => serveFirefox(tool.path),
-      connect: connectFirefoxEngine,
+      // The shared one, or, when it takes no session in time, one of this file's own.
+      connect: (endpoint) => connectFirefoxEngine(endpoint).catch(() => launchFirefoxEngine(tool.path)),
     };
   }
   const tools = webkitTools();

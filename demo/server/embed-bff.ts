@@ -15,6 +15,8 @@ export interface EmbedBffOptions {
   log?: ((line: string) => void) | undefined;
   /** Embed tokens instead of customer tokens (the `explo-jwt` page's BFF). */
   embedToken?: EmbedTokenOptions;
+  /** The BFF's `minRotationIntervalSeconds`; default the BFF's own (10 s). */
+  minRotationIntervalSeconds?: number | undefined;
 }
 
 export interface EmbedBff {
@@ -33,6 +35,7 @@ export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
     upstream,
     session: { secret: options.sessionSecret, cookie: SESSION_COOKIE, issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE },
     tokenTtlSeconds: options.tokenTtlSeconds,
+    ...(options.minRotationIntervalSeconds !== undefined && { minRotationIntervalSeconds: options.minRotationIntervalSeconds }),
     allowedOrigins: options.allowedOrigins,
     publicOrigin: options.publicOrigin,
     secrets: [options.apiToken],

@@ -58,6 +58,8 @@ export interface StartDemoOptions {
   vendorPublicUrl?: string;
   /** Where the BFF logs; default: nowhere. */
   log?: (line: string) => void;
+  /** The BFFs' minimum interval between two rotations of one customer's token; default the BFF's (10 s). Tests that rotate at once set 0. */
+  minRotationIntervalSeconds?: number;
 }
 
 export interface RunningDemo {
@@ -156,6 +158,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       allowedOrigins: publicUrl === undefined ? origins : [],
       publicOrigin: publicUrl,
       log: options.log,
+      minRotationIntervalSeconds: options.minRotationIntervalSeconds,
     });
     const embedTokenBff = createEmbedBff({
       upstreamUrl: running.url,
@@ -164,6 +167,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       tokenTtlSeconds: tokenTtlSeconds || 300,
       allowedOrigins: origins,
       log: options.log,
+      minRotationIntervalSeconds: options.minRotationIntervalSeconds,
       // Only the demo's own dashboards: an embed token for any other is refused (403).
       embedToken: { keyId: DEMO_EMBED_KEY_ID, key: embedKey, dashboards: DEMO_DASHBOARDS.map((dashboard) => dashboard.id) },
     });

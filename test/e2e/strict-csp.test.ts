@@ -24,14 +24,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
 import type { RunningDemo } from '../../demo/server/start-demo.js';
 import { engines, type EngineBrowser, type EngineContext } from '../support/browsers/index.js';
-import { eventually, iframeHeight, openApp, openEngineBrowser, startTestDemo, type AppTab } from './harness.js';
+import { eventually, iframeHeight, openApp, openEngineBrowser, postFromDashboard, startTestDemo, type AppTab } from './harness.js';
 import { PAGE_PROBE_SOURCE } from './page-probe.js';
 
 const ELEMENT_SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));
 const DASHBOARD = 'sales-overview';
 const POLICIES = ['strict', 'nonce', 'trusted-types'] as const;
-// The nonce policy joins once the deferred loader creates its Trusted Types policy (next change).
-const CASE_POLICIES: readonly Policy[] = ['strict', 'trusted-types'];
 const PROTOCOLS = ['message', 'explo', 'explo-jwt'] as const;
 type Policy = (typeof POLICIES)[number];
 type Protocol = (typeof PROTOCOLS)[number];
@@ -163,8 +161,10 @@ let demo: RunningDemo;
 let host: HostServer;
 beforeAll(async () => {
   host = await startHost(() => demo);
-  demo = await startTestDemo({ extraOrigins: [host.url] });
+  // Each case rotates the customer's token seconds after the case before did: no minimum interval.
+  demo = await startTestDemo({ extraOrigins: [host.url], minRotationIntervalSeconds: 0 });
 });
+
 afterAll(async () => {
   await host?.close();
   await demo?.close();
@@ -192,9 +192,9 @@ describe.each(engines())('in $name, a host page with a strict Content-Security-P
     await browser?.close();
   });
 
-  const cases = CASE_POLICIES.flatMap((policy) => PROTOCOLS.map((protocol) => ({ policy, protocol })));
+  const cases = POLICIES.flatMap((policy) => PROTOCOLS.map((protocol) => ({ policy, protocol })));
   it.skipIf(!engine.available).each(cases)(
-    '$policy policy, $protocol protocol: loads, with adopted styles, and the frame takes the reported height, with no violation',
+    '$policy policy, $protocol protocol: loads, resizes, takes variables, rotates and fails with no violation',
     async ({ policy, protocol }) => {
       host.refuseTokens = false;
       try {
@@ -213,6 +213,25 @@ describe.each(engines())('in $name, a host page with a strict Content-Security-P
         const reported = await eventually('a reported height', () => reportedHeight(app));
         expect(reported).not.toBe(400);
         await eventually(`the frame at the reported ${String(reported)} px`, async () => (await iframeHeight(app.tab)) === (await reportedHeight(app)));
+        // Variables, host to dashboard.
+        await app.tab.evaluate(() => document.querySelector('embedded-dashboard')!.setAttribute('variables', '{"region":"APAC"}'));
+        await eventually('the dashboard to show the variable', async () =>
+          (await app.frame()).evaluate(() => document.querySelector<HTMLInputElement>('[data-var="region"] input')?.value === 'APAC'),
+        );
+        // Rotation: the dashboard says its token was refused, as it does when the vendor expires it.
+        const expired = protocol === 'message' ? { event: 'tokenExpired', detail: { dashboardId: DASHBOARD } } : { event: 'customerJwtExpired', detail: {} };
+        await postFromDashboard(await app.frame(), host.url, expired);
+        await eventually('the rotated token', async () => (await app.events('dashboard-token')).some((e) => e.detail.reason === 'rotate'));
+        await eventually('the element to be ready again', async () => (await app.state()) === 'ready');
+        await eventually('the dashboard to show data again', () => frameReady(app));
+        await eventually('the frame at the reported height after the rotation', async () => (await iframeHeight(app.tab)) === (await reportedHeight(app)));
+        // The error state: the BFF refuses the next rotation.
+        host.refuseTokens = true;
+        await postFromDashboard(await app.frame(), host.url, expired);
+        await eventually('the error state', async () => (await app.state()) === 'error');
+        expect(
+          await app.tab.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('slot[name=error] button')?.textContent),
+        ).toBe('Retry');
         expect(await violations(app)).toEqual([]);
       } finally {
         host.refuseTokens = false;

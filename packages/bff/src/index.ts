@@ -8,7 +8,7 @@ export { BffError } from './errors/bff-error.js';
 export { renderInitialToken, INITIAL_TOKEN_HEADERS } from './page/initial-token.js';
 export { renderDashboardFrame } from './page/dashboard-frame.js';
 export type { DashboardFrameOptions } from './page/dashboard-frame.js';
-export { renderElementScript } from './page/element-script.js';
+export { renderElementScript, TRUSTED_TYPES_POLICY } from './page/element-script.js';
 export type { ElementScriptOptions } from './page/element-script.js';
 export { createMemoryStore, MemoryTokenStore } from './store/memory.js';
 export { createJsonLogger, redactLine, withRedaction } from './observability/logger.js';

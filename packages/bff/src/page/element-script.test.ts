@@ -3,15 +3,21 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderElementScript } from './element-script.js';
 
 /** Runs the markup in a happy-dom page; returns the page and the scripts it appended to <head>. */
-function run(markup: string) {
+function run(markup: string, setUp?: (window: Window) => void) {
   const window = new Window({ url: 'https://app.example.com/' });
+  setUp?.(window);
   const document = window.document;
-  const appended: { src: string; type: string; nonce: string }[] = [];
+  const appended: { src: string; type: string; nonce: string; integrity?: string; crossOrigin?: string | null }[] = [];
   const append = document.head.append.bind(document.head);
   document.head.append = (...nodes) => {
     for (const node of nodes) {
       const script = node as unknown as HTMLScriptElement;
-      appended.push({ src: script.getAttribute('src') ?? '', type: script.type, nonce: script.nonce ?? '' });
+      appended.push({
+        src: script.getAttribute('src') ?? '',
+        type: script.type,
+        nonce: script.nonce ?? '',
+        ...(script.integrity ? { integrity: script.integrity, crossOrigin: script.crossOrigin } : {}),
+      });
     }
     // Not appended for real: happy-dom would fetch the module.
     void append;
@@ -80,6 +86,41 @@ describe('renderElementScript', () => {
     expect(renderElementScript({ src: '/e.js?v=1&x=2', after: 'now', nonce: 'n' })).toBe('<script type="module" nonce="n" src="/e.js?v=1&amp;x=2"></script>');
   });
 
+  it('pins the module with integrity and crossorigin, in both loaders', async () => {
+    const integrity = 'sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC';
+    expect(renderElementScript({ src: '/e.js', after: 'now', integrity })).toBe(
+      `<script type="module" integrity="${integrity}" crossorigin="anonymous" src="/e.js"></script>`,
+    );
+    const { window, appended } = run(renderElementScript({ src: '/e.js', integrity: ` ${integrity} sha512-abc= ` }));
+    window.dispatchEvent(new window.MessageEvent('message', { data: { event: 'dashboardLoaded' } }));
+    await vi.waitFor(() =>
+      expect(appended).toEqual([{ src: '/e.js', type: 'module', nonce: '', integrity: `${integrity} sha512-abc=`, crossOrigin: 'anonymous' }]),
+    );
+    await window.happyDOM.abort();
+  });
+
+  it('sets the URL through a Trusted Types policy "embedded-dashboard" where the browser has them: created once, when loading, passing that URL only', async () => {
+    const policies: { name: string; rules: { createScriptURL(url: string): unknown } }[] = [];
+    const { window, appended } = run(renderElementScript({ src: '/e.js?v=1' }), (page) => {
+      (page as unknown as { trustedTypes: unknown }).trustedTypes = {
+        createPolicy(name: string, rules: { createScriptURL(url: string): string }) {
+          policies.push({ name, rules });
+          return { createScriptURL: (url: string) => ({ toString: () => `${rules.createScriptURL(url)}` }) };
+        },
+      };
+    });
+    window.dispatchEvent(new window.MessageEvent('message', { data: { event: 'dashboardReadyToLoad' } }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Nothing created before the module is loaded.
+    expect(policies).toEqual([]);
+    window.dispatchEvent(new window.MessageEvent('message', { data: { event: 'dashboardLoaded' } }));
+    window.dispatchEvent(new window.MessageEvent('message', { data: { event: 'dashboardLoaded' } }));
+    await vi.waitFor(() => expect(appended.map((a) => a.src)).toEqual(['/e.js?v=1']));
+    expect(policies.map((p) => p.name)).toEqual(['embedded-dashboard']);
+    expect(() => policies[0]!.rules.createScriptURL('https://evil.example/e.js')).toThrow(/not the element script/);
+    await window.happyDOM.abort();
+  });
+
   it.each([
     ['a src closing the script', '/e.js"</script><script>alert(1)</script>'],
     ['a src breaking the string', `/e.js';alert(1);'`],
@@ -102,6 +143,11 @@ describe('renderElementScript', () => {
     ['an infinite fallback', { src: '/e.js', fallbackMs: Infinity }, /fallbackMs/],
     ['a NaN fallback', { src: '/e.js', fallbackMs: Number.NaN }, /fallbackMs/],
     ['an unknown after', { src: '/e.js', after: 'later' as 'now' }, /after must be/],
+    ['an integrity that is no hash', { src: '/e.js', integrity: 'md5-abc' }, /integrity must be/],
+    ['an empty integrity', { src: '/e.js', integrity: ' ' }, /integrity must be/],
+    ['an integrity closing the attribute', { src: '/e.js', integrity: 'sha384-abc"><script>alert(1)</script>' }, /integrity must be/],
+    ['an oversized integrity', { src: '/e.js', integrity: `sha512-${'a'.repeat(2000)}` }, /integrity must be/],
+    ['an integrity that is no string', { src: '/e.js', integrity: 42 as unknown as string }, /integrity must be/],
   ])('throws for %s', (_, options, message) => {
     expect(() => renderElementScript(options)).toThrow(message);
   });

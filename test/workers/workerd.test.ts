@@ -45,6 +45,7 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
       'no-budget': { EMBED_UPSTREAM_URL: unguarded.url, EMBED_KEY_PREFIX: 'no-budget' },
       limited: { EMBED_RATE_LIMIT: '5', EMBED_KEY_PREFIX: 'limited' },
       dead: { EMBED_UPSTREAM_URL: 'http://127.0.0.1:1', EMBED_KEY_PREFIX: 'dead' },
+      mapping: { EMBED_REVALIDATE_AFTER: '0', EMBED_KEY_PREFIX: 'mapping' },
     }),
   });
   const post = (jwt: string | undefined, body: unknown = {}, headers: Record<string, string> = {}): RequestInit => ({
@@ -102,6 +103,35 @@ describe.skipIf(!workerd.available)('the BFF as a Cloudflare Worker, in workerd'
     // The other isolate sees the rotation (the entry is in the group's Durable Object) and hands a stale holder the current token.
     expect(((await (await w.fetchB('/embed/token/rotate', post(jwt, { token }))).json()) as { token: string }).token).toBe(fresh);
     expect((await send(`${w.url}/readyz`)).status).toBe(200);
+  });
+
+  it('leaves a mapping set at the vendor alone through first sync, drift correction and rotation (Durable Object store)', async () => {
+    const atVendor = async (route: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${emu.url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'explo-authorization': `Token ${API_TOKEN}` },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { customer: Record<string, unknown> }).customer;
+    };
+    const vendorCopy = () => atVendor('/api/create_customer/', { provided_id: 'mapped', name: 'read' });
+    await atVendor('/api/create_customer/', { provided_id: 'mapped', name: 'Old name', mapping: { schema_1: 'ds_eu' }, properties: {} });
+    const jwt = await customer('mapped');
+    const first = await send(`${w.url}/__variant/mapping/embed/token`, post(jwt));
+    expect(first.status).toBe(200);
+    const { token } = (await first.json()) as { token: string };
+    expect(await vendorCopy()).toMatchObject({
+      name: 'Customer mapped',
+      properties: { region: 'EU' },
+      parent_schema_datasource_mapping: { schema_1: 'ds_eu' },
+    });
+    await atVendor('/api/update_customer/', { provided_id: 'mapped', properties: { region: 'ALL' }, mapping: { schema_1: 'ds_us' } });
+    expect((await w.fetchB('/__variant/mapping/embed/token', post(jwt))).status).toBe(200);
+    expect(await vendorCopy()).toMatchObject({ properties: { region: 'EU' }, parent_schema_datasource_mapping: { schema_1: 'ds_us' } });
+    const rotated = await send(`${w.url}/__variant/mapping/embed/token/rotate`, post(jwt, { token }));
+    expect(rotated.status).toBe(200);
+    expect(await vendorCopy()).toMatchObject({ name: 'Customer mapped', parent_schema_datasource_mapping: { schema_1: 'ds_us' } });
   });
 
   it('refuses: no session 401, a forged one 401, a foreign origin 403, no JSON 415, a big body 413; a dead vendor is 503, never 401', async () => {

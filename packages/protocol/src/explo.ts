@@ -23,11 +23,14 @@ export const EXPLO_CUSTOMER_ROUTES = {
 /** The Customer API's auth header: `Explo-Authorization: Token <API_TOKEN>`. */
 export const EXPLO_AUTH_HEADER = 'Explo-Authorization';
 
-/** Body of create_customer (get or create) and update_customer: the fields we send. */
+/**
+ * Body of create_customer (get or create) and update_customer: the fields we send. `mapping` only
+ * when the integrator manages it: update_customer changes only the fields given.
+ */
 export interface ExploCustomerInput {
   provided_id: string;
   name: string;
-  mapping: Record<string, string>;
+  mapping?: Record<string, string>;
   properties: Record<string, unknown>;
 }
 
@@ -37,6 +40,8 @@ export interface ExploCustomer {
   name: string;
   provided_id: string;
   properties?: Record<string, unknown> | null;
+  /** The customer's schema -> data source mapping, as set by the API or in the vendor's UI. */
+  parent_schema_datasource_mapping?: Record<string, string>;
 }
 
 /** Answer of create_customer. */

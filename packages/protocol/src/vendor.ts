@@ -32,11 +32,16 @@ export type DataSourceMapping = Record<string, string>;
 /** Free-form properties of a user group, available as dashboard variables (spec §2.1). */
 export type UserGroupProperties = Record<string, unknown>;
 
-/** Request body of get-or-create (GET) and update (PUT). */
+/**
+ * Request body of get-or-create (GET) and update (PUT). `mapping` is optional: absent, the
+ * integrator does not manage the group's data sources. `/api/user` (whose spec makes the mapping
+ * part of every body) is then sent `{}`; the Customer API is sent no `mapping`, so a mapping set
+ * in the vendor's UI is left alone (its update changes only the fields given).
+ */
 export interface UserGroupInput {
   name: string;
   user_group_id: string;
-  mapping: DataSourceMapping;
+  mapping?: DataSourceMapping;
   properties: UserGroupProperties;
 }
 
@@ -54,6 +59,8 @@ export interface UserGroup {
   provided_id: string;
   /** Echoes the request's properties when given; may be absent or null. */
   properties?: UserGroupProperties | null;
+  /** The group's mapping, when the answer carries it (the Customer API's `parent_schema_datasource_mapping`; `/api/user` never does). */
+  mapping?: DataSourceMapping;
 }
 
 /** `user_group` in update and token responses: adds the environment tag. */

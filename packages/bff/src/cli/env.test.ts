@@ -21,7 +21,7 @@ describe('parseConfig', () => {
       session: {
         secret: SECRET,
         cookie: undefined,
-        staticMapping: {},
+        staticMapping: undefined,
         claims: { groupId: 'org_id', groupName: 'org_name', properties: 'embed_properties', mapping: 'embed_mapping' },
       },
     });

@@ -25,7 +25,11 @@ const MAX_ATTEMPTS = 20;
 /** provision has no sessions; the config check wants a verifier, which this placeholder satisfies. */
 const NO_SESSIONS = 'provision-has-no-sessions-0123456789abcdef';
 
-/** One line of the file as a group, or the reason it is not one. */
+/**
+ * One line of the file as a group, or the reason it is not one. The mapping is the line's, else
+ * `EMBED_MAPPING`'s, else none: a group's mapping set at the vendor is then left alone, as the BFF
+ * leaves it.
+ */
 export function parseProvisionLine(text: string, staticMapping: UserGroupInput['mapping']): UserGroupInput | string {
   let value: unknown;
   try {
@@ -43,7 +47,8 @@ export function parseProvisionLine(text: string, staticMapping: UserGroupInput['
   if (typeof properties !== 'object' || properties === null || Array.isArray(properties))
     return 'properties must be a JSON object (the same the sessions will carry)';
   if (mapping !== undefined && !isDataSourceMapping(mapping)) return 'mapping must be an object of strings';
-  return { user_group_id: id, name, properties: properties as Record<string, unknown>, mapping: (mapping as UserGroupInput['mapping']) ?? staticMapping };
+  const managed = mapping ?? staticMapping;
+  return { user_group_id: id, name, properties: properties as Record<string, unknown>, ...(managed !== undefined && { mapping: managed }) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,7 +82,7 @@ export async function runProvision(argv: string[], env: Record<string, string | 
   const bad: string[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
-    const parsed = parseProvisionLine(raw, config.session.staticMapping ?? {});
+    const parsed = parseProvisionLine(raw, config.session.staticMapping);
     if (typeof parsed === 'string') bad.push(`line ${index + 1}: ${parsed}`);
     else groups.push({ line: index + 1, group: parsed });
   });

@@ -20,6 +20,23 @@ describe('DriftPolicy.answerMatches', () => {
   });
 });
 
+describe('the mapping in DriftPolicy: compared only when the session manages it and the answer carries it', () => {
+  const { mapping: _unmanaged, ...unmanaged } = input;
+  it('never takes a mapping set at the vendor for drift when the session gives none', () => {
+    expect(DriftPolicy.vendorDiffers({ ...vendor, mapping: { schema_1: 'ds_eu' } }, unmanaged)).toBe(false);
+    expect(DriftPolicy.answerMatches({ ...vendor, mapping: { schema_1: 'ds_eu' } }, unmanaged)).toBe(true);
+  });
+
+  it('corrects a managed mapping the vendor shows otherwise, whatever the key order; an answer without one proves nothing', () => {
+    expect(DriftPolicy.vendorDiffers({ ...vendor, mapping: { sales: 'ds-2' } }, input)).toBe(true);
+    expect(DriftPolicy.vendorDiffers({ ...vendor, mapping: {} }, input)).toBe(true);
+    expect(DriftPolicy.answerMatches({ ...vendor, mapping: { sales: 'ds-2' } }, input)).toBe(false);
+    expect(DriftPolicy.vendorDiffers({ ...vendor, mapping: { sales: 'ds-1' } }, input)).toBe(false);
+    expect(DriftPolicy.vendorDiffers({ ...vendor, mapping: { b: '2', a: '1' } }, { ...input, mapping: { a: '1', b: '2' } })).toBe(false);
+    expect(DriftPolicy.vendorDiffers(vendor, input)).toBe(false);
+  });
+});
+
 describe('DriftPolicy.mayRewrite', () => {
   const now = 1_790_000_000_000;
   const synced = groupEntry('t', { fingerprint: 'fp-m', claimsIssuedAt: now - 60_000 });

@@ -37,9 +37,12 @@ interface ClaimsOf {
  *   without `iat` is ordered by its `exp` (`WITHOUT_IAT_BEFORE_EXP_MS`); an `identify()` answer
  *   without `issuedAt` counts as issued when it is asked (the hook reads live data: its latest
  *   answer wins).
- * - **Drift on either side is corrected.** The group is updated when the session's input differs
- *   from what was last synced, and also when the group the vendor returns differs from the
- *   session (someone changed it at the vendor), whenever the vendor returns it.
+ * - **Drift on either side is corrected, in the fields the integrator manages only.** The group is
+ *   updated when the session's input differs from what was last synced, and also when the group
+ *   the vendor returns differs from the session (someone changed it at the vendor), whenever the
+ *   vendor returns it. The name and properties are always managed; the mapping only when the
+ *   session gives one (a mapping claim or `EMBED_MAPPING`): otherwise the vendor's mapping is
+ *   neither compared nor written.
  */
 export const DriftPolicy = {
   /** Whether a request carrying `claims` may write them over the ones synced in `entry`, at `nowMs`. */
@@ -60,20 +63,27 @@ export const DriftPolicy = {
   },
 
   /**
-   * Whether the vendor's answer shows the group as the session wants it in every field it
-   * returns: the name, and properties actually returned (a vendor that leaves them out proves
-   * nothing). The mapping is never returned: see the token service for when this suffices.
+   * Whether the vendor's answer shows the group as the session wants it in every managed field:
+   * the name, properties actually returned (a vendor that leaves them out proves nothing), and a
+   * managed mapping when the answer carries one (the Customer API's does; `/api/user`'s never: see
+   * the token service for when that suffices).
    */
   answerMatches(vendor: UserGroup, input: UserGroupInput): boolean {
     if (vendor.name !== input.name || vendor.properties === undefined) return false;
-    return stableStringify(vendor.properties ?? {}) === stableStringify(input.properties);
+    return stableStringify(vendor.properties ?? {}) === stableStringify(input.properties) && !mappingDiffers(vendor, input);
   },
 
-  /** Whether the vendor's copy (as get-or-create returned it) differs from the session's input. */
+  /** Whether the vendor's copy (as get-or-create returned it) differs from the session's input in a managed field. */
   vendorDiffers(vendor: UserGroup, input: UserGroupInput): boolean {
-    if (vendor.name !== input.name) return true;
+    if (vendor.name !== input.name || mappingDiffers(vendor, input)) return true;
     // The vendor may not return properties (then only the fingerprint tells); `null` is none.
     if (vendor.properties === undefined) return false;
     return stableStringify(vendor.properties ?? {}) !== stableStringify(input.properties);
   },
 } as const;
+
+/** A mapping the session manages that the answer shows otherwise; an unmanaged or unreturned mapping never differs. */
+function mappingDiffers(vendor: UserGroup, input: UserGroupInput): boolean {
+  if (input.mapping === undefined || vendor.mapping === undefined) return false;
+  return stableStringify(vendor.mapping) !== stableStringify(input.mapping);
+}

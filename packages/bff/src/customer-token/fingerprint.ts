@@ -15,8 +15,9 @@ export function stableStringify(value: unknown): string {
 }
 
 /**
- * SHA-256 of the parts of a group the vendor stores (name, properties, mapping), key-order
- * independent. When it differs from the one last synced, the group must be updated.
+ * SHA-256 of the parts of a group the integrator manages (name, properties, and the mapping when
+ * given), key-order independent. When it differs from the one last synced, the group must be
+ * updated.
  *
  * @example
  * ```ts

@@ -178,13 +178,16 @@ export class TokenService {
     if (got === undefined) return previous!;
     let token = got.user_group.token;
     // get-or-create never changes an existing group, so anything not just created with this very
-    // input, not known to be synced with it, or not what the vendor holds, is updated. While the
-    // store cannot say what it holds for the group (down, or its node failing over), what other
-    // processes synced is unknown: a group another process created is
-    // taken as synced when the answer shows it as this session wants it (name and properties), so
-    // an outage costs one call per group per process. That skips a write, never makes one: an
-    // older session cannot overwrite a newer one through it. The mapping is not in the answer; a
-    // mapping-only change is written once the store is back (the stored entry's fingerprint differs).
+    // input, not known to be synced with it, or not what the vendor holds in a managed field, is
+    // updated; the update sends only managed fields (no `mapping` unless the session gives one, so
+    // a mapping set at the vendor stays). While the store cannot say what it holds for the group
+    // (down, or its node failing over), what other processes synced is unknown: a group another
+    // process created is taken as synced when the answer shows it as this session wants it (name,
+    // properties, and a managed mapping: the Customer API's answer carries
+    // `parent_schema_datasource_mapping`), so an outage costs one call per group per process. That
+    // skips a write, never makes one: an older session cannot overwrite a newer one through it.
+    // `/api/user`'s answer has no mapping: there a mapping-only change is written once the store is
+    // back (the stored entry's fingerprint differs).
     const syncedElsewhere = previous === undefined && this.entries.degradedFor(group.key) && DriftPolicy.answerMatches(got.user_group, group.group);
     const inSync =
       (got.new_user_group || previous?.fingerprint === group.fingerprint || syncedElsewhere) && !DriftPolicy.vendorDiffers(got.user_group, group.group);

@@ -56,7 +56,8 @@ describe.each(storeKinds)('a mapping set at the vendor, with %s and the Customer
   const skip = kind.startsWith('the Redis') && !redis.available;
   const startBff = async (overrides: Partial<BffAppOptions> = {}) => {
     const bff = await emu.start({ revalidateAfterSeconds: 0.05, ...storeOptions(), ...overrides });
-    const ask = async (claims: Record<string, unknown> = acme) => bff.post('/embed/token', { origin: bff.url, authorization: `Bearer ${await session(claims)}` });
+    const ask = async (claims: Record<string, unknown> = acme) =>
+      bff.post('/embed/token', { origin: bff.url, authorization: `Bearer ${await session(claims)}` });
     return { ...bff, ask };
   };
 
@@ -86,7 +87,12 @@ describe.each(storeKinds)('a mapping set at the vendor, with %s and the Customer
   });
 
   it.skipIf(skip)('writes and corrects a mapping the integrator manages (EMBED_MAPPING / the mapping claim), and only then', async () => {
-    await atVendor(EXPLO_CUSTOMER_ROUTES.getOrCreate, { provided_id: 'acme', name: 'Acme Corp', mapping: { schema_1: 'ds_eu' }, properties: acme.embed_properties });
+    await atVendor(EXPLO_CUSTOMER_ROUTES.getOrCreate, {
+      provided_id: 'acme',
+      name: 'Acme Corp',
+      mapping: { schema_1: 'ds_eu' },
+      properties: acme.embed_properties,
+    });
     const bff = await startBff({ session: { secret: SESSION_SECRET, staticMapping: { schema_1: 'ds_static' } } });
     const token = tokenOf(await bff.ask());
     expect(await vendorCopy()).toMatchObject({ parent_schema_datasource_mapping: { schema_1: 'ds_static' } });

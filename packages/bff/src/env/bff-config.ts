@@ -105,7 +105,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
   const cookie = get('EMBED_SESSION_COOKIE');
   if (cookie !== undefined && !COOKIE_NAME.test(cookie)) problems.push(`EMBED_SESSION_COOKIE must be a cookie name (got ${show(cookie)})`);
 
-  let staticMapping: DataSourceMapping = {};
+  let staticMapping: DataSourceMapping | undefined;
   const mappingText = get('EMBED_MAPPING');
   if (mappingText !== undefined) {
     let parsed: unknown;

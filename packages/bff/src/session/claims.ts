@@ -34,10 +34,11 @@ const refuse = (message: string) => new BffError('forbidden', message);
 
 /**
  * Maps verified session claims to the group input. Every field must be present and well typed
- * (the mapping alone may fall back to a static one): a group is never created or updated from a
+ * (the mapping alone is optional: it falls back to a static one, else the group's mapping is
+ * not managed and the vendor's stays as it is): a group is never created or updated from a
  * half-filled input, since missing properties could widen what its dashboards show.
  */
-export function claimsToGroupInput(claims: Record<string, unknown>, names: Required<ClaimNames>, staticMapping: DataSourceMapping): UserGroupInput {
+export function claimsToGroupInput(claims: Record<string, unknown>, names: Required<ClaimNames>, staticMapping: DataSourceMapping | undefined): UserGroupInput {
   const rawId = claims[names.groupId];
   if (rawId === undefined) throw refuse(`session has no "${names.groupId}" claim`);
   const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
@@ -53,8 +54,9 @@ export function claimsToGroupInput(claims: Record<string, unknown>, names: Requi
   if (properties === undefined) throw refuse(`session has no "${names.properties}" claim`);
   if (!isPlainObject(properties)) throw refuse(`session claim "${names.properties}" must be a JSON object`);
   const mapping = claims[names.mapping] ?? staticMapping;
+  if (mapping === undefined) return { user_group_id: id, name, properties };
   if (!isDataSourceMapping(mapping)) throw refuse(`session claim "${names.mapping}" must be an object of strings`);
-  return { user_group_id: id, name, properties: properties, mapping };
+  return { user_group_id: id, name, properties, mapping };
 }
 
 /** Checks a group input from an `identify` hook; a bad one is the integrator's bug (500). */
@@ -68,8 +70,8 @@ export function assertGroupInput(group: unknown): asserts group is UserGroupInpu
         ? 'has no valid name'
         : !isPlainObject(g.properties)
           ? 'has no properties object'
-          : !isDataSourceMapping(g.mapping)
-            ? 'has no mapping object of strings'
+          : g.mapping !== undefined && !isDataSourceMapping(g.mapping)
+            ? 'has a mapping that is not an object of strings'
             : undefined;
   if (problem !== undefined) throw new BffError('internal', 'internal error', { cause: new TypeError(`identify() returned a group that ${problem}`) });
 }

@@ -38,7 +38,10 @@ export interface SessionOptions {
   clockToleranceSeconds?: number;
   /** Claim names of the group input. */
   claims?: ClaimNames;
-  /** Mapping used when the session has no mapping claim. Default `{}`. */
+  /**
+   * Mapping used when the session has no mapping claim. Default: none, so the group's mapping is
+   * not managed (the Customer API is sent no `mapping` and keeps the vendor's; `/api/user` is sent `{}`).
+   */
   staticMapping?: DataSourceMapping;
   /** Verified sessions remembered (by exact token) until their `exp`. Default 10 000. */
   cacheSize?: number;
@@ -146,7 +149,7 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
     throw new TypeError('session.algorithms may list HS* only with session.secret');
   }
   const names = { ...DEFAULT_CLAIM_NAMES, ...options.claims };
-  const staticMapping = options.staticMapping ?? {};
+  const staticMapping = options.staticMapping;
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const maxLength = options.maxTokenLength ?? 8192;
   const cookie = options.cookie;

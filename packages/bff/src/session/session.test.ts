@@ -190,6 +190,23 @@ describe('claims to group input', () => {
     await ask(app, await session({ ...acme, embed_mapping: { schema: 'ds-2' } }));
     expect(upstream.groups.get('acme')!.group.mapping).toEqual({ schema: 'ds-2' });
   });
+
+  it("manages no mapping without a claim or a static one: the group input has none (the vendor's stays)", async () => {
+    const { app, upstream } = setup();
+    expect((await ask(app, await session(acme))).status).toBe(200);
+    expect(upstream.groups.get('acme')!.group).not.toHaveProperty('mapping');
+  });
+
+  it("lets identify() leave the mapping out, and refuses a malformed one as the integrator's bug (500)", async () => {
+    const base = { user_group_id: 'hooked', name: 'Hooked', properties: {} };
+    const without = setup({ session: undefined, identify: () => ({ group: base }) });
+    expect((await ask(without.app, undefined)).status).toBe(200);
+    expect(without.upstream.groups.get('hooked')!.group).not.toHaveProperty('mapping');
+    for (const mapping of [null, ['ds'], { s: 1 }, 'ds']) {
+      const bad = setup({ session: undefined, identify: () => ({ group: { ...base, mapping } as never }) });
+      expect((await ask(bad.app, undefined)).status).toBe(500);
+    }
+  });
 });
 
 describe('identify hook', () => {

@@ -41,7 +41,7 @@ describe('UserGroupClient with api: explo-customer (the vendor Customer API)', (
     expect(result).toEqual({
       success: 1,
       new_user_group: true,
-      user_group: { token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } },
+      user_group: { token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' }, mapping: { '40': '213' } },
     });
     const [request] = requests;
     expect(request?.method).toBe('POST');
@@ -54,7 +54,7 @@ describe('UserGroupClient with api: explo-customer (the vendor Customer API)', (
   it('updates with POST /api/update_customer/ and rotates with POST /api/refresh_customer_token/ {current_token}', async () => {
     const { client, requests } = clientAnswering(reply({ success: 1, customer: CUSTOMER }), reply({ success: 1, customer: { ...CUSTOMER, token: 'ct-2' } }));
     const updated = await client.updateUserGroup(INPUT);
-    expect(updated.user_group).toEqual({ token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' } });
+    expect(updated.user_group).toEqual({ token: 'ct-1', name: 'Acme Corp', provided_id: 'acme', properties: { region: 'EU' }, mapping: { '40': '213' } });
     expect(updated.user_group.api_environment_tag).toBeUndefined();
     const rotated = await client.rotateUserGroupToken('ct-1');
     expect(rotated.user_group).toEqual({ token: 'ct-2', name: 'Acme Corp', provided_id: 'acme' });
@@ -66,6 +66,29 @@ describe('UserGroupClient with api: explo-customer (the vendor Customer API)', (
       ],
       ['POST', 'https://api.vendor.test/api/refresh_customer_token/', { current_token: 'ct-1' }],
     ]);
+  });
+
+  it("sends no mapping when the input has none (update_customer keeps the vendor's), and reads the answer's mapping only as an object of strings", async () => {
+    const noMapping = { name: 'Acme Corp', user_group_id: 'acme', properties: { region: 'EU' } };
+    const answers = [
+      { ...CUSTOMER, parent_schema_datasource_mapping: { '40': 213 } },
+      { ...CUSTOMER, parent_schema_datasource_mapping: null },
+      { ...CUSTOMER, parent_schema_datasource_mapping: ['ds'] },
+      { ...CUSTOMER, parent_schema_datasource_mapping: { proto: 'ds', s: 'd' } },
+    ];
+    const replies = answers.map((customer) => reply({ success: 1, customer }));
+    replies[3] = { ...replies[3]!, body: replies[3]!.body.replace('"proto"', '"__proto__"') };
+    const { client, requests } = clientAnswering(...replies);
+    const mappings = [];
+    for (let i = 0; i < answers.length; i++) mappings.push((await client.updateUserGroup(noMapping)).user_group.mapping);
+    expect(mappings.slice(0, 3)).toEqual([undefined, undefined, undefined]);
+    expect(Object.getPrototypeOf(mappings[3])).toBe(Object.prototype);
+    expect(Object.keys(mappings[3]!)).toEqual(['__proto__', 's']);
+    expect(requests.map((r) => JSON.parse(r.body) as unknown)).toEqual(
+      answers.map(() => ({ provided_id: 'acme', name: 'Acme Corp', properties: { region: 'EU' } })),
+    );
+    await expect(client.updateUserGroup({ ...noMapping, mapping: ['ds'] } as never)).rejects.toThrow(/"mapping" must be an object or absent/);
+    await expect(client.updateUserGroup({ ...noMapping, mapping: { s: 1 } } as never)).rejects.toThrow(/"mapping" values must be strings/);
   });
 
   it.each([

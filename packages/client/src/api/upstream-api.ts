@@ -71,6 +71,18 @@ export function optionalProperties(group: Json, where: string): { properties?: R
   return { properties: group.properties };
 }
 
+/**
+ * `parent_schema_datasource_mapping` as the group's `mapping` when the answer carries an object
+ * of strings. Anything else (absent, null, or the numeric ids the vendor's own example shows) is
+ * left out rather than refused: the answer then proves nothing about the mapping, and the BFF
+ * only ever compares a mapping it manages with one it could read.
+ */
+export function optionalMapping(group: Json): { mapping?: Record<string, string> } {
+  const mapping = group.parent_schema_datasource_mapping;
+  if (!isRecord(mapping) || !Object.values(mapping).every((v) => typeof v === 'string')) return {};
+  return { mapping: { ...mapping } as Record<string, string> };
+}
+
 /** token, name and provided_id, each checked. */
 export function groupIdentity(value: unknown, where: string): { group: Json; token: string; name: string; provided_id: string } {
   if (!isRecord(value)) throw new ShapeProblem(`"${where}" is not an object`);

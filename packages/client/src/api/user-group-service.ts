@@ -27,7 +27,8 @@ export const userGroupServiceApi: UpstreamApi = {
   // The client never asks for generateJwt here (embedTokens is false).
   route: (op) => ({ method: METHOD[op as keyof typeof METHOD], path: '' }),
   embedTokens: false,
-  groupBody: (input) => ({ name: input.name, user_group_id: input.user_group_id, mapping: input.mapping, properties: input.properties }),
+  // The spec makes `mapping` part of every body: no mapping managed is the empty one.
+  groupBody: (input) => ({ name: input.name, user_group_id: input.user_group_id, mapping: input.mapping ?? {}, properties: input.properties }),
   parse(expectation, json) {
     const { group, out } = userGroup(json.user_group);
     switch (expectation.op) {

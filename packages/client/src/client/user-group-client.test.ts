@@ -410,6 +410,18 @@ describe('UserGroupClient caller mistakes', () => {
     expect(transport.requests).toHaveLength(0);
   });
 
+  it('sends /api/user the empty mapping its spec requires when the input manages none', async () => {
+    const transport = scripted(created, updated);
+    const { client } = makeClient(transport);
+    const { mapping: _unmanaged, ...noMapping } = INPUT;
+    await client.getOrCreateUserGroup(noMapping);
+    await client.updateUserGroup(noMapping);
+    expect(transport.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { ...noMapping, mapping: {} },
+      { ...noMapping, mapping: {} },
+    ]);
+  });
+
   it('rejects a cyclic properties object', async () => {
     const properties: Record<string, unknown> = {};
     properties.self = properties;

@@ -25,7 +25,7 @@ function serialize(method: string, value: unknown): string {
 /**
  * Checks a caller's get-or-create / update input and returns the JSON body to send.
  * Only the four documented fields travel (named as the API profile names them); anything else
- * on the object is left behind.
+ * on the object is left behind. `mapping` may be absent: the profile decides what that sends.
  */
 export function userGroupBody(
   method: string,
@@ -36,12 +36,14 @@ export function userGroupBody(
   const { name, user_group_id: id, mapping, properties } = input;
   if (typeof name !== 'string' || name.length === 0) throw new TypeError(`${method}: "name" must be a non-empty string`);
   if (typeof id !== 'string' || id.length === 0) throw new TypeError(`${method}: "user_group_id" must be a non-empty string`);
-  if (!isPlainObject(mapping)) throw new TypeError(`${method}: "mapping" must be an object`);
-  for (const value of Object.values(mapping)) {
-    if (typeof value !== 'string') throw new TypeError(`${method}: "mapping" values must be strings`);
+  if (mapping !== undefined) {
+    if (!isPlainObject(mapping)) throw new TypeError(`${method}: "mapping" must be an object or absent`);
+    for (const value of Object.values(mapping)) {
+      if (typeof value !== 'string') throw new TypeError(`${method}: "mapping" values must be strings`);
+    }
   }
   if (!isPlainObject(properties)) throw new TypeError(`${method}: "properties" must be an object`);
-  const clean: UserGroupInput = { name, user_group_id: id, mapping: mapping as Record<string, string>, properties };
+  const clean: UserGroupInput = { name, user_group_id: id, properties, ...(mapping !== undefined && { mapping: mapping as Record<string, string> }) };
   return { body: serialize(method, toWire(clean)), input: clean };
 }
 

@@ -56,6 +56,38 @@ describe('the Customer API (the vendor current API) over the same groups as /api
     expect(stats().requests).toEqual({ getOrCreate: 3, update: 1, rotate: 1, generateJwt: 0 });
   });
 
+  it("update_customer changes only the fields given (the vendor's Update Customer page): one left out is unchanged, an object given replaces", async () => {
+    const { app } = createEmulator();
+    await post(app, '/api/create_customer/', customer('acme', { mapping: { schema_1: 'ds_eu', schema_2: 'ds_x' }, properties: { region: 'EU', plan: 'pro' } }));
+    const onlyProperties = await post(app, '/api/update_customer/', { provided_id: 'acme', properties: { region: 'US' } });
+    expect(onlyProperties.status).toBe(200);
+    expect(onlyProperties.body.customer).toMatchObject({
+      name: 'Group acme',
+      properties: { region: 'US' },
+      parent_schema_datasource_mapping: { schema_1: 'ds_eu', schema_2: 'ds_x' },
+    });
+    const onlyMapping = await post(app, '/api/update_customer/', { provided_id: 'acme', mapping: { schema_1: 'ds_us' } });
+    expect(onlyMapping.body.customer.parent_schema_datasource_mapping).toEqual({ schema_1: 'ds_us' });
+    expect(onlyMapping.body.customer).toMatchObject({ name: 'Group acme', properties: { region: 'US' } });
+    const onlyName = await post(app, '/api/update_customer/', { provided_id: 'acme', name: 'Acme 3' });
+    expect(onlyName.body.customer).toMatchObject({ name: 'Acme 3', properties: { region: 'US' }, parent_schema_datasource_mapping: { schema_1: 'ds_us' } });
+    const emptied = await post(app, '/api/update_customer/', { provided_id: 'acme', mapping: {}, properties: {} });
+    expect(emptied.body.customer).toMatchObject({ name: 'Acme 3', properties: {}, parent_schema_datasource_mapping: {} });
+    for (const [body, message] of [
+      [{ provided_id: 'acme', name: '' }, /name must not be empty/],
+      [{ provided_id: 'acme', name: 5 }, /name must be a string/],
+      [{ name: 'Acme' }, /provided_id is required/],
+      [{ provided_id: 'acme', mapping: JSON.parse('{"__proto__":5}') as unknown }, /mapping.__proto__ must be a string/],
+      [{ provided_id: 'acme', emails: [] }, /unknown field .{0,2}emails/],
+    ] as const) {
+      const refused = await post(app, '/api/update_customer/', body);
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toMatch(message);
+    }
+    // create_customer still requires a name: a customer is never created nameless.
+    expect((await post(app, '/api/create_customer/', { provided_id: 'globex' })).status).toBe(400);
+  });
+
   it('keeps environments apart by API key, like /api/user', async () => {
     const { app } = createEmulator();
     const a = await post(app, '/api/create_customer/', customer('acme'), CUSTOMER_KEY);

@@ -13,7 +13,7 @@ import { readJsonObject, type EmulatorEnv } from '../http/body.js';
 import { EmulatorHttpError, errorResponse } from '../http/errors.js';
 import type { StoredGroup } from '../store/snapshot.js';
 import { operationRunner, persistedBy, type UserApiDependencies } from './user-routes.js';
-import { parseCustomerRequest, parseRotateRequest } from './validate.js';
+import { parseCustomerRequest, parseCustomerUpdate, parseRotateRequest } from './validate.js';
 import { parseGenerateJwtRequest } from './validate-generate-jwt.js';
 
 /** What `generate_jwt` needs beyond the groups: the embed secrets, the dashboards served, the clock. */
@@ -60,7 +60,7 @@ export function customerApiRoutes(deps: UserApiDependencies & { embed: EmbedToke
       return c.json({ success: 1, new_customer: created, customer: customer(group) });
     },
     async update(c, environment) {
-      const request = parseCustomerRequest(await readJsonObject(c, deps.maxBodyBytes));
+      const request = parseCustomerUpdate(await readJsonObject(c, deps.maxBodyBytes));
       const group = deps.store.update(environment, request);
       if (!group) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no customer with this provided_id in this environment');
       await persisted();

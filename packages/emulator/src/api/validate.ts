@@ -1,6 +1,6 @@
 import { EmulatorErrorCode, type DataSourceMapping, type UserGroupProperties } from '@embedded-dashboard/protocol';
 import { EmulatorHttpError } from '../http/errors.js';
-import type { GroupRequest } from '../store/group-store.js';
+import type { GroupRequest, GroupUpdate } from '../store/group-store.js';
 
 /** Longest accepted `name`, `user_group_id`, mapping key or value, in characters. */
 const MAX_STRING_LENGTH = 256;
@@ -72,15 +72,24 @@ export function parseRotateRequest(body: Record<string, unknown>): string {
 }
 
 /**
- * Validates a Customer API create_customer / update_customer body. The emulator implements the
- * four fields the client sends; the vendor's other documented fields (emails, group_tags, …)
- * are refused by name rather than silently dropped.
+ * Validates a Customer API create_customer body. The emulator implements the four fields the
+ * client sends; the vendor's other documented fields (emails, group_tags, …) are refused by name
+ * rather than silently dropped.
  */
 export function parseCustomerRequest(body: Record<string, unknown>): GroupRequest {
+  const update = parseCustomerUpdate(body);
+  return { ...update, name: requiredString(body, 'name', MAX_STRING_LENGTH) };
+}
+
+/**
+ * Validates an update_customer body: as the vendor's Update Customer page says, `provided_id` is
+ * required and only the other fields given are updated (`name` too may be left out).
+ */
+export function parseCustomerUpdate(body: Record<string, unknown>): GroupUpdate {
   rejectUnknownFields(body, CUSTOMER_FIELDS);
   return {
     userGroupId: requiredString(body, 'provided_id', MAX_STRING_LENGTH),
-    name: requiredString(body, 'name', MAX_STRING_LENGTH),
+    name: body.name === undefined ? undefined : requiredString(body, 'name', MAX_STRING_LENGTH),
     mapping: optionalMapping(body.mapping),
     properties: optionalProperties(body.properties),
   };

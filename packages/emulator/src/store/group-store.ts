@@ -10,6 +10,11 @@ export interface GroupRequest {
   properties: UserGroupProperties | undefined;
 }
 
+/** An update_customer: only `provided_id` is required; every field left out stays as it is. */
+export interface GroupUpdate extends Omit<GroupRequest, 'name'> {
+  name: string | undefined;
+}
+
 export interface GroupStoreOptions {
   now: () => number;
   /** 0 = tokens never expire. */
@@ -69,11 +74,14 @@ export class GroupStore {
     return this.#groups.get(groupKey(environment, providedId));
   }
 
-  /** Replaces name, and mapping/properties when given; `undefined` when the group does not exist. */
-  update(environment: Environment, request: GroupRequest): StoredGroup | undefined {
+  /**
+   * Replaces each field given (a given object replaces the whole one, as the vendor's Update
+   * Customer documents); a field left out is unchanged. `undefined` when the group does not exist.
+   */
+  update(environment: Environment, request: GroupUpdate): StoredGroup | undefined {
     const group = this.#groups.get(groupKey(environment, request.userGroupId));
     if (!group) return undefined;
-    group.name = request.name;
+    if (request.name !== undefined) group.name = request.name;
     if (request.mapping !== undefined) group.mapping = request.mapping;
     if (request.properties !== undefined) group.properties = request.properties;
     return group;

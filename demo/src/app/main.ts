@@ -14,6 +14,7 @@ const ELEMENT_EVENTS: (keyof EmbeddedDashboardEventMap)[] = [
   'dashboard-error',
   'dashboard-resize',
   'dashboard-variable-change',
+  'dashboard-custom-event',
 ];
 const VENDOR_STATUS_POLL_MS = 3000;
 
@@ -103,7 +104,11 @@ async function main(): Promise<void> {
     });
   for (const name of ELEMENT_EVENTS) {
     element.addEventListener(name, (event) => {
-      log.add(name, name, event.detail);
+      // The dashboard's own events (its JS Event Button's, analyticsEventFired) under their own names.
+      if (name === 'dashboard-custom-event') {
+        const { detail } = event as EmbeddedDashboardEventMap['dashboard-custom-event'];
+        log.add(name, `${name}: ${detail.name}`, detail.detail);
+      } else log.add(name, name, event.detail);
       if (name === 'dashboard-token') tokenLine.issued((event as EmbeddedDashboardEventMap['dashboard-token']).detail.expiresAt);
       // A token answer or failure is when the vendor's counters move: show them now, not at the next poll.
       if (name === 'dashboard-token' || name === 'dashboard-error') void refreshVendorStatus();

@@ -75,7 +75,7 @@ describe('custom-elements.json', () => {
 
   it('lists every attribute, event, part, slot and custom property the code has', () => {
     expect(code.attributes.length).toBeGreaterThanOrEqual(10);
-    expect(code.events).toHaveLength(5);
+    expect(code.events).toHaveLength(6);
     expect(code.parts).toEqual(['base', 'frame', 'status']);
     expect(code.slots).toEqual(['error', 'frame', 'loading']);
     expect(names(element.attributes)).toEqual([...code.attributes].sort());

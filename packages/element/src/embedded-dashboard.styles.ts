@@ -15,9 +15,10 @@ export const styles = unsafeCSS(`
     /* Focus lands here after retry (§5.2): keep its ring inside the host's overflow clip. */
     outline-offset: -3px;
   }
-  /* Reserve the space until the dashboard reports its height, so nothing below jumps. */
+  /* Reserve the space until the dashboard shows, so nothing below jumps: its height when known
+     (reported, or remembered from an earlier view), else the minimum. */
   .reserve {
-    min-height: var(--embedded-dashboard-min-height, 400px);
+    min-height: var(--embedded-dashboard-height, var(--embedded-dashboard-min-height, 400px));
   }
   iframe,
   ::slotted(iframe) {

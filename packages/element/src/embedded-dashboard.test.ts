@@ -128,7 +128,7 @@ describe('<embedded-dashboard>', () => {
   it.each([
     ['a string', 'dashboardLoaded'],
     ['null', null],
-    ['an unknown event', { event: 'pwned', detail: {} }],
+    ['an unknown event whose detail is not JSON', { event: 'pwned', detail: { at: new Date() } }],
     ['a missing detail', { event: 'dashboardResized' }],
     ['a string height', { event: 'dashboardResized', detail: { dashboardHeight: '900' } }],
     ['a value that is not JSON', { event: 'variableUpdated', detail: { varName: 'a', newValue: Number.NaN } }],

@@ -36,6 +36,7 @@ export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: message
  * @event {DashboardErrorEvent} dashboard-error - Invalid attributes or a failed token request: `{ code, message, retryable }`.
  * @event {DashboardResizeEvent} dashboard-resize - The dashboard reported a new height: `{ height }`.
  * @event {DashboardVariableChangeEvent} dashboard-variable-change - The viewer changed a variable: `{ name, value }`, the value of any JSON shape (an array from a multi-select); `currentVariables` holds it too.
+ * @event {DashboardCustomEvent} dashboard-custom-event - The dashboard's own event (a JS Event Button's author-named event, `analyticsEventFired`): `{ name, detail }`, `detail` a copied JSON value within `CUSTOM_EVENT_LIMITS` (32,768 characters as JSON, depth 8); any other message from the frame is ignored.
  *
  * @attr sandbox - The iframe's `sandbox` tokens; unset = no sandbox. The dashboard needs at least `allow-scripts allow-same-origin` (without the latter its messages come from origin `null` and are ignored). Read when a frame is rendered: set it in the markup.
  * @attr loading - The iframe's `loading`: `lazy` defers the dashboard until it nears the viewport; unset = the browser's default (`eager`).

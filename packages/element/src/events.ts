@@ -1,4 +1,4 @@
-import type { VariableValue } from '@embedded-dashboard/protocol';
+import type { DashboardCustomEventDetail, VariableValue } from '@embedded-dashboard/protocol';
 import type { TokenReason } from './token/request-token.js';
 
 /** `dashboard-load`: the dashboard finished loading. */
@@ -11,6 +11,11 @@ export type DashboardErrorEvent = CustomEvent<{ readonly code: string; readonly 
 export type DashboardResizeEvent = CustomEvent<{ readonly height: number }>;
 /** `dashboard-variable-change`: the viewer changed a dashboard variable. */
 export type DashboardVariableChangeEvent = CustomEvent<{ readonly name: string; readonly value: VariableValue }>;
+/**
+ * `dashboard-custom-event`: the dashboard's own event (a JS Event Button's, `analyticsEventFired`):
+ * its `name` and `detail`, a JSON value copied from the frame's message.
+ */
+export type DashboardCustomEvent = CustomEvent<DashboardCustomEventDetail>;
 
 /** Every event of `<embedded-dashboard>` by name. */
 export interface EmbeddedDashboardEventMap {
@@ -19,6 +24,7 @@ export interface EmbeddedDashboardEventMap {
   'dashboard-error': DashboardErrorEvent;
   'dashboard-resize': DashboardResizeEvent;
   'dashboard-variable-change': DashboardVariableChangeEvent;
+  'dashboard-custom-event': DashboardCustomEvent;
 }
 
 /** Dispatches one of the element's events: bubbling and composed, so a page hears it through shadow roots. */

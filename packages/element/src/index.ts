@@ -13,6 +13,7 @@ export type {
   DashboardErrorEvent,
   DashboardResizeEvent,
   DashboardVariableChangeEvent,
+  DashboardCustomEvent,
   EmbeddedDashboardEventMap,
 } from './events.js';
 

@@ -50,5 +50,7 @@ export { parseRetryAfter, backoffDelay, withTimeout } from './retry.js';
 export { readAtMost } from './body.js';
 export { resolveSrc, exploSrc, canonicalLocale, isRefreshMinutes, REFRESH_MINUTES } from './frame-src.js';
 export { VARIABLE_LIMITS, variablesProblem, copyVariables } from './variables.js';
+export { parseCustomEvent, CUSTOM_EVENT_LIMITS, MAX_CUSTOM_EVENT_NAME_LENGTH } from './custom-events.js';
+export type { JsonValue, DashboardCustomEventDetail } from './custom-events.js';
 export type { VariableLimits } from './variables.js';
 export type { SrcValues } from './frame-src.js';

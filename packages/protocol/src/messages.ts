@@ -26,7 +26,8 @@ export type HostEvent = (typeof HostEvent)[keyof typeof HostEvent];
 export type { DashboardVariables, VariableValue };
 
 export interface DashboardMessageDetails {
-  dashboardReadyToLoad: { dashboardId: string };
+  /** `dashboardHeight`: the height the dashboard will have, when it says so (the vendor's page does). */
+  dashboardReadyToLoad: { dashboardId: string; dashboardHeight?: number };
   dashboardLoaded: { dashboardId: string; dashboardHeight: number; loadTime: number };
   dashboardResized: { dashboardHeight: number };
   tokenExpired: { dashboardId: string };
@@ -91,6 +92,8 @@ export function parseDashboardMessage(data: unknown): DashboardMessage | undefin
     if (!FIELD_CHECKS[field]!(detail[field])) return undefined;
     picked[field] = detail[field];
   }
+  // Optional: a height announced before loading (the vendor's dashboardReadyToLoad carries one).
+  if (event === DashboardEvent.readyToLoad && isHeight(detail.dashboardHeight)) picked.dashboardHeight = detail.dashboardHeight;
   return { event, detail: picked } as DashboardMessage;
 }
 

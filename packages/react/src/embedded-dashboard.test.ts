@@ -105,7 +105,8 @@ describe('EmbeddedDashboard in the browser', () => {
     const onToken = vi.fn();
     const onResize = vi.fn();
     const onVariableChange = vi.fn();
-    const props = { dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, onError, onToken, onResize, onVariableChange };
+    const onCustomEvent = vi.fn();
+    const props = { dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, onError, onToken, onResize, onVariableChange, onCustomEvent };
     const el = mount({ ...props, onLoad: first });
     const fire = (type: string, detail: object) => el.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
     fire('dashboard-load', { dashboardId: 'd', height: 500, loadTime: 12 });
@@ -121,6 +122,8 @@ describe('EmbeddedDashboard in the browser', () => {
     fire('dashboard-resize', { height: 640 });
     fire('dashboard-variable-change', { name: 'region', value: 'US' });
     fire('dashboard-error', { code: 'network', message: 'offline', retryable: true });
+    fire('dashboard-custom-event', { name: 'exportClicked', detail: { customerName: 'Acme' } });
+    expect(onCustomEvent.mock.calls[0]![0].detail).toEqual({ name: 'exportClicked', detail: { customerName: 'Acme' } });
     expect(onToken.mock.calls[0]![0].detail.reason).toBe('initial');
     expect(onResize.mock.calls[0]![0].detail.height).toBe(640);
     expect(onVariableChange.mock.calls[0]![0].detail).toEqual({ name: 'region', value: 'US' });

@@ -2,6 +2,7 @@
 import { createElement, useCallback, useLayoutEffect, useRef, type HTMLAttributes, type ReactElement, type Ref } from 'react';
 import '@embedded-dashboard/element';
 import type {
+  DashboardCustomEvent,
   DashboardErrorEvent,
   DashboardLoadEvent,
   DashboardResizeEvent,
@@ -13,7 +14,7 @@ import type {
 import type { DashboardVariables } from '@embedded-dashboard/protocol';
 
 /** The element's own props; React's handlers of the same names are replaced by the element's events. */
-type ElementEventProps = 'onLoad' | 'onToken' | 'onError' | 'onResize' | 'onVariableChange';
+type ElementEventProps = 'onLoad' | 'onToken' | 'onError' | 'onResize' | 'onVariableChange' | 'onCustomEvent';
 
 type Handlers = Pick<EmbeddedDashboardProps, ElementEventProps>;
 const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
@@ -22,6 +23,7 @@ const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
   ['dashboard-error', 'onError'],
   ['dashboard-resize', 'onResize'],
   ['dashboard-variable-change', 'onVariableChange'],
+  ['dashboard-custom-event', 'onCustomEvent'],
 ];
 
 /** Props of {@link EmbeddedDashboard}: the element's attributes in camelCase, its events as `on…` props. */
@@ -64,6 +66,8 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   onResize?: (event: DashboardResizeEvent) => void;
   /** `dashboard-variable-change`: `{ name, value }`, `value` of any JSON shape (an array from a multi-select). */
   onVariableChange?: (event: DashboardVariableChangeEvent) => void;
+  /** `dashboard-custom-event`: `{ name, detail }`, the dashboard's own event (a JS Event Button's, `analyticsEventFired`). */
+  onCustomEvent?: (event: DashboardCustomEvent) => void;
   /** The `<embedded-dashboard>` element (for `retry()`, `state`, …). */
   ref?: Ref<EmbeddedDashboardElement>;
 }
@@ -108,6 +112,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     onError,
     onResize,
     onVariableChange,
+    onCustomEvent,
     ref,
     ...rest
   } = props;
@@ -117,7 +122,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
   // client render; on hydration this is where listeners come from at all: React 19 does not
   // attach a custom element's on<event> props while hydrating (facebook/react#35446).
   useLayoutEffect(() => {
-    handlers.current = { onLoad, onToken, onError, onResize, onVariableChange };
+    handlers.current = { onLoad, onToken, onError, onResize, onVariableChange, onCustomEvent };
     if (fetchToken && element.current && element.current.fetchToken !== fetchToken) element.current.fetchToken = fetchToken;
   });
   useLayoutEffect(() => {

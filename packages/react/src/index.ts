@@ -7,6 +7,7 @@ export type {
   DashboardErrorEvent,
   DashboardResizeEvent,
   DashboardVariableChangeEvent,
+  DashboardCustomEvent,
   FetchToken,
 } from '@embedded-dashboard/element';
 export type { DashboardVariables } from '@embedded-dashboard/protocol';

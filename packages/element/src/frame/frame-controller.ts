@@ -5,6 +5,7 @@ import {
   MIN_DASHBOARD_HEIGHT,
   VARIABLE_LIMITS,
   copyVariables,
+  parseCustomEvent,
   variablesProblem,
   type DashboardVariables,
   type SrcValues,
@@ -16,6 +17,7 @@ import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
 import type { ViewModel } from '../view/shadow-view.js';
+import { recallHeight, rememberHeight } from './height-memory.js';
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;
@@ -23,6 +25,8 @@ export const FRAME_SWAP_TIMEOUT_MS = 15_000;
 /** What the controller reads from, and reports to, the element that owns it. */
 export interface FrameHost extends ReactiveControllerHost, EventTarget {
   readonly dashboard?: string | undefined;
+  /** A single chart of the dashboard, when the element shows one: its height is remembered apart. */
+  readonly chart?: string | undefined;
   readonly srcTemplate?: string | undefined;
   readonly environment?: string | undefined;
   readonly protocol: string;
@@ -124,6 +128,8 @@ export class FrameController implements ReactiveController {
       this.#dropSwap();
       this.#srcKey = key;
       this.#optionsKey = optionsKey;
+      // A repeat view in this page session reserves the height the dashboard last reported.
+      this.#height = recallHeight(this.#memoryKey()) ?? this.#height;
       this.#srcs[cur] = next?.href;
       this.#srcToken = token;
       this.#origin = next?.origin ?? '';
@@ -215,9 +221,16 @@ export class FrameController implements ReactiveController {
     if (message) this.#win(slot)?.postMessage(message, this.#origin);
   }
 
+  /** Which dashboard (and chart) a remembered height is for. */
+  #memoryKey(): string {
+    const host = this.#host;
+    return host.chart ? `${host.dashboard}\n${host.chart}` : `${host.dashboard}`;
+  }
+
   #resize(height: number): void {
     if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
     height = Math.ceil(height);
+    rememberHeight(this.#memoryKey(), height);
     if (height !== this.#height) {
       this.#height = height;
       this.#host.requestUpdate();
@@ -247,6 +260,8 @@ export class FrameController implements ReactiveController {
     } else if (event.source !== this.#win(cur)) return;
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
+        // The height it will have, when it says so: sized now, not when it has loaded.
+        if (message.detail.dashboardHeight) this.#resize(message.detail.dashboardHeight);
         this.#ready = true;
         this.sendToken();
         break;
@@ -279,6 +294,12 @@ export class FrameController implements ReactiveController {
         if (variablesProblem(next, VARIABLE_LIMITS)) return;
         this.vars = frozen(next);
         emit(this.#host, 'dashboard-variable-change', { name: varName, value: newValue });
+        break;
+      }
+      case undefined: {
+        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when JSON within the limits.
+        const custom = parseCustomEvent(event.data, this.#adapter.lifecycle);
+        if (custom) emit(this.#host, 'dashboard-custom-event', custom);
       }
     }
   };

@@ -24,6 +24,7 @@ const UPDATE_VARIABLES: ExploHostEvent = 'updateExploDashboardVariables';
 export const exploProtocol: FrameProtocol = {
   swap: true,
   src: exploSrc,
+  lifecycle: Object.keys(OURS),
   parse(data) {
     const event = (data as { event?: string } | null)?.event as string;
     // Own keys only: an event named "__proto__" is not a vendor event.

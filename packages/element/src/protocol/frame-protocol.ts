@@ -19,6 +19,11 @@ export interface FrameProtocol {
   readonly perDashboard?: boolean;
   /** The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad template. */
   src(template: string | undefined, values: SrcValues, variables: DashboardVariables): URL | undefined;
+  /**
+   * The names of the frame events `parse` handles (the lifecycle events): any other name from the
+   * verified frame is the dashboard's own event (`dashboard-custom-event`).
+   */
+  readonly lifecycle: readonly string[];
   /** Untrusted `MessageEvent.data` as an event of our own protocol (ARCHITECTURE §6), or `undefined`. */
   parse(data: unknown): DashboardMessage | undefined;
   /** The message handing a token to the running frame; absent when the token travels in the URL. */

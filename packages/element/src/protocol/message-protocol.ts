@@ -1,10 +1,11 @@
-import { HostEvent, parseDashboardMessage, resolveSrc } from '@embedded-dashboard/protocol';
+import { DashboardEvent, HostEvent, parseDashboardMessage, resolveSrc } from '@embedded-dashboard/protocol';
 import type { FrameProtocol } from './frame-protocol.js';
 
 /** Our own protocol (ARCHITECTURE §6): the token and variables go to the running frame by message. */
 export const messageProtocol: FrameProtocol = {
   swap: false,
   src: resolveSrc,
+  lifecycle: Object.values(DashboardEvent),
   parse: parseDashboardMessage,
   token: (token) => ({ event: HostEvent.updateToken, detail: { token } }),
   variables: (variables) => ({ event: HostEvent.updateVariables, detail: { variables } }),

@@ -61,7 +61,11 @@ describe('frame protocol adapters', () => {
 
   it.each([
     [
-      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 0 } },
+      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 640 } },
+      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 640 } },
+    ],
+    [
+      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales', dashboardHeight: 'tall' } },
       { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales' } },
     ],
     [

@@ -105,6 +105,8 @@ export class ShadowView {
   render(view: ViewModel): void {
     patch(this.#base, { class: view.loaded ? '' : 'reserve' });
     const height = view.height ? `${view.height}px` : '';
+    // The space reserved before the frame shows (`.reserve`): the height known, else the minimum.
+    setHeight(this.#base, height);
     for (const slot of [0, 1]) {
       const cls = slot !== view.cur ? 'pending next' : view.live ? '' : 'pending';
       const src = view.srcs[slot];

@@ -69,7 +69,7 @@ export const freshTokenUrl = (): string => `/t${++urlCounter}/embed/token`;
 /** What the element resolves its `token-url` to (and names its BroadcastChannel after). */
 export const resolved = (el: EmbeddedDashboard): string => new URL(el.tokenUrl, document.baseURI).href;
 
-const EVENTS = ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize', 'dashboard-variable-change'];
+const EVENTS = ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize', 'dashboard-variable-change', 'dashboard-custom-event'];
 
 let currentTokenUrl = freshTokenUrl();
 /** Starts a new test: elements mounted from now on share a new token URL. */
@@ -130,6 +130,8 @@ export function useElementTestEnvironment(): void {
     document.body.replaceChildren();
     vi.useRealTimers();
     vi.unstubAllGlobals();
+    // Heights remembered for a repeat view (frame/height-memory.ts) are per test.
+    sessionStorage.clear();
     vi.restoreAllMocks();
   });
 }

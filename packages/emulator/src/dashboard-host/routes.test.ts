@@ -85,7 +85,7 @@ describe('GET /iframe-data/:dashboardId', () => {
     expect(res.headers.get('X-Content-Type-Options')).toBe('nosniff');
     const data = (await res.json()) as DashboardData;
     expect(data.dashboardId).toBe('sales-overview');
-    expect(data.group).toEqual({ name: 'Acme Corp', environment: 'Customer' });
+    expect(data.group).toEqual({ name: 'Acme Corp', providedId: 'acme', environment: 'Customer' });
     expect(data.variables).toEqual({ region: 'EU', seats: 42 });
     expect(data.charts.map((c) => c.kind)).toEqual(['bar', 'line']);
     expect(data.charts[0]?.points).toHaveLength(12);
@@ -105,7 +105,7 @@ describe('GET /iframe-data/:dashboardId', () => {
     const globexSales = (await (await getData(app, 'sales-overview', 'tok-globex')).json()) as DashboardData;
     const acmeSupport = (await (await getData(app, 'support-metrics', 'tok-acme')).json()) as DashboardData;
     expect(globexSales.charts[0]?.points).not.toEqual(acmeSales.charts[0]?.points);
-    expect(globexSales.group).toEqual({ name: 'Globex', environment: 'Testing' });
+    expect(globexSales.group).toEqual({ name: 'Globex', providedId: 'globex', environment: 'Testing' });
     expect(acmeSupport.title).toBe('Support metrics');
     expect(acmeSupport.charts[0]?.points.map((p) => p.label)).toEqual(['Open', 'Pending', 'Solved', 'Closed', 'Escalated']);
   });

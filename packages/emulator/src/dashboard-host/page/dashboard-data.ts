@@ -7,12 +7,23 @@ import type { DashboardVariables, Environment } from '@embedded-dashboard/protoc
 export interface DashboardData {
   dashboardId: string;
   title: string;
-  group: { name: string; environment: Environment };
+  /** `providedId` is the customer's own id (the JS Event Button's `customerProvidedId`). */
+  group: { name: string; providedId: string; environment: Environment };
+  jsEventButton: JsEventButton;
   /** The group's properties as dashboard variables (non-scalar values arrive as JSON text). */
   variables: DashboardVariables;
   kpis: DashboardKpi[];
   charts: DashboardChart[];
   details: DashboardDetails;
+}
+
+/**
+ * A JS Event Button: its text, and the event it posts to the host page (named by the dashboard's
+ * author) with `{ customerName, customerProvidedId }`.
+ */
+export interface JsEventButton {
+  text: string;
+  eventName: string;
 }
 
 export interface DashboardKpi {

@@ -32,8 +32,12 @@ const config: PageConfig = {
   variableLimits: VARIABLE_LIMITS,
 };
 
+/** The dashboard's own events (analytics, the JS Event Buttons of the sample dashboards), kept apart from the lifecycle messages. */
+const OWN_EVENTS = ['analyticsEventFired', 'exportRequested', 'escalationRequested'];
+
 interface Harness {
   posted: Array<{ message: DashboardMessage; targetOrigin: string }>;
+  own: Array<{ message: { event: string; detail: unknown }; targetOrigin: string }>;
   parent: { postMessage(message: unknown, targetOrigin: string): void };
   requests: string[];
   /** Token -> group; a token missing here answers 401, `forbidden` 403. */
@@ -59,7 +63,14 @@ function boot(overrides: Partial<PageEnvironment> = {}, search = '', pageConfig:
   let onTick = () => {};
   const harness: Harness = {
     posted: [],
-    parent: { postMessage: (message, targetOrigin) => harness.posted.push({ message: message as DashboardMessage, targetOrigin }) },
+    own: [],
+    parent: {
+      postMessage: (message, targetOrigin) => {
+        const { event } = message as { event: string };
+        if (OWN_EVENTS.includes(event)) harness.own.push({ message: message as { event: string; detail: unknown }, targetOrigin });
+        else harness.posted.push({ message: message as DashboardMessage, targetOrigin });
+      },
+    },
     requests: [],
     embedOrigins: [],
     groups: new Map([['tok-1', acme]]),
@@ -127,7 +138,27 @@ beforeEach(() => {
   document.body.innerHTML = '';
 });
 
+const analyticsDetail = (name: string) => ({ user_id: '', name, properties: { customer_name: 'Acme Corp' }, custom_properties: {} });
+
 describe('dashboard page', () => {
+  it("fires analyticsEventFired once loaded, and its JS Event Button posts the author's event with the group's name and provided id", async () => {
+    const h = boot();
+    await loaded(h);
+    expect(h.own).toEqual([{ message: { event: 'analyticsEventFired', detail: analyticsDetail('Dashboard Page Viewed') }, targetOrigin: HOST }]);
+    const button = document.querySelector<HTMLButtonElement>('[data-testid="js-event-button"]')!;
+    expect(button.textContent).toBe('Request export');
+    button.click();
+    expect(h.own.at(-1)).toEqual({
+      message: { event: 'exportRequested', detail: { customerName: 'Acme Corp', customerProvidedId: 'acme' } },
+      targetOrigin: HOST,
+    });
+    // A new token's load is no new page view.
+    h.groups.set('tok-2', acme);
+    h.send({ event: 'updateToken', detail: { token: 'tok-2' } });
+    await vi.waitFor(() => expect(h.requests).toContain('tok-2'));
+    expect(h.own.filter((p) => p.message.event === 'analyticsEventFired')).toHaveLength(1);
+  });
+
   it('asks for a token, with the exact parent origin, as soon as it starts', () => {
     const h = boot();
     expect(h.posted).toEqual([{ message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview' } }, targetOrigin: HOST }]);
@@ -356,6 +387,7 @@ describe('dashboard page', () => {
     for (const option of select.options) option.selected = option.value === 'APAC';
     select.dispatchEvent(new Event('change'));
     expect(h.posted.at(-1)?.message).toEqual({ event: 'variableUpdated', detail: { varName: 'regions', newValue: ['APAC'] } });
+    expect(h.own.at(-1)?.message).toEqual({ event: 'analyticsEventFired', detail: analyticsDetail('Multiselect Selected') });
     expect(summary().dataset.rows).toBe('16');
   });
 
@@ -558,6 +590,7 @@ describe('dashboard page, vendor protocol', () => {
     const select = document.querySelector<HTMLSelectElement>('[data-testid="multi-select"]')!;
     for (const option of select.options) option.selected = option.value !== 'US';
     select.dispatchEvent(new Event('change'));
+    expect(h.own.at(-1)?.message).toEqual({ event: 'analyticsEventFired', detail: analyticsDetail('Multiselect Selected') });
     expect(h.posted.at(-1)?.message).toEqual({ event: 'sendVariableUpdatedEvent', detail: { varName: 'regions', newValue: ['EU', 'APAC'] } });
     expect(chosen()).toEqual(['EU', 'APAC']);
   });

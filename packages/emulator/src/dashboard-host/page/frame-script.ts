@@ -136,6 +136,17 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   const post = (message: DashboardMessage) => {
     if (env.parent && parentOrigin) env.parent.postMessage(explo ? lib.toVendorMessage(message) : message, parentOrigin);
   };
+  /** The dashboard's own events (a JS Event Button's, analyticsEventFired): the same `{ event, detail }` in every protocol. */
+  const postOwn = (event: string, detail: object) => {
+    if (env.parent && parentOrigin) env.parent.postMessage({ event, detail }, parentOrigin);
+  };
+  /**
+   * An analytics event as the vendor's Analytics Reporting page documents its data (`user_id`,
+   * `name`, `properties`, `custom_properties`); of the metadata properties only `customer_name`,
+   * since the stored page is cut off after it (packages/protocol/README.md). No user here: `user_id` is ''.
+   */
+  const analytics = (name: string) =>
+    data && postOwn('analyticsEventFired', { user_id: '', name, properties: { customer_name: data.group.name }, custom_properties: {} });
   /** Loaded: the height last reported and the first load's time (the same each time it is said). */
   const sayLoaded = () => post({ event: 'dashboardLoaded', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight, loadTime } });
   if (env.parent && !parentOrigin) {
@@ -170,11 +181,13 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
         detailsOpen = !detailsOpen;
         render();
       },
+      onJsEvent: () => data && postOwn(data.jsEventButton.eventName, { customerName: data.group.name, customerProvidedId: data.group.providedId }),
       onVariableChange: (name: string, value: VariableValue) => {
         const next = { ...overrides, [name]: value };
         if (problem(next)) return;
         overrides = next;
         post({ event: 'variableUpdated', detail: { varName: name, newValue: value } });
+        if (Array.isArray(value)) analytics('Multiselect Selected');
         render();
       },
     });
@@ -244,6 +257,7 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       lastHeight = clampHeight(env.measureHeight());
       loadTime = Math.round(env.now());
       sayLoaded();
+      analytics('Dashboard Page Viewed');
     }
   };
 

@@ -11,6 +11,8 @@ export interface RenderView {
   detailsOpen: boolean;
   detailRows: number;
   onToggleDetails(): void;
+  /** The JS Event Button was pressed. */
+  onJsEvent(): void;
   onVariableChange(name: string, value: VariableValue): void;
 }
 
@@ -49,7 +51,11 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
   const environment = el('span', 'env-tag', data.group.environment);
   environment.dataset.testid = 'environment';
   environment.dataset.environment = data.group.environment;
-  header.append(titles, environment);
+  const jsEvent = el('button', 'toggle', data.jsEventButton.text);
+  jsEvent.setAttribute('type', 'button');
+  jsEvent.dataset.testid = 'js-event-button';
+  jsEvent.addEventListener('click', () => view.onJsEvent());
+  header.append(titles, jsEvent, environment);
   const refreshed = el('p', 'refreshed');
   refreshed.dataset.testid = 'last-refreshed';
   if (view.refreshedAt !== undefined) {

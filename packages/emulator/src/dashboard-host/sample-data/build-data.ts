@@ -15,7 +15,8 @@ export function buildDashboardData(dashboardId: string, group: DashboardGroupVie
   return {
     dashboardId,
     title: dashboard.title,
-    group: { name: group.name, environment: group.environment },
+    group: { name: group.name, providedId: group.providedId, environment: group.environment },
+    jsEventButton: dashboard.jsEventButton,
     variables: propertiesToVariables(group.properties),
     ...dashboard.build(random),
   };

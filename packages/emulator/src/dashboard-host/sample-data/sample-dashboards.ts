@@ -1,4 +1,4 @@
-import type { DashboardChart, DashboardDetails, DashboardKpi } from '../page/dashboard-data.js';
+import type { DashboardChart, DashboardDetails, DashboardKpi, JsEventButton } from '../page/dashboard-data.js';
 import { MAX_DETAIL_ROWS } from '../page/dashboard-data.js';
 
 /** The content of one sample dashboard, before the group's name and variables are added. */
@@ -10,6 +10,8 @@ export interface SampleContent {
 
 export interface SampleDashboard {
   title: string;
+  /** The dashboard's JS Event Button, as its author configured it (packages/protocol/README.md, "Custom JS events"). */
+  jsEventButton: JsEventButton;
   build(random: () => number): SampleContent;
 }
 
@@ -87,8 +89,8 @@ function supportMetrics(random: () => number): SampleContent {
 
 /** The sample dashboards by id. */
 export const SAMPLE_DASHBOARD_CONTENT: ReadonlyMap<string, SampleDashboard> = new Map([
-  ['sales-overview', { title: 'Sales overview', build: salesOverview }],
-  ['support-metrics', { title: 'Support metrics', build: supportMetrics }],
+  ['sales-overview', { title: 'Sales overview', jsEventButton: { text: 'Request export', eventName: 'exportRequested' }, build: salesOverview }],
+  ['support-metrics', { title: 'Support metrics', jsEventButton: { text: 'Escalate', eventName: 'escalationRequested' }, build: supportMetrics }],
 ]);
 
 /** The ids of the sample dashboards the emulator serves. */

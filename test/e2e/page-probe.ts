@@ -15,6 +15,8 @@ export interface RecordedEvent {
   detail: Record<string, unknown>;
   /** `Date.now()` in the page when it fired. */
   at: number;
+  /** The rendered height of the element's visible frame as it fired (CSS px). */
+  frameHeight: number;
 }
 
 /** One `/embed/token*` or `/embed-jwt/token*` request of the page. */
@@ -42,7 +44,14 @@ declare global {
   }
 }
 
-export const ELEMENT_EVENTS = ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize', 'dashboard-variable-change'];
+export const ELEMENT_EVENTS = [
+  'dashboard-load',
+  'dashboard-token',
+  'dashboard-error',
+  'dashboard-resize',
+  'dashboard-variable-change',
+  'dashboard-custom-event',
+];
 
 /** The cookie that pins the element's jitter at one half in the probed pages (each retry waits half its ceiling). */
 export const PIN_JITTER_COOKIE = 'e2e-jitter';
@@ -53,7 +62,12 @@ function installProbe(names: string[], pinCookie: string): void {
   const probe: PageProbe = { events: [], tokenRequests: [], console: [] };
   window.__probe = probe;
   for (const type of names) {
-    document.addEventListener(type, (event) => probe.events.push({ type, detail: { ...(event as CustomEvent).detail }, at: Date.now() }));
+    document.addEventListener(type, (event) => {
+      const element = event.target as Element;
+      const frame = element.shadowRoot?.querySelector('iframe:not(.next)') ?? element.querySelector('iframe');
+      const frameHeight = Math.round(frame?.getBoundingClientRect().height ?? 0);
+      probe.events.push({ type, detail: { ...(event as CustomEvent).detail }, at: Date.now(), frameHeight });
+    });
   }
   const send = window.fetch;
   window.fetch = function (this: unknown, input: RequestInfo | URL, init?: RequestInit) {

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { engines } from '../support/browsers/index.js';
+import { eventually, iframeHeight, openApp, testId, useDemo, waitForReady, type AppTab } from './harness.js';
+
+/** The dashboard's own events the host page heard, as `{ name, detail }`. */
+const customEvents = async (app: AppTab) => (await app.events('dashboard-custom-event')).map((e) => e.detail as { name: string; detail: unknown });
+
+describe.each(engines())('demo in $name: the dashboard’s own events, and no jump', (engine) => {
+  const run = useDemo(engine, { sharedDemo: true });
+
+  it.skipIf(!engine.available)('hears analytics and the JS Event Button; a repeat view starts at the remembered height', async () => {
+    const acme = await openApp(await run.newContext({ viewport: { width: 1280, height: 800 } }), run.demo, 'acme');
+    await waitForReady(acme);
+    await eventually('analyticsEventFired for the page view', async () => (await customEvents(acme)).some((e) => e.name === 'analyticsEventFired'));
+    expect((await customEvents(acme)).find((e) => e.name === 'analyticsEventFired')!.detail).toMatchObject({
+      name: 'Dashboard Page Viewed',
+      properties: { customer_name: 'Acme Corp' },
+    });
+    await (await acme.frame()).click(testId('js-event-button'));
+    await eventually('the JS Event Button’s event', async () => (await customEvents(acme)).some((e) => e.name === 'exportRequested'));
+    expect((await customEvents(acme)).find((e) => e.name === 'exportRequested')!.detail).toEqual({ customerName: 'Acme Corp', customerProvidedId: 'acme' });
+
+    const height = await iframeHeight(acme.tab);
+    expect(height).toBeGreaterThan(400);
+    // The same tab again (the page session): the frame has the dashboard's height before it loads.
+    await acme.tab.goto(`${run.demo.url}/app`);
+    await waitForReady(acme);
+    const load = (await acme.events('dashboard-load'))[0]!;
+    expect(Math.abs(load.frameHeight - height)).toBeLessThanOrEqual(2);
+    expect(await acme.console()).toEqual([]);
+  });
+});

@@ -103,12 +103,17 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
       await expectOwnDashboards(base, async (page) => {
         // onLoad ran: the handlers were attached by hydration.
         await page.waitForSelector('[data-testid="dashboard-status"]:has-text("Loaded in")', { timeout: 10_000 });
+        // An array variable and a locale reach the dashboard: its multi-select filters by the array, it formats for de-DE.
+        const frame = page.frames().find((f) => f.url().includes('/iframe/'))!;
+        expect(new URL(frame.url()).searchParams.get('locale_code')).toBe('de-DE');
+        await frame.waitForSelector('[data-testid="filter-summary"][data-chosen="EU,US"]', { timeout: 10_000 });
+        expect(await frame.evaluate(() => document.body.dataset.locale)).toBe('de-DE');
       });
       // The server's HTML already carries the element with its attributes (no JavaScript needed to start it).
       const { page } = await signIn(base, CUSTOMERS[0]);
       const html = await (await page.context().request.get(`${base}/dashboard`)).text();
       expect(html).toMatch(
-        /<embedded-dashboard dashboard="sales-overview" src-template="http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}" variables="\{&quot;region&quot;:&quot;EMEA&quot;\}" label="Sales overview">/,
+        /<embedded-dashboard dashboard="sales-overview" src-template="http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}" variables="\{&quot;region&quot;:&quot;EMEA&quot;,&quot;regions&quot;:\[&quot;EU&quot;,&quot;US&quot;\]\}" locale-code="de-DE" label="Sales overview">/,
       );
       await page.context().close();
     } finally {

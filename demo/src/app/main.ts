@@ -6,7 +6,7 @@ import { DEMO_DASHBOARDS } from '../../shared/dashboards.js';
 import { demoApi, SignedOutError } from './api.js';
 import { createEventLog } from './event-log.js';
 import { showVendorStatus, tokenCountdown, watchState } from './status-panel.js';
-import { bindVariablesForm } from './variables-form.js';
+import { bindLocaleSwitch, bindVariablesForm } from './variables-form.js';
 
 const ELEMENT_EVENTS: (keyof EmbeddedDashboardEventMap)[] = [
   'dashboard-load',
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
     log.add('demo', `state → ${state}`);
   });
   bindVariablesForm(element);
+  bindLocaleSwitch(element);
   dashboardPicker(element, dashboard);
   byId('dashboard-slot').append(element);
 

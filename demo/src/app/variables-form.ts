@@ -1,20 +1,15 @@
 import type { EmbeddedDashboard } from '@embedded-dashboard/element';
-import type { VariableValue } from '@embedded-dashboard/protocol';
+import { VARIABLE_LIMITS, variablesProblem, type DashboardVariables } from '@embedded-dashboard/protocol';
 
-const isVariableValue = (v: unknown): v is VariableValue =>
-  v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-
-/** Parses the textarea: a JSON object of strings, numbers, booleans or null. */
-export function parseVariablesInput(text: string): Record<string, VariableValue> | string {
+/** Parses the textarea: a JSON object of any documented shape (arrays for multi-selects), within the element's limits. */
+export function parseVariablesInput(text: string): DashboardVariables | string {
   let value: unknown;
   try {
     value = JSON.parse(text.trim() === '' ? '{}' : text);
   } catch {
     return 'Not valid JSON.';
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'Use a JSON object, e.g. {"rows": 5}.';
-  for (const [name, v] of Object.entries(value)) if (!isVariableValue(v)) return `"${name}" must be a string, number, boolean or null.`;
-  return value as Record<string, VariableValue>;
+  return variablesProblem(value, VARIABLE_LIMITS) ?? (value as DashboardVariables);
 }
 
 /** Wires the variables form to the element's `variables` attribute, both ways. */
@@ -35,11 +30,20 @@ export function bindVariablesForm(element: EmbeddedDashboard): void {
     event.preventDefault();
     apply();
   });
-  // A change made inside the dashboard shows up in the form, so the next Apply keeps it.
-  element.addEventListener('dashboard-variable-change', (event) => {
-    const current = parseVariablesInput(input.value);
-    const merged = { ...(typeof current === 'string' ? {} : current), [event.detail.name]: event.detail.value };
-    input.value = JSON.stringify(merged);
+  // A change made inside the dashboard (the multi-select's array too) shows up in the form, so the next Apply keeps it.
+  element.addEventListener('dashboard-variable-change', () => {
+    input.value = JSON.stringify(element.currentVariables);
   });
+  apply();
+}
+
+/** Wires the locale switch to the element's `locale-code`: a change reloads the dashboard without blanking it. */
+export function bindLocaleSwitch(element: EmbeddedDashboard): void {
+  const select = document.getElementById('locale-select') as HTMLSelectElement;
+  const apply = () => {
+    if (select.value) element.setAttribute('locale-code', select.value);
+    else element.removeAttribute('locale-code');
+  };
+  select.addEventListener('change', apply);
   apply();
 }

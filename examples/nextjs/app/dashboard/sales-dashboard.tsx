@@ -14,7 +14,8 @@ export function SalesDashboard({ srcTemplate, tokenUrl, region }: { srcTemplate:
         srcTemplate={srcTemplate}
         tokenUrl={tokenUrl}
         label="Sales overview"
-        variables={{ region }}
+        variables={{ region, regions: ['EU', 'US'] }}
+        localeCode="de-DE"
         onLoad={(e) => setStatus(`Loaded in ${Math.round(e.detail.loadTime)} ms`)}
         onError={(e) => setStatus(`Unavailable (${e.detail.code})`)}
       >

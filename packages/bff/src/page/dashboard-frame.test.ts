@@ -30,6 +30,13 @@ describe('renderDashboardFrame', () => {
     });
   });
 
+  it('puts locale_code (canonical) and refresh-minutes in the URL as the element does, and refuses bad ones', () => {
+    const { frame } = parse(renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, localeCode: 'de-de', refreshMinutes: 15 }));
+    expect(frame.getAttribute('src')).toBe('https://dash.example.com/iframe/sales?locale_code=de-DE&refresh-minutes=15');
+    expect(() => renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, localeCode: 'not a locale' })).toThrow(/localeCode/);
+    expect(() => renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, refreshMinutes: 0 })).toThrow(/refreshMinutes/);
+  });
+
   it('passes label, sandbox and loading through as the element does', () => {
     const { frame } = parse(
       renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, label: 'Sales', sandbox: 'allow-scripts allow-same-origin', loading: 'lazy' }),

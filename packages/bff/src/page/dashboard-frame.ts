@@ -1,4 +1,4 @@
-import { exploSrc, isUserGroupToken, resolveSrc, type DashboardVariables } from '@embedded-dashboard/protocol';
+import { canonicalLocale, exploSrc, isRefreshMinutes, isUserGroupToken, resolveSrc, type DashboardVariables } from '@embedded-dashboard/protocol';
 import { escapeAttribute } from './markup.js';
 
 /** The element's attributes the frame depends on, with the same names and meanings. */
@@ -19,6 +19,10 @@ export interface DashboardFrameOptions {
   token?: string | undefined;
   /** `explo` only: the element's `variables`, which that protocol puts in the URL's query. */
   variables?: DashboardVariables | undefined;
+  /** The element's `locale-code` (a BCP 47 tag): the URL's `locale_code`, canonical as the element makes it. */
+  localeCode?: string | undefined;
+  /** The element's `refresh-minutes` (whole minutes 1-1440): the URL's `refresh-minutes`. */
+  refreshMinutes?: number | undefined;
   /** The element's `label` (the frame's accessible name); default the dashboard id. */
   label?: string | undefined;
   /** The element's `sandbox` attribute, if it has one. */
@@ -62,7 +66,12 @@ export function renderDashboardFrame(options: DashboardFrameOptions): string {
   const { dashboard, token } = options;
   if (typeof dashboard !== 'string' || !dashboard) throw new Error('renderDashboardFrame: dashboard is required');
   if (token !== undefined && !isUserGroupToken(token)) throw new Error('renderDashboardFrame: token is not a user group token');
-  const values = { dashboard, environment: options.environment, token };
+  const localeCode = options.localeCode === undefined ? undefined : canonicalLocale(options.localeCode);
+  if (options.localeCode !== undefined && !localeCode) throw new Error('renderDashboardFrame: localeCode must be a BCP 47 language tag');
+  const { refreshMinutes } = options;
+  if (refreshMinutes !== undefined && !isRefreshMinutes(refreshMinutes))
+    throw new Error('renderDashboardFrame: refreshMinutes must be whole minutes from 1 to 1440');
+  const values = { dashboard, environment: options.environment, token, localeCode, refreshMinutes };
   let url: URL | undefined;
   try {
     url = options.protocol === 'explo' ? exploSrc(options.srcTemplate, values, options.variables ?? {}) : resolveSrc(options.srcTemplate, values);

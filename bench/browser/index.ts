@@ -9,6 +9,7 @@ import { NotAvailable, judgeTiming, unavailableRows, type Row, type RowKind } fr
 import { signSession } from '../lib/session.js';
 import { median, ratio } from '../lib/stats.js';
 import { engineOptions, engineRowIds, engineRows, OTHER_ENGINES } from './engines.js';
+import { layoutShiftRows, measureLayoutShift, SHIFT_FIRST, SHIFT_REPEAT } from './layout-shift.js';
 import { measureRotation, type Rotation } from './rotation.js';
 import { COOKIE, judgedPages, startBrowserServers, ttdSession } from './servers.js';
 import { loadSteps, measureTimeToDashboard, STEPS_METRIC, TTD_TARGET, ttdRow, type PageLoad } from './time-to-dashboard.js';
@@ -227,9 +228,19 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
     } catch (error) {
       rows.push(...unavailableRows([RENEWAL_TIME, RENEWAL_BLANK], error));
     }
+    if (timeToDashboard) {
+      try {
+        const { session, token } = await ttdSession(pagesUrl);
+        const { viewport } = engineOptions(pagesUrl, session);
+        const context = { viewport, cookies: [{ name: COOKIE, value: session, url: pagesUrl }] };
+        rows.push(...layoutShiftRows(await measureLayoutShift(browser, pagesUrl, token, context, quick ? 1 : 5)));
+      } catch (error) {
+        rows.push(...unavailableRows([SHIFT_FIRST, SHIFT_REPEAT], error));
+      }
+    }
     return rows;
   } catch (error) {
-    return unavailableRows([...(timeToDashboard ? TTD_ROWS : []), ...ROTATION_ROWS], error);
+    return unavailableRows([...(timeToDashboard ? [...TTD_ROWS, SHIFT_FIRST, SHIFT_REPEAT] : []), ...ROTATION_ROWS], error);
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
   }

@@ -37,6 +37,11 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
+/** Sums the page's layout shifts (Chromium's `layout-shift` entries, none after input) into `window.__shift`. */
+const LAYOUT_SHIFT_PROBE = `<script>window.__shift=0;new PerformanceObserver((l)=>{for(const e of l.getEntries())if(!e.hadRecentInput)window.__shift+=e.value}).observe({type:'layout-shift',buffered:true})</script>`;
+/** The host page's content below the embed, which moves when the embed changes height. */
+const CONTENT_BELOW = '<main id="below"><h2>Below the dashboard</h2><p>The host page goes on here.</p><div style="height:800px;background:#eee"></div></main>';
+
 /** The console message both pages log, followed by the time, when the dashboard is loaded. */
 export const LOADED_MESSAGE = 'bench:loaded';
 
@@ -251,6 +256,16 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       return;
     }
     if (url.pathname === '/baseline') return send(res, 200, 'text/html', baselinePage(options.emulatorUrl, url.searchParams.get('token') ?? ''));
+    // Row 11: content below the embed, its layout shifts summed (layout-shift.ts). `/shift`: the
+    // element fetching its token; `/shift?fixed=<token>`: a fixed-height iframe with the token in its URL.
+    if (url.pathname === '/shift') {
+      const fixed = url.searchParams.get('fixed');
+      const embed = fixed
+        ? `<body><iframe src="${options.emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(fixed)}" title="dashboard"></iframe>${onFrameLoaded(options.emulatorUrl, 'loaded()')}`
+        : oursOpen(`${options.emulatorUrl}/iframe/{dashboard}`) + '</embedded-dashboard>';
+      const head = fixed ? HEAD : oursHead(options.emulatorUrl, elementScript);
+      return send(res, 200, 'text/html', `${head.replace('</head>', '')}${LAYOUT_SHIFT_PROBE}</head>${embed}${CONTENT_BELOW}</body></html>`);
+    }
     return send(res, 404, 'text/plain', 'not found');
   }
   await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));

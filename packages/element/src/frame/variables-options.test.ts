@@ -121,6 +121,8 @@ describe('<embedded-dashboard> variables of every shape', () => {
     [`{"a":"${'x'.repeat(2001)}"}`, 'maxStringLength'],
     [JSON.stringify(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`v${i}`, 'x'.repeat(2000)]))), 'maxEncodedLength'],
     [JSON.stringify(Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`v${i}`, 1]))), 'maxVariables'],
+    [`{"${'n'.repeat(201)}":1}`, 'maxNameLength'],
+    ['{"":1}', 'maxNameLength'],
     ['{"__proto__":{"admin":true}}', '__proto__ is not allowed'],
     ['{"a":{"constructor":{}}}', 'constructor, which is not allowed'],
     ['{"a":NaN}', 'variables must be JSON'],

@@ -1,3 +1,4 @@
+import { isDashboardId } from './explo-embed.js';
 import { isRecord } from './guards.js';
 import { isUserGroupToken } from './vendor.js';
 
@@ -26,9 +27,37 @@ export interface TokenResponse {
   serverTime: number;
 }
 
-/** Body of `POST /embed/token/rotate`: the token the caller holds. */
-export interface RotateTokenRequest {
+/**
+ * Body of `POST /embed/token` (embed-token mode; `{}` or none for a customer token): which
+ * dashboard, and optionally which single chart of it, the token is for. Never a group: the
+ * customer comes from the session. `chart` needs the vendor to mint (`EMBED_JWT_MINT=vendor`,
+ * `generate_jwt`'s `chart_id`): the vendor's docs name no claim for it in a token the BFF mints.
+ */
+export interface TokenRequest {
+  dashboard?: string;
+  chart?: string;
+}
+
+/** Body of `POST /embed/token/rotate`: the token the caller holds, and the same scope as its token request. */
+export interface RotateTokenRequest extends TokenRequest {
   token: string;
+}
+
+/** The fields a token request may carry; any other is a 400. */
+export const TOKEN_REQUEST_FIELDS = ['dashboard', 'chart'] as const;
+
+/** A chart id, as the element and the BFF accept it: the same rule as a dashboard id (1-128 of `A-Z a-z 0-9 _ -`). */
+export const isChartId = (value: unknown): value is string => isDashboardId(value);
+
+/** Type guard for a token request body: only `dashboard` and `chart`, each absent or an id. */
+export function isTokenRequest(value: unknown): value is TokenRequest {
+  if (!isRecord(value)) return false;
+  const fields: readonly string[] = TOKEN_REQUEST_FIELDS;
+  return (
+    Object.keys(value).every((field) => fields.includes(field)) &&
+    (value.dashboard === undefined || isDashboardId(value.dashboard)) &&
+    (value.chart === undefined || isChartId(value.chart))
+  );
 }
 
 /** Error codes of the BFF and what the element does with each (ARCHITECTURE §4). */

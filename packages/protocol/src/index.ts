@@ -32,8 +32,19 @@ export type { ExploEmbedClaims, ExploGenerateJwtInput, ExploGenerateJwtResponse 
 export { EmulatorErrorCode, EMULATOR_ADMIN_ROUTES, EMULATOR_LISTENING_PREFIX } from './emulator.js';
 export type { EmulatorErrorBody, ExpireTokenRequest, EmulatorStats, FaultOperation, FaultSettings } from './emulator.js';
 
-export { DEFAULT_BFF_BASE_PATH, BFF_ROUTES, BffErrorCode, BFF_ERROR_STATUS, BFF_LISTENING_PREFIX, isTokenResponse, isBffErrorBody } from './bff.js';
-export type { TokenResponse, RotateTokenRequest, BffErrorBody, HealthResponse, ReadinessResponse } from './bff.js';
+export {
+  DEFAULT_BFF_BASE_PATH,
+  BFF_ROUTES,
+  BffErrorCode,
+  BFF_ERROR_STATUS,
+  BFF_LISTENING_PREFIX,
+  isTokenResponse,
+  isBffErrorBody,
+  TOKEN_REQUEST_FIELDS,
+  isChartId,
+  isTokenRequest,
+} from './bff.js';
+export type { TokenResponse, TokenRequest, RotateTokenRequest, BffErrorBody, HealthResponse, ReadinessResponse } from './bff.js';
 
 export { DashboardEvent, HostEvent, MIN_DASHBOARD_HEIGHT, MAX_DASHBOARD_HEIGHT, parseDashboardMessage, parseHostMessage, isVariableValue } from './messages.js';
 export { isRecord } from './guards.js';

@@ -157,6 +157,33 @@ describe('embed tokens: POST /embed/token with embedToken', () => {
     expect((res.body as { token: string }).token).toBe(customerTokens(upstream)[0]);
     expect((await call(app, `${ORIGIN}/embed/token`, tokenRequest(await session(), { dashboard: 'a b' }, { origin: ORIGIN }))).status).toBe(400);
   });
+
+  it('refuses chart with a 400 that says what to configure where the BFF mints (no claim for a chart is documented), and with customer tokens', async () => {
+    const { ask, upstream } = setup();
+    for (const path of ['/embed/token', '/embed/token/rotate']) {
+      const res = await ask(
+        { dashboard: 'sales-overview', chart: 'revenue-by-month', ...(path.endsWith('rotate') && { token: 't' }) },
+        { origin: ORIGIN },
+        path,
+      );
+      expect(res.status).toBe(400);
+      expect((res.body as { error: { message: string } }).error.message).toMatch(/EMBED_JWT_MINT=vendor/);
+    }
+    expect(upstream.calls.getOrCreate).toBe(0);
+    const customerTokensApp = createBffApp({ upstream, session: { secret: SESSION_SECRET }, logger: captureLogs().logger });
+    const res = await call(customerTokensApp, `${ORIGIN}/embed/token`, tokenRequest(await session(), { chart: 'revenue-by-month' }, { origin: ORIGIN }));
+    expect(res.status).toBe(400);
+    expect((res.body as { error: { message: string } }).error.message).toMatch(/needs embed tokens minted by the vendor/);
+  });
+
+  it('adds des to the tokens it mints when embedToken.disableEditableSectionEditing is set, and none when not', async () => {
+    for (const des of [true, false]) {
+      const { ask } = setup({ embedToken: { keyId: 'key-1', key: KEY, disableEditableSectionEditing: des } });
+      expect(await decrypt(((await ask({ dashboard: 'sales-overview' })).body as { token: string }).token)).toMatchObject({ des });
+    }
+    const { ask } = setup();
+    expect(await decrypt(((await ask({ dashboard: 'sales-overview' })).body as { token: string }).token)).not.toHaveProperty('des');
+  });
 });
 
 describe('embedToken options', () => {
@@ -176,6 +203,8 @@ describe('embedToken options', () => {
     ['a dashboard that is no id', { keyId: 'k', key: KEY, dashboards: ['sales overview'] }, /embedToken.dashboards/],
     ['an empty dashboard list', { keyId: 'k', key: KEY, dashboards: [] }, /embedToken.dashboards/],
     ['an unknown mint', { keyId: 'k', key: KEY, mint: 'remote' }, /embedToken.mint/],
+    ['des as text', { keyId: 'k', key: KEY, disableEditableSectionEditing: 'true' }, /embedToken.disableEditableSectionEditing must be a boolean/],
+    ['des as a number', { keyId: 'k', key: KEY, disableEditableSectionEditing: 1 }, /embedToken.disableEditableSectionEditing must be a boolean/],
     ['no object', 'key-1', /embedToken must be an object/],
   ])('refuses %s at start with a TypeError naming the option, never the key', (_, embedToken, message) => {
     expect(make(embedToken)).toThrow(message);

@@ -10,6 +10,10 @@ export interface EmbedTokenRequest {
   groupKey: string;
   /** The embed id: `dsh`. */
   dashboard: string;
+  /** One chart of the dashboard (`generate_jwt`'s `chart_id`); only the vendor mints such a token. */
+  chart: string | undefined;
+  /** Editable sections locked: `des` (the vendor's `disable_editable_section_editing`); `undefined`: not said. */
+  disableEditableSectionEditing: boolean | undefined;
   /** The embedding page's origin; `iss` is it plus `/`. `undefined`: no `iss`. */
   pageOrigin: string | undefined;
 }
@@ -24,19 +28,24 @@ export interface EmbedTokenMinter {
 
 /**
  * Mints embed tokens in this process, with no vendor call: `cst`, `dsh`, `exp` (now + the token
- * TTL, whole seconds; `expiresAt` is the same instant) and `iss`, encrypted `dir` + `A256GCM` with
+ * TTL, whole seconds; `expiresAt` is the same instant), `iss`, and `des` when configured, encrypted `dir` + `A256GCM` with
  * the secret's key, its id as `kid` in the protected header. The key is imported once as a
  * non-extractable `CryptoKey`. Every request gets a new token: a renewal is a new mint.
  */
 export function localMinter(settings: Pick<EmbedTokenSettings, 'keyId' | 'key' | 'ttlSeconds'>, now: () => number): EmbedTokenMinter {
   let key: Promise<CryptoKey> | undefined;
-  const mint = async ({ customer, dashboard, pageOrigin }: EmbedTokenRequest): Promise<TokenResponse> => {
+  const mint = async ({ customer, dashboard, pageOrigin, disableEditableSectionEditing: des }: EmbedTokenRequest): Promise<TokenResponse> => {
     key ??= crypto.subtle.importKey('raw', settings.key as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt']);
     const serverTime = now();
     const exp = Math.floor(serverTime / 1000) + settings.ttlSeconds;
-    const token = await new EncryptJWT({ cst: customer, dsh: dashboard, exp, ...(pageOrigin !== undefined && { iss: exploEmbedIssuer(pageOrigin) }) })
-      .setProtectedHeader({ ...EXPLO_EMBED_JWE, kid: settings.keyId })
-      .encrypt(await key);
+    const claims = {
+      cst: customer,
+      dsh: dashboard,
+      exp,
+      ...(pageOrigin !== undefined && { iss: exploEmbedIssuer(pageOrigin) }),
+      ...(des !== undefined && { des }),
+    };
+    const token = await new EncryptJWT(claims).setProtectedHeader({ ...EXPLO_EMBED_JWE, kid: settings.keyId }).encrypt(await key);
     return { token, expiresAt: exp * 1000, serverTime };
   };
   return { token: mint, renew: mint };

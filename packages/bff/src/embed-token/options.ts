@@ -30,4 +30,10 @@ export interface EmbedTokenOptions {
    * origin is shared by every session and process of the store until near its expiry.
    */
   mint?: 'local' | 'vendor';
+  /**
+   * Locks the dashboards' editable sections (the vendor's "disable editable section editing"):
+   * claim `des` in a token the BFF mints, `disable_editable_section_editing` when the vendor mints.
+   * Default: not said (the vendor's default, editing allowed where the dashboard enables it).
+   */
+  disableEditableSectionEditing?: boolean;
 }

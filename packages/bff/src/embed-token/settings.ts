@@ -17,6 +17,8 @@ export interface EmbedTokenSettings {
   mint: 'local' | 'vendor';
   /** Seconds each token lives: the BFF's token TTL. */
   ttlSeconds: number;
+  /** `des` / `disable_editable_section_editing` of every token; `undefined`: not said (the vendor's default). */
+  disableEditableSectionEditing: boolean | undefined;
 }
 
 /**
@@ -25,7 +27,10 @@ export interface EmbedTokenSettings {
  */
 export function resolveEmbedTokenSettings(options: EmbedTokenOptions, tokenTtlSeconds: number, upstream: UserGroupUpstream): EmbedTokenSettings {
   if (typeof options !== 'object' || options === null) throw new TypeError('embedToken must be an object { keyId, key, dashboards?, mint? }');
-  const { keyId, key, dashboards, mint = 'local' } = options;
+  const { keyId, key, dashboards, mint = 'local', disableEditableSectionEditing } = options;
+  if (disableEditableSectionEditing !== undefined && typeof disableEditableSectionEditing !== 'boolean') {
+    throw new TypeError('embedToken.disableEditableSectionEditing must be a boolean');
+  }
   if (!isExploEmbedKeyId(keyId)) throw new TypeError('embedToken.keyId must be 1-128 visible ASCII characters without spaces or ":"');
   if (mint !== 'local' && mint !== 'vendor') throw new TypeError('embedToken.mint must be "local" or "vendor"');
   if (mint === 'vendor' && (typeof upstream.generateJwt !== 'function' || (upstream.api !== undefined && upstream.api !== 'explo-customer'))) {
@@ -45,5 +50,5 @@ export function resolveEmbedTokenSettings(options: EmbedTokenOptions, tokenTtlSe
     throw new TypeError('embedToken.dashboards must be a non-empty list of dashboard ids (1-128 of A-Z a-z 0-9 _ -)');
   }
   if (!(tokenTtlSeconds > 0)) throw new TypeError('tokenTtlSeconds must be above 0 with embedToken: an embed token always expires');
-  return { keyId, key: bytes, dashboards: dashboards && new Set(dashboards), mint, ttlSeconds: tokenTtlSeconds };
+  return { keyId, key: bytes, dashboards: dashboards && new Set(dashboards), mint, ttlSeconds: tokenTtlSeconds, disableEditableSectionEditing };
 }

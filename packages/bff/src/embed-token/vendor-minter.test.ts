@@ -192,6 +192,81 @@ describe("embed tokens minted by the vendor (embedToken.mint: 'vendor', generate
     expect(vendor.jwtCalls).toEqual([]);
   });
 
+  it('passes chart as chart_id; a single-chart token is kept per chart, never served for the whole dashboard or another chart', async () => {
+    const { ask, vendor, tokenOf, options, advance } = setup();
+    const chartA = await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' });
+    expect(chartA.status).toBe(200);
+    expect(vendor.jwtCalls.at(-1)).toMatchObject({ embed_id: 'sales-overview', chart_id: 'revenue-by-month' });
+    expect(await decrypt(tokenOf(chartA), START)).toMatchObject({ dsh: 'sales-overview', chart: 'revenue-by-month' });
+    const whole = tokenOf(await ask({ dashboard: 'sales-overview' }));
+    expect(vendor.jwtCalls.at(-1)).not.toHaveProperty('chart_id');
+    const chartB = tokenOf(await ask({ dashboard: 'sales-overview', chart: 'orders-by-month' }));
+    expect(new Set([tokenOf(chartA), whole, chartB]).size).toBe(3);
+    // Each is shared as before: asking again costs no call, and answers the same token.
+    expect(tokenOf(await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' }))).toBe(tokenOf(chartA));
+    expect(tokenOf(await ask({ dashboard: 'sales-overview' }))).toBe(whole);
+    expect(vendor.jwtCalls).toHaveLength(3);
+    // A renewal keeps the chart.
+    advance(120_000);
+    const renewed = await ask({ token: tokenOf(chartA), dashboard: 'sales-overview', chart: 'revenue-by-month' }, { path: '/embed/token/rotate' });
+    expect(renewed.status).toBe(200);
+    expect(vendor.jwtCalls.at(-1)).toMatchObject({ chart_id: 'revenue-by-month' });
+    // Another process on the same store with editable sections locked: its tokens are not those.
+    const store = createMemoryStore();
+    const open = createBffApp(options({ store }));
+    const locked = createBffApp(options({ store, embedToken: { keyId: 'key-1', mint: 'vendor', disableEditableSectionEditing: true } }));
+    const openToken = tokenOf(await ask({ dashboard: 'support-metrics' }, { on: open }));
+    const lockedToken = tokenOf(await ask({ dashboard: 'support-metrics' }, { on: locked }));
+    expect(lockedToken).not.toBe(openToken);
+    expect(vendor.jwtCalls.at(-1)).toMatchObject({ embed_id: 'support-metrics', disable_editable_section_editing: true });
+    expect(await decrypt(lockedToken, START)).toMatchObject({ des: true });
+  });
+
+  it.each([
+    ['oversized', { dashboard: 'sales-overview', chart: 'c'.repeat(129) }, /"chart" must be a chart id/],
+    ['a number', { dashboard: 'sales-overview', chart: 42 }, /"chart" must be a chart id/],
+    ['a list', { dashboard: 'sales-overview', chart: ['a'] }, /"chart" must be a chart id/],
+    ['null', { dashboard: 'sales-overview', chart: null }, /"chart" must be a chart id/],
+    ['not an id', { dashboard: 'sales-overview', chart: '../x' }, /"chart" must be a chart id/],
+    ['markup', { dashboard: 'sales-overview', chart: '<img src=x>' }, /"chart" must be a chart id/],
+    ['a prototype key', JSON.parse('{"dashboard":"sales-overview","__proto__":{"chart":"x"}}') as unknown, /takes only "dashboard" and "chart"/],
+    ['an unknown field', { dashboard: 'sales-overview', chart: 'a', chart_id: 'a' }, /takes only "dashboard" and "chart"/],
+    ['no dashboard', { chart: 'revenue-by-month' }, /must name the dashboard/],
+  ])('refuses a chart that is %s with 400 and no vendor call', async (_name, body, message) => {
+    const { ask, vendor } = setup();
+    const res = await ask(body);
+    expect(res.status).toBe(400);
+    expect((res.body as { error: { message: string } }).error.message).toMatch(message);
+    expect(vendor.jwtCalls).toEqual([]);
+  });
+
+  it('on the chart path, a vendor that refuses is 502, one that is down 503, one that answers no embed token 502: never a 401, never a whole-dashboard token', async () => {
+    const { ask, vendor, tokenOf } = setup();
+    const whole = tokenOf(await ask({ dashboard: 'sales-overview' }));
+    vendor.failJwt = [new UserGroupApiError('http_status', 'chart embedding is not enabled', { status: 400 })];
+    expect((await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' })).status).toBe(502);
+    vendor.failJwt = [new UserGroupNetworkError('connection refused')];
+    expect((await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' })).status).toBe(503);
+    vendor.answerJwt = 'not-a-jwe';
+    const wrong = await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' });
+    expect(wrong.status).toBe(502);
+    expect(JSON.stringify(wrong.body)).not.toContain(whole);
+    vendor.answerJwt = undefined;
+    const right = await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' });
+    expect(right.status).toBe(200);
+    expect(tokenOf(right)).not.toBe(whole);
+  });
+
+  it('on the chart path, a vendor that never answers ends in 504 within the request deadline, and the next request mints', async () => {
+    const { ask, vendor } = setup();
+    const gate = deferred();
+    vendor.jwtGate = gate.promise;
+    const hung = await ask({ dashboard: 'sales-overview', chart: 'revenue-by-month' });
+    expect([503, 504]).toContain(hung.status);
+    expect(hung.body).toMatchObject({ error: { code: expect.stringMatching(/^upstream_/) } });
+    gate.resolve();
+  });
+
   it.each([
     ['an upstream speaking /api/user', () => Object.assign(new FakeJwtVendor(KEY_BYTES, Date.now), { api: 'user-group-service' as const })],
     ['an upstream without generateJwt', () => new FakeUpstream()],

@@ -144,6 +144,8 @@ export class VendorMinter implements EmbedTokenMinter {
       key_id: this.#s.keyId,
       expiration: isoDurationSeconds(this.#s.ttlSeconds),
       ...(request.pageOrigin !== undefined && { embed_origin: exploEmbedIssuer(request.pageOrigin) }),
+      ...(request.chart !== undefined && { chart_id: request.chart }),
+      ...(request.disableEditableSectionEditing !== undefined && { disable_editable_section_editing: request.disableEditableSectionEditing }),
     };
     const servable = previous !== undefined && previous.token !== replacing && this.#expiresAt(previous) > askedAt;
     // A renewal waits for its budget slot like a rotation; a page view while the stored token still
@@ -181,11 +183,17 @@ export class VendorMinter implements EmbedTokenMinter {
   }
 }
 
-/** What a stored token is for besides its customer: the dashboard and the `iss` (none for a caller that is no browser). */
-const scope = (request: EmbedTokenRequest): string => `${request.dashboard} ${request.pageOrigin ?? '-'}`;
+/**
+ * What a stored token is for besides its customer: the dashboard, the chart (`*`: the whole
+ * dashboard; a single-chart token is never served for another chart or the whole dashboard), the
+ * editable-section lock (`des`, `-` unsaid) and the `iss` (none for a caller that is no browser).
+ * Chart ids, like dashboard ids, cannot be `*` or hold a space.
+ */
+const scope = (request: EmbedTokenRequest): string =>
+  `${request.dashboard} ${request.chart ?? '*'} ${request.disableEditableSectionEditing === undefined ? '-' : `des=${request.disableEditableSectionEditing}`} ${request.pageOrigin ?? '-'}`;
 
 /**
- * The store key of a customer's vendor-minted token for one dashboard and page origin. Dashboard
- * ids and origins have no spaces, so the customer's key (which may) goes last.
+ * The store key of a customer's vendor-minted token for one dashboard, chart, lock and page
+ * origin. None of those has spaces, so the customer's key (which may) goes last.
  */
 const storeKey = (request: EmbedTokenRequest): string => `embed-jwt:${scope(request)} ${request.groupKey}`;

@@ -36,6 +36,27 @@ describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASH
     expect(parseConfig({ ...customerApi, EMBED_JWT_MINT: 'local', EMBED_JWT_KEY: KEY }).config?.embedToken).toEqual({ keyId: 'k1', key: KEY });
   });
 
+  it('reads EMBED_DISABLE_EDITABLE_SECTION_EDITING (true or false) into embedToken.disableEditableSectionEditing', () => {
+    const local = { ...minimal, EMBED_JWT_KEY_ID: 'k1', EMBED_JWT_KEY: KEY };
+    expect(parseConfig({ ...local, EMBED_DISABLE_EDITABLE_SECTION_EDITING: 'true' }).config?.embedToken).toEqual({
+      keyId: 'k1',
+      key: KEY,
+      disableEditableSectionEditing: true,
+    });
+    expect(parseConfig({ ...local, EMBED_DISABLE_EDITABLE_SECTION_EDITING: 'false' }).config?.embedToken).toMatchObject({
+      disableEditableSectionEditing: false,
+    });
+    expect(parseConfig(local).config?.embedToken).not.toHaveProperty('disableEditableSectionEditing');
+    for (const bad of ['yes', '1', 'TRUE', 'x'.repeat(5000)]) {
+      expect(parseConfig({ ...local, EMBED_DISABLE_EDITABLE_SECTION_EDITING: bad }).problems).toEqual([
+        expect.stringMatching(/^EMBED_DISABLE_EDITABLE_SECTION_EDITING must be true or false \(got ".{0,40}"\)$/),
+      ]);
+    }
+    expect(parseConfig({ ...minimal, EMBED_DISABLE_EDITABLE_SECTION_EDITING: 'true' }).problems).toEqual([
+      "EMBED_DISABLE_EDITABLE_SECTION_EDITING needs EMBED_JWT_KEY_ID (the embed secret's id): embed tokens are off without it",
+    ]);
+  });
+
   it.each([
     [
       'a mint that is neither local nor vendor',

@@ -7,7 +7,13 @@ import type { ConfigGet } from './values.js';
  */
 
 /** The embed-token keys (ARCHITECTURE §4), on every runtime: a group of their own beside the rest of `bff-config.ts`. */
-export const EMBED_TOKEN_CONFIG_KEYS = ['EMBED_JWT_KEY_ID', 'EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT'] as const;
+export const EMBED_TOKEN_CONFIG_KEYS = [
+  'EMBED_JWT_KEY_ID',
+  'EMBED_JWT_KEY',
+  'EMBED_DASHBOARDS',
+  'EMBED_JWT_MINT',
+  'EMBED_DISABLE_EDITABLE_SECTION_EDITING',
+] as const;
 type EmbedTokenKey = (typeof EMBED_TOKEN_CONFIG_KEYS)[number];
 
 /**
@@ -23,8 +29,9 @@ export function parseEmbedTokenConfig(
   const key = get('EMBED_JWT_KEY');
   const dashboardsText = get('EMBED_DASHBOARDS');
   const mint = get('EMBED_JWT_MINT') ?? 'local';
+  const desText = get('EMBED_DISABLE_EDITABLE_SECTION_EDITING');
   if (keyId === undefined) {
-    for (const other of ['EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT'] as const) {
+    for (const other of ['EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT', 'EMBED_DISABLE_EDITABLE_SECTION_EDITING'] as const) {
       if (get(other) !== undefined) problems.push(`${other} needs EMBED_JWT_KEY_ID (the embed secret's id): embed tokens are off without it`);
     }
     return undefined;
@@ -52,11 +59,15 @@ export function parseEmbedTokenConfig(
       );
     }
   }
+  if (desText !== undefined && desText !== 'true' && desText !== 'false') {
+    problems.push(`EMBED_DISABLE_EDITABLE_SECTION_EDITING must be true or false (got ${JSON.stringify(desText.slice(0, 40))})`);
+  }
   if (context.tokenTtlSeconds === 0) problems.push('EMBED_TOKEN_TTL must be above 0 with EMBED_JWT_KEY_ID: an embed token always expires');
   return {
     keyId,
     ...(key !== undefined && { key }),
     ...(dashboards !== undefined && { dashboards }),
     ...(mint === 'vendor' && { mint }),
+    ...((desText === 'true' || desText === 'false') && { disableEditableSectionEditing: desText === 'true' }),
   };
 }

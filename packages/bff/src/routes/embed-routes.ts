@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { BFF_ROUTES, isDashboardId, type TokenResponse } from '@embedded-dashboard/protocol';
+import { BFF_ROUTES, isChartId, isDashboardId, TOKEN_REQUEST_FIELDS, type TokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
+import { CHART_NEEDS_VENDOR_MINT } from '../embed-token/embed-tokens.js';
 import { pageOriginOf } from '../embed-token/page-origin.js';
 import { BffError } from '../errors/bff-error.js';
 import { hotCounter } from '../observability/metrics.js';
@@ -16,33 +17,42 @@ import { requestContext } from './request-context.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
 
-/** `dashboard` of a token request: absent, or a dashboard id (the browser never names a group). */
-function requestedDashboard(body: Record<string, unknown> | undefined): string | undefined {
-  const dashboard = body?.dashboard;
-  if (dashboard === undefined) return undefined;
-  if (!isDashboardId(dashboard)) throw new BffError('bad_request', '"dashboard" must be a dashboard id: 1 to 128 of A-Z a-z 0-9 _ -');
-  return dashboard;
+/** `dashboard` and `chart` of a token request: each absent, or an id (the browser never names a group). */
+function requestedScope(body: Record<string, unknown> | undefined): TokenRequest {
+  const { dashboard, chart } = body ?? {};
+  if (dashboard !== undefined && !isDashboardId(dashboard))
+    throw new BffError('bad_request', '"dashboard" must be a dashboard id: 1 to 128 of A-Z a-z 0-9 _ -');
+  if (chart !== undefined && !isChartId(chart)) throw new BffError('bad_request', '"chart" must be a chart id: 1 to 128 of A-Z a-z 0-9 _ -');
+  return { ...(dashboard !== undefined && { dashboard }), ...(chart !== undefined && { chart }) };
 }
 
-/** `{}`, `{ dashboard }` or nothing: the browser never names a group, so any other field is a client bug. */
-function tokenRequest(body: Record<string, unknown> | undefined): string | undefined {
+const SCOPE_FIELDS: readonly string[] = TOKEN_REQUEST_FIELDS;
+
+/** `{}`, `{ dashboard, chart? }` or nothing: the browser never names a group, so any other field is a client bug. */
+function tokenRequest(body: Record<string, unknown> | undefined): TokenRequest {
   for (const field in body) {
-    if (field !== 'dashboard') throw new BffError('bad_request', 'the token request takes only "dashboard": the customer comes from the session');
+    if (!SCOPE_FIELDS.includes(field))
+      throw new BffError('bad_request', 'the token request takes only "dashboard" and "chart": the customer comes from the session');
   }
-  return requestedDashboard(body);
+  return requestedScope(body);
 }
 
-/** `{ token, dashboard? }`: the token the caller holds, and the dashboard it is for. */
-function rotateRequest(body: Record<string, unknown> | undefined): { presented: string; dashboard: string | undefined } {
+/** A customer token is for every dashboard and chart: a single-chart token needs the vendor to mint embed tokens. */
+function refuseChartWithoutEmbedTokens(scope: TokenRequest): void {
+  if (scope.chart !== undefined) throw new BffError('bad_request', CHART_NEEDS_VENDOR_MINT);
+}
+
+/** `{ token, dashboard?, chart? }`: the token the caller holds, and what it is for. */
+function rotateRequest(body: Record<string, unknown> | undefined): { presented: string; scope: TokenRequest } {
   if (body === undefined) throw new BffError('bad_request', 'body must be {"token": "<the token you hold>"}');
   for (const field in body) {
-    if (field !== 'token' && field !== 'dashboard')
-      throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…", "dashboard"?: "…"}`);
+    if (field !== 'token' && !SCOPE_FIELDS.includes(field))
+      throw new BffError('bad_request', `unknown field "${field.slice(0, 50)}": the body is {"token": "…", "dashboard"?: "…", "chart"?: "…"}`);
   }
   const token = body.token;
   if (typeof token !== 'string' || token === '') throw new BffError('bad_request', '"token" must be a non-empty string');
   if (token.length > MAX_PRESENTED_TOKEN_LENGTH) throw new BffError('bad_request', `"token" is longer than ${MAX_PRESENTED_TOKEN_LENGTH} characters`);
-  return { presented: token, dashboard: requestedDashboard(body) };
+  return { presented: token, scope: requestedScope(body) };
 }
 
 /** Builds the two token routes on an existing runtime. */
@@ -83,8 +93,9 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   routes.post(
     BFF_ROUTES.token,
     count('token', async (c) => {
-      const dashboard = tokenRequest(await readJsonObject(c, runtime.bodyLimitBytes));
-      if (embedTokens) return forCaller(c, 'token', (caller) => embedTokens.token(caller, dashboard, pageOriginOf(c)));
+      const scope = tokenRequest(await readJsonObject(c, runtime.bodyLimitBytes));
+      if (embedTokens) return forCaller(c, 'token', (caller) => embedTokens.token(caller, scope, pageOriginOf(c)));
+      refuseChartWithoutEmbedTokens(scope);
       return forCaller(c, 'token', (caller) => runtime.service.token(caller.group));
     }),
   );
@@ -92,8 +103,9 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   routes.post(
     BFF_ROUTES.rotate,
     count('rotate', async (c) => {
-      const { presented, dashboard } = rotateRequest(await readJsonObject(c, runtime.bodyLimitBytes));
-      if (embedTokens) return forCaller(c, 'rotate', (caller) => embedTokens.renew(caller, dashboard, pageOriginOf(c), presented));
+      const { presented, scope } = rotateRequest(await readJsonObject(c, runtime.bodyLimitBytes));
+      if (embedTokens) return forCaller(c, 'rotate', (caller) => embedTokens.renew(caller, scope, pageOriginOf(c), presented));
+      refuseChartWithoutEmbedTokens(scope);
       return forCaller(c, 'rotate', (caller) => runtime.service.rotate(caller.group, presented));
     }),
   );

@@ -33,6 +33,9 @@ export class FakeJwtVendor extends FakeUpstream {
       dsh: input.embed_id,
       exp: Math.floor(this.clock() / 1000) + seconds,
       ...(input.embed_origin && { iss: input.embed_origin }),
+      // The fake's own record of the chart (the vendor's docs name no claim for it), so tests can tell tokens apart.
+      ...(input.chart_id != null && { chart: input.chart_id }),
+      ...(input.disable_editable_section_editing != null && { des: input.disable_editable_section_editing }),
     };
     const jwt = await new EncryptJWT(claims).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: input.key_id! }).encrypt(this.key);
     return { success: 1, jwt };

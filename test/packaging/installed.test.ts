@@ -296,7 +296,7 @@ el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detai
     );
     await writeFile(
       join(consumerDir, 'typecheck', 'react-mistakes.tsx'),
-      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: [1] }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n`,
+      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: () => 'EU' }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n`,
     );
     await writeFile(
       join(consumerDir, 'typecheck', 'vue-svelte-mistakes.ts'),

@@ -100,7 +100,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         : { status: 'refused', message: checked.message };
     const group = view(store.find(checked.secret.environment, checked.claims.cst));
     if (!group) return { status: 'refused', message: 'its cst names no customer of this account' };
-    return { status: 'ok', dashboardId: checked.claims.dsh, issuer: checked.claims.iss, group, expiresInMs: checked.claims.exp * 1000 - config.now() };
+    const { dsh, iss, exp, cht } = checked.claims;
+    return { status: 'ok', dashboardId: dsh, issuer: iss, group, expiresInMs: exp * 1000 - config.now(), ...(cht !== undefined && { chartId: cht }) };
   };
 
   const app = new Hono<EmulatorEnv>();

@@ -90,6 +90,21 @@ describe("embed tokens minted by the vendor (mint: 'vendor'): the emulator's gen
     expect(emu.emulator.stats().requests).toEqual(before);
   });
 
+  it('asks the emulator for a single-chart token (chart -> chart_id): its frame data holds that chart alone; the whole dashboard is another token', async () => {
+    const bff = await emu.start({ embedToken: { keyId: 'key-1', mint: 'vendor' }, tokenTtlSeconds: 600 }, undefined, { api: 'explo-customer' });
+    const ask = async (body: Record<string, string>) =>
+      bff.post('/embed/token', { authorization: `Bearer ${await session()}`, origin: bff.url }, body) as Promise<{ status: number; body: { token: string } }>;
+    const chart = await ask({ dashboard: 'sales-overview', chart: 'orders-by-month' });
+    expect(chart.status).toBe(200);
+    const data = await fetch(`${emu.url}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${chart.body.token}`, 'Embed-Origin': bff.url } });
+    expect(((await data.json()) as { charts: Array<{ id: string }> }).charts.map((c) => c.id)).toEqual(['orders-by-month']);
+    const whole = await ask({ dashboard: 'sales-overview' });
+    expect(whole.body.token).not.toBe(chart.body.token);
+    // A chart the dashboard does not have: the vendor's 404 is the vendor's failure (502), never the user's (401).
+    const missing = await ask({ dashboard: 'sales-overview', chart: 'tickets-by-status' });
+    expect(missing.status).toBe(502);
+  });
+
   it("refuses EMBED_JWT_MINT=vendor's library form with the /api/user client at start", async () => {
     await expect(emu.start({ embedToken: { keyId: 'key-1', mint: 'vendor' } })).rejects.toThrow(/needs an upstream with generateJwt/);
   });

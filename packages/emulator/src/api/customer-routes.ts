@@ -15,6 +15,7 @@ import type { StoredGroup } from '../store/snapshot.js';
 import { operationRunner, persistedBy, type UserApiDependencies } from './user-routes.js';
 import { parseCustomerRequest, parseCustomerUpdate, parseRotateRequest } from './validate.js';
 import { parseGenerateJwtRequest } from './validate-generate-jwt.js';
+import { SAMPLE_CHARTS } from '../dashboard-host/sample-data/sample-dashboards.js';
 
 /** What `generate_jwt` needs beyond the groups: the embed secrets, the dashboards served, the clock. */
 export interface EmbedTokenDependencies {
@@ -79,6 +80,8 @@ export function customerApiRoutes(deps: UserApiDependencies & { embed: EmbedToke
       if (!deps.store.find(environment, request.providedId))
         throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no customer with this provided_id in this environment');
       if (!dashboards.has(request.embedId)) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no dashboard with this embed_id');
+      if (request.chartId !== undefined && !(SAMPLE_CHARTS.get(request.embedId) ?? []).includes(request.chartId))
+        throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no chart with this chart_id in this dashboard');
       // A secret of another environment's customers is not this key's to use (and not named as such).
       const secret = request.keyId === undefined ? keyring.defaultFor(environment) : keyring.get(request.keyId);
       if (secret?.environment !== environment) throw new EmulatorHttpError(EmulatorErrorCode.notFound, 'no embed secret with this key_id');
@@ -89,6 +92,7 @@ export function customerApiRoutes(deps: UserApiDependencies & { embed: EmbedToke
         ...(request.issuer !== undefined && { iss: request.issuer }),
         ...(request.reportBuilderFeatures !== undefined && { rbc: request.reportBuilderFeatures }),
         ...(request.disableEditableSections !== undefined && { des: request.disableEditableSections }),
+        ...(request.chartId !== undefined && { cht: request.chartId }),
       });
       return c.json({ success: 1, jwt });
     },

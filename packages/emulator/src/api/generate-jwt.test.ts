@@ -46,6 +46,25 @@ describe('POST /api/generate_jwt/ (the Customer API)', () => {
     expect(stats().requests.generateJwt).toBe(1);
   });
 
+  it("takes chart_id naming a chart of the dashboard: the token carries it (the emulator's own cht claim) and its data holds that chart alone", async () => {
+    const { app } = await withCustomer();
+    const { status, body } = await call(app, { provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1', chart_id: 'orders-by-month' });
+    expect(status).toBe(200);
+    expect((await decrypt(body.jwt)).payload).toMatchObject({ cst: 'acme', dsh: 'sales-overview', cht: 'orders-by-month' });
+    const data = await app.request('/iframe-data/sales-overview', { headers: { Authorization: `Bearer ${body.jwt}` } });
+    expect(data.status).toBe(200);
+    const json = (await data.json()) as { chart: string; kpis: unknown[]; charts: Array<{ id: string }> };
+    expect(json.chart).toBe('orders-by-month');
+    expect(json.kpis).toEqual([]);
+    expect(json.charts.map((chart) => chart.id)).toEqual(['orders-by-month']);
+    const whole = (await call(app, { provided_id: 'acme', embed_id: 'sales-overview', key_id: 'key-1' })).body.jwt as string;
+    const wholeData = (await (await app.request('/iframe-data/sales-overview', { headers: { Authorization: `Bearer ${whole}` } })).json()) as {
+      charts: Array<{ id: string }>;
+    };
+    expect(wholeData).not.toHaveProperty('chart');
+    expect(wholeData.charts.map((chart) => chart.id)).toEqual(['revenue-by-month', 'orders-by-month']);
+  });
+
   it('expires in 24 hours by default, and carries rbc and des when asked', async () => {
     const { app } = await withCustomer();
     const plain = await call(app, { provided_id: 'acme', embed_id: 'sales-overview', key_id: null, expiration: null, embed_origin: null });
@@ -92,7 +111,17 @@ describe('POST /api/generate_jwt/ (the Customer API)', () => {
     ['a zero expiration', { provided_id: 'acme', embed_id: 'sales-overview', expiration: 'PT0S' }, 400, 'invalid_field', /from 1 second/],
     ['an expiration over 366 days', { provided_id: 'acme', embed_id: 'sales-overview', expiration: 'P367D' }, 400, 'invalid_field', /366 days/],
     ['a date instead of a duration', { provided_id: 'acme', embed_id: 'sales-overview', expiration: '2030-01-01T00:00:00Z' }, 400, 'invalid_field', /ISO-8601/],
-    ['a chart_id (single-chart embedding not enabled)', { provided_id: 'acme', embed_id: 'sales-overview', chart_id: 'c1' }, 400, 'invalid_field', /chart_id/],
+    ['a chart_id of another dashboard', { provided_id: 'acme', embed_id: 'sales-overview', chart_id: 'tickets-by-status' }, 404, 'not_found', /no chart/],
+    ['an unknown chart_id', { provided_id: 'acme', embed_id: 'sales-overview', chart_id: 'c1' }, 404, 'not_found', /no chart/],
+    [
+      'an oversized chart_id',
+      { provided_id: 'acme', embed_id: 'sales-overview', chart_id: 'c'.repeat(129) },
+      400,
+      'invalid_field',
+      /chart_id must be a chart id/,
+    ],
+    ['a numeric chart_id', { provided_id: 'acme', embed_id: 'sales-overview', chart_id: 7 }, 400, 'invalid_field', /chart_id must be a chart id/],
+    ['a chart_id that is no id', { provided_id: 'acme', embed_id: 'sales-overview', chart_id: '../x' }, 400, 'invalid_field', /chart_id must be a chart id/],
     [
       'an unknown report builder feature',
       { provided_id: 'acme', embed_id: 'sales-overview', rb_allowed_features: ['flt', 'drop'] },

@@ -16,6 +16,8 @@ export interface GenerateJwtRequest {
   issuer: string | undefined;
   reportBuilderFeatures: string[] | undefined;
   disableEditableSections: boolean | undefined;
+  /** One chart of the dashboard (`chart_id`): a single-chart token. */
+  chartId: string | undefined;
 }
 
 const FIELDS = new Set([
@@ -61,9 +63,8 @@ export function parseIsoDuration(text: string): number | undefined {
 
 /**
  * Validates a generate_jwt body as the vendor documents it (packages/protocol/README.md): every
- * field checked, unknown ones refused, `chart_id` refused while single-chart embedding is not
- * enabled for the account (the vendor enables it per account; the emulator has no charts to
- * embed alone).
+ * field checked, unknown ones refused. `chart_id` is checked against the dashboard's charts by the
+ * route (the emulator's account has single-chart embedding enabled).
  */
 export function parseGenerateJwtRequest(body: Record<string, unknown>): GenerateJwtRequest {
   for (const key of Object.keys(body)) {
@@ -80,9 +81,7 @@ export function parseGenerateJwtRequest(body: Record<string, unknown>): Generate
     if (seconds < 1 || seconds > MAX_EMBED_TOKEN_SECONDS) throw invalid(`expiration must be from 1 second to ${MAX_EMBED_TOKEN_SECONDS / 86_400} days`);
     expirationSeconds = seconds;
   }
-  if (optional(body, 'chart_id', isShortString, 'a chart id') !== undefined) {
-    throw invalid('chart_id: single-chart embedding is not enabled for this account');
-  }
+  const chartId = optional(body, 'chart_id', (v): v is string => typeof v === 'string' && /^[\w-]{1,128}$/.test(v), 'a chart id (1-128 of A-Z a-z 0-9 _ -)');
   const reportBuilderFeatures = optional(
     body,
     'rb_allowed_features',
@@ -96,5 +95,5 @@ export function parseGenerateJwtRequest(body: Record<string, unknown>): Generate
     (v): v is string => typeof v === 'string' && ISSUER.test(v),
     "an origin with the trailing '/' (https://app.example.com/)",
   );
-  return { providedId, embedId, keyId, expirationSeconds, issuer, reportBuilderFeatures, disableEditableSections };
+  return { providedId, embedId, keyId, expirationSeconds, issuer, reportBuilderFeatures, disableEditableSections, chartId };
 }

@@ -86,7 +86,13 @@ export function embedTokenRoutes(options: ResolvedDashboardHostOptions, page: Re
         return jsonError(c, 403, EmulatorErrorCode.forbidden, `the embed token is valid only from ${view.issuer}`);
       }
       if (view.status === 'expired') return jsonError(c, 401, EmulatorErrorCode.unknownToken, 'the embed token has expired');
-      return c.json({ ...buildDashboardData(dashboardId, view.group), tokenExpiresInMs: view.expiresInMs }, 200, { ...DATA_SECURITY_HEADERS });
+      const data = buildDashboardData(dashboardId, view.group);
+      // A single-chart token shows that chart alone: no other chart, no KPIs, no detail rows.
+      const scoped =
+        view.chartId === undefined || data === undefined
+          ? data
+          : { ...data, chart: view.chartId, kpis: [], charts: data.charts.filter((chart) => chart.id === view.chartId) };
+      return c.json({ ...scoped, tokenExpiresInMs: view.expiresInMs }, 200, { ...DATA_SECURITY_HEADERS });
     },
   };
 }

@@ -15,7 +15,7 @@ export interface DashboardGroupView {
  * tampered token, an unknown customer; `message` says which, never the token).
  */
 export type EmbedTokenView =
-  | { status: 'ok'; dashboardId: string; issuer: string | undefined; group: DashboardGroupView; expiresInMs: number }
+  | { status: 'ok'; dashboardId: string; issuer: string | undefined; group: DashboardGroupView; expiresInMs: number; chartId?: string }
   | { status: 'expired'; dashboardId: string; issuer: string | undefined }
   | { status: 'refused'; message: string };
 

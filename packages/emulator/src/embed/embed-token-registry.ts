@@ -1,4 +1,4 @@
-import type { ExploEmbedClaims } from '@embedded-dashboard/protocol';
+import type { EmulatorEmbedClaims } from './embed-token.js';
 import type { EmbedKeyring, EmbedSecret } from './embed-secrets.js';
 import { readEmbedToken, type EmbedTokenCheck } from './embed-token.js';
 
@@ -7,7 +7,7 @@ const MAX_REMEMBERED = 10_000;
 
 /** An embed token the emulator accepted: its claims and the secret it decrypted with. */
 export interface AcceptedEmbedToken {
-  claims: ExploEmbedClaims;
+  claims: EmulatorEmbedClaims;
   secret: EmbedSecret;
 }
 

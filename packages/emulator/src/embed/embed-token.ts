@@ -8,16 +8,23 @@ export const REPORT_BUILDER_FEATURES: readonly string[] = ['*', 'flt', 'srt', 'c
 /** An origin with the trailing `/` the vendor requires in `iss` and `embed_origin`. */
 export const ISSUER = /^https?:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?\/$/i;
 
+/**
+ * The documented claims, and the emulator's own `cht`: the chart of a single-chart token minted by
+ * its `generate_jwt` (`chart_id`). The vendor documents no claim for it (a BFF never mints one); a
+ * token only this emulator makes carries it.
+ */
+export type EmulatorEmbedClaims = ExploEmbedClaims & { cht?: string };
+
 /** What a frame learns from an embed token. */
 export type EmbedTokenCheck =
-  | { ok: true; claims: ExploEmbedClaims; secret: EmbedSecret }
+  | { ok: true; claims: EmulatorEmbedClaims; secret: EmbedSecret }
   /** The token was the vendor's and well-formed, but its `exp` has passed: the host should send a new one. */
-  | { ok: false; expired: true; message: string; claims: ExploEmbedClaims }
+  | { ok: false; expired: true; message: string; claims: EmulatorEmbedClaims }
   /** Anything else; `message` says what, for the error page and the data route (never the token or a key). */
   | { ok: false; expired: false; message: string };
 
 /** Encrypts `claims` as an embed token with `secret` (`dir`, `A256GCM`, the secret's id as `kid`). */
-export function encryptEmbedToken(secret: EmbedSecret, claims: ExploEmbedClaims): Promise<string> {
+export function encryptEmbedToken(secret: EmbedSecret, claims: EmulatorEmbedClaims): Promise<string> {
   return new EncryptJWT({ ...claims }).setProtectedHeader({ ...EXPLO_EMBED_JWE, kid: secret.id }).encrypt(secret.key);
 }
 
@@ -33,8 +40,8 @@ function whyNot(error: unknown, keyFound: boolean): string {
 }
 
 /** The claims the vendor documents, each checked; anything else in the payload is ignored. */
-function claimsOf(payload: JWTPayload): ExploEmbedClaims | string {
-  const { cst, dsh, exp, iss, rbc, des } = payload as Record<string, unknown>;
+function claimsOf(payload: JWTPayload): EmulatorEmbedClaims | string {
+  const { cst, dsh, exp, iss, rbc, des, cht } = payload as Record<string, unknown>;
   if (typeof cst !== 'string' || cst === '' || cst.length > 256) return 'its cst (the customer id) is not a string of 1-256 characters';
   if (typeof dsh !== 'string' || dsh === '' || dsh.length > 256) return 'its dsh (the embed id) is not a string of 1-256 characters';
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'it has no exp';
@@ -46,7 +53,16 @@ function claimsOf(payload: JWTPayload): ExploEmbedClaims | string {
     return `its rbc is not a list of ${REPORT_BUILDER_FEATURES.join(', ')}`;
   }
   if (des !== undefined && typeof des !== 'boolean') return 'its des is not a boolean';
-  return { cst, dsh, exp, ...(iss !== undefined && { iss }), ...(rbc !== undefined && { rbc: rbc as string[] }), ...(des !== undefined && { des }) };
+  if (cht !== undefined && (typeof cht !== 'string' || !/^[\w-]{1,128}$/.test(cht))) return 'its cht (the chart id) is not a chart id';
+  return {
+    cst,
+    dsh,
+    exp,
+    ...(iss !== undefined && { iss }),
+    ...(rbc !== undefined && { rbc: rbc as string[] }),
+    ...(des !== undefined && { des }),
+    ...(cht !== undefined && { cht }),
+  };
 }
 
 /**

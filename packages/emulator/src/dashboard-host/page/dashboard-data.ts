@@ -15,6 +15,8 @@ export interface DashboardData {
   kpis: DashboardKpi[];
   charts: DashboardChart[];
   details: DashboardDetails;
+  /** Set for a single-chart embed token: the page shows that chart alone. */
+  chart?: string;
 }
 
 /**
@@ -39,6 +41,8 @@ export interface ChartPoint {
 }
 
 export interface DashboardChart {
+  /** The chart's id: what a single-chart embed token (`generate_jwt`'s `chart_id`) names. */
+  id: string;
   kind: 'bar' | 'line';
   title: string;
   unit: string;

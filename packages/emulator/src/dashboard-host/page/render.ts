@@ -230,5 +230,6 @@ export function renderDashboard(root: HTMLElement, data: DashboardData, view: Re
   }
   details.append(toggle, panel);
 
-  root.replaceChildren(header, variables, kpis, charts, details);
+  if (data.chart !== undefined) root.replaceChildren(header, charts);
+  else root.replaceChildren(header, variables, kpis, charts, details);
 }

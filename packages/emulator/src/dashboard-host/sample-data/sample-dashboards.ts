@@ -55,8 +55,8 @@ function salesOverview(random: () => number): SampleContent {
       { label: 'Average order', value: money(Math.round(totalRevenue / Math.max(1, totalOrders))), trend: trend(random) },
     ],
     charts: [
-      { kind: 'bar', title: 'Revenue by month', unit: 'USD', points: revenue },
-      { kind: 'line', title: 'Orders by month', unit: 'orders', points: orders },
+      { id: 'revenue-by-month', kind: 'bar', title: 'Revenue by month', unit: 'USD', points: revenue },
+      { id: 'orders-by-month', kind: 'line', title: 'Orders by month', unit: 'orders', points: orders },
     ],
     details: { title: 'Top products', columns: ['Product', 'Units', 'Revenue', 'Region'], rows, filter: regionFilter(3) },
   };
@@ -80,8 +80,8 @@ function supportMetrics(random: () => number): SampleContent {
       { label: 'Within SLA', value: `${between(random, 85, 100)}%`, trend: trend(random) },
     ],
     charts: [
-      { kind: 'bar', title: 'Tickets by status', unit: 'tickets', points: byStatus },
-      { kind: 'line', title: 'Median first response', unit: 'hours', points: response },
+      { id: 'tickets-by-status', kind: 'bar', title: 'Tickets by status', unit: 'tickets', points: byStatus },
+      { id: 'median-first-response', kind: 'line', title: 'Median first response', unit: 'hours', points: response },
     ],
     details: { title: 'Recent tickets', columns: ['Ticket', 'Subject', 'Priority', 'Status', 'Region'], rows, filter: regionFilter(4) },
   };
@@ -95,3 +95,9 @@ export const SAMPLE_DASHBOARD_CONTENT: ReadonlyMap<string, SampleDashboard> = ne
 
 /** The ids of the sample dashboards the emulator serves. */
 export const SAMPLE_DASHBOARDS: readonly string[] = Object.freeze([...SAMPLE_DASHBOARD_CONTENT.keys()]);
+
+/** The chart ids of each sample dashboard (a single-chart embed names one of its dashboard's). */
+export const SAMPLE_CHARTS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['sales-overview', ['revenue-by-month', 'orders-by-month']],
+  ['support-metrics', ['tickets-by-status', 'median-first-response']],
+]);

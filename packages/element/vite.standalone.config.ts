@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { squeezeCssTemplates } from './build/squeeze-css.mjs';
@@ -26,8 +29,28 @@ const squeezeLitBuild = (): Plugin => ({
   },
 });
 
+/** The bundle's file name, and what `integrity.json` beside it maps it to. */
+const BUNDLE = 'embedded-dashboard.js';
+
+/**
+ * Beside the bundle as written: `integrity.json` (`{ "embedded-dashboard.js": "sha384-…" }`, its
+ * subresource integrity, for `<script integrity>` and `renderElementScript({ integrity })`), and
+ * the types of the `./standalone` export (the same exports as the package's main entry).
+ */
+const integrityManifest = (): Plugin => ({
+  name: 'integrity-manifest',
+  writeBundle(options) {
+    const dir = options.dir!;
+    const hash = createHash('sha384')
+      .update(readFileSync(join(dir, BUNDLE)))
+      .digest('base64');
+    writeFileSync(join(dir, 'integrity.json'), `${JSON.stringify({ [BUNDLE]: `sha384-${hash}` }, null, 2)}\n`);
+    writeFileSync(join(dir, 'embedded-dashboard.d.ts'), `export * from '../index.js';\n`);
+  },
+});
+
 export default defineConfig({
-  plugins: [minifyCssTemplates(), squeezeLitBuild()],
+  plugins: [minifyCssTemplates(), squeezeLitBuild(), integrityManifest()],
   mode: 'production',
   resolve: {
     // Lit's minified production build, whatever NODE_ENV the caller (e.g. vitest) runs under.
@@ -60,7 +83,7 @@ export default defineConfig({
     lib: {
       entry: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
       formats: ['es'],
-      fileName: () => 'embedded-dashboard.js',
+      fileName: () => BUNDLE,
     },
   },
 });

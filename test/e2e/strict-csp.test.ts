@@ -22,20 +22,30 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDashboardFrame, renderElementScript, renderInitialToken } from '@embedded-dashboard/bff';
+import { SESSION_COOKIE, signSession } from '../../demo/server/session.js';
 import type { RunningDemo } from '../../demo/server/start-demo.js';
 import { engines, type EngineBrowser, type EngineContext } from '../support/browsers/index.js';
 import { eventually, iframeHeight, openApp, openEngineBrowser, postFromDashboard, startTestDemo, type AppTab } from './harness.js';
 import { PAGE_PROBE_SOURCE } from './page-probe.js';
 
 const ELEMENT_SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));
+/** The bundle's subresource integrity as the build ships it beside the bundle. */
+const INTEGRITY = (
+  JSON.parse(readFileSync(new URL('../../packages/element/dist/standalone/integrity.json', import.meta.url), 'utf8')) as Record<string, string>
+)['embedded-dashboard.js']!;
 const DASHBOARD = 'sales-overview';
 const POLICIES = ['strict', 'nonce', 'trusted-types'] as const;
 const PROTOCOLS = ['message', 'explo', 'explo-jwt'] as const;
 type Policy = (typeof POLICIES)[number];
 type Protocol = (typeof PROTOCOLS)[number];
 
-/** Records every CSP violation of the host page (the element's shadow root included: the event is composed). */
+/**
+ * Records every CSP violation of the host page (the element's shadow root included: the event is
+ * composed), and the scripts that failed to load (`__scriptErrors`: an integrity mismatch).
+ */
 function recordViolations(): void {
+  const failed: string[] = ((window as unknown as { __scriptErrors: string[] }).__scriptErrors = []);
+  addEventListener('error', (event) => event.target instanceof HTMLScriptElement && failed.push(new URL(event.target.src).pathname), true);
   const seen: string[] = ((window as unknown as { __violations: string[] }).__violations = []);
   addEventListener(
     'securitypolicyviolation',
@@ -54,13 +64,36 @@ export function hostPolicy(policy: Policy, vendor: string, nonce: string): strin
   return policy === 'strict' ? base : `${base}; ${TRUSTED_TYPES}`;
 }
 
+/** The element README's plain-HTML page and its module file, as written (the dashboard host swapped for the emulator). */
+function readmePage(vendor: string): { html: string; module: string } {
+  const readme = readFileSync(new URL('../../packages/element/README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Plain HTML'));
+  const block = (language: string) => new RegExp(`\`\`\`${language}(?: \\w+)?\n([\\s\\S]*?)\`\`\``).exec(section)![1]!;
+  return { html: block('html').replaceAll('https://dashboards.example.com', vendor), module: block('js') };
+}
+
+/** A confined frame: the only sandbox tokens the dashboard needs, and a permission besides the default `fullscreen`. */
+const CONFINED = { sandbox: 'allow-scripts allow-same-origin', allow: 'fullscreen; clipboard-write' };
+
 /** The element's attributes for `protocol`, as an integrator writes them. */
 function elementAttributes(protocol: Protocol, vendor: string, firstTokenInFragment: boolean): Record<string, string> {
-  if (protocol === 'explo') return { protocol, environment: 'production', 'src-template': `${vendor}/iframe/{dashboard}/{token}/{environment}` };
+  if (protocol === 'explo') return { ...CONFINED, protocol, environment: 'production', 'src-template': `${vendor}/iframe/{dashboard}/{token}/{environment}` };
   if (protocol === 'explo-jwt')
-    return { protocol, environment: 'production', 'src-template': `${vendor}/iframe/{token}/{environment}`, 'token-url': '/embed-jwt/token' };
-  return { 'src-template': `${vendor}/iframe/{dashboard}${firstTokenInFragment ? '#token={token}' : ''}` };
+    return { ...CONFINED, protocol, environment: 'production', 'src-template': `${vendor}/iframe/{token}/{environment}`, 'token-url': '/embed-jwt/token' };
+  return { ...CONFINED, 'src-template': `${vendor}/iframe/{dashboard}${firstTokenInFragment ? '#token={token}' : ''}` };
 }
+
+/** The sandbox, allow and referrer policy of each of the element's frames (its own and an adopted one). */
+const frameConfinement = (app: AppTab) =>
+  app.tab.evaluate(() => {
+    const element = document.querySelector('embedded-dashboard')!;
+    return [...element.shadowRoot!.querySelectorAll('iframe'), ...element.querySelectorAll('iframe')].map((frame) => ({
+      sandbox: frame.getAttribute('sandbox'),
+      allow: frame.getAttribute('allow'),
+      referrerpolicy: frame.getAttribute('referrerpolicy'),
+    }));
+  });
+const CONFINEMENT = { ...CONFINED, referrerpolicy: 'strict-origin' };
 
 const attributeText = (attributes: Record<string, string>) =>
   Object.entries(attributes)
@@ -119,8 +152,9 @@ async function startHost(demo: () => RunningDemo): Promise<HostServer> {
             environment: 'production',
             token: first.response.token,
             visible: true,
+            ...CONFINED,
           }) + first.html;
-        head += renderElementScript({ src: '/element.js', nonce });
+        head += renderElementScript({ src: '/element.js', nonce, integrity: INTEGRITY });
       }
     }
     res
@@ -137,6 +171,26 @@ async function startHost(demo: () => RunningDemo): Promise<HostServer> {
     if (first === 'embed' || first === 'embed-jwt') return void forward(req, res).catch(fail);
     if (path === '/probe.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(PROBE);
     if (path === '/element.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(element);
+    if (path === '/readme' || path === '/assets/dashboard-page.js') {
+      const { html, module } = readmePage(demo().emulatorUrl);
+      const [type, body] = path === '/readme' ? ['text/html; charset=utf-8', html] : ['text/javascript', module];
+      const headers = { 'content-type': type, 'content-security-policy': hostPolicy('strict', demo().emulatorUrl, '') };
+      return void res
+        .writeHead(200, headers)
+        .end(path === '/readme' ? body.replace('<!doctype html>', '<!doctype html><script src="/probe.js"></script>') : body);
+    }
+    if (path === '/assets/embedded-dashboard.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(element);
+    // The bundle with one byte changed on its way (a compromised CDN), and a strict page pinning it.
+    if (path === '/tampered/element.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(Buffer.concat([element, Buffer.from(' ')]));
+    if (first === 'pinned' && (policy === 'genuine' || policy === 'tampered')) {
+      const src = policy === 'genuine' ? '/element.js' : '/tampered/element.js';
+      return void res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': hostPolicy('strict', demo().emulatorUrl, '') })
+        .end(
+          `<!doctype html><html><head><title>pinned</title><script src="/probe.js"></script>${renderElementScript({ src, after: 'now', integrity: INTEGRITY })}</head>` +
+            `<body><embedded-dashboard dashboard="${DASHBOARD}" src-template="${demo().emulatorUrl}/iframe/{dashboard}"></embedded-dashboard></body></html>`,
+        );
+    }
     if (first === 'page' && POLICIES.includes(policy as Policy) && PROTOCOLS.includes(protocol as Protocol))
       return void page(req, res, policy as Policy, protocol as Protocol).catch(fail);
     res.writeHead(404).end();
@@ -157,13 +211,20 @@ async function startHost(demo: () => RunningDemo): Promise<HostServer> {
   };
 }
 
+const SESSION_SECRET = randomBytes(32).toString('base64url');
 let demo: RunningDemo;
 let host: HostServer;
 beforeAll(async () => {
   host = await startHost(() => demo);
-  // Each case rotates the customer's token seconds after the case before did: no minimum interval.
-  demo = await startTestDemo({ extraOrigins: [host.url], minRotationIntervalSeconds: 0 });
+  // A case rotates its token a second after it was issued: no minimum interval.
+  demo = await startTestDemo({ extraOrigins: [host.url], sessionSecret: SESSION_SECRET, minRotationIntervalSeconds: 0 });
 });
+
+/** Signs `context` in as a customer of its own: the BFF limits rotations per customer and minute (12), and each case rotates. */
+async function signInAsNewCustomer(context: EngineContext, id: string): Promise<void> {
+  const customer = { id, name: `Customer ${id}`, user: { name: 'Pat', email: `pat@${id}.example` }, properties: { region: 'EU' } };
+  await context.setCookie(host.url, SESSION_COOKIE, await signSession(customer, { secret: SESSION_SECRET, ttlSeconds: 600 }));
+}
 
 afterAll(async () => {
   await host?.close();
@@ -194,10 +255,11 @@ describe.each(engines())('in $name, a host page with a strict Content-Security-P
 
   const cases = POLICIES.flatMap((policy) => PROTOCOLS.map((protocol) => ({ policy, protocol })));
   it.skipIf(!engine.available).each(cases)(
-    '$policy policy, $protocol protocol: loads, resizes, takes variables, rotates and fails with no violation',
+    '$policy policy, $protocol protocol, a confined frame: loads, resizes, takes variables, rotates and fails with no violation',
     async ({ policy, protocol }) => {
       host.refuseTokens = false;
       try {
+        await signInAsNewCustomer(context, `csp-${engine.name}-${policy}-${protocol}`);
         await app.tab.goto(`${host.url}/page/${policy}/${protocol}`);
         // First load.
         await eventually('the element to be ready', async () => (await app.state()) === 'ready');
@@ -213,6 +275,8 @@ describe.each(engines())('in $name, a host page with a strict Content-Security-P
         const reported = await eventually('a reported height', () => reportedHeight(app));
         expect(reported).not.toBe(400);
         await eventually(`the frame at the reported ${String(reported)} px`, async () => (await iframeHeight(app.tab)) === (await reportedHeight(app)));
+        // The frame is confined as the element says (its only sandbox tokens are enough for the dashboard).
+        expect(await frameConfinement(app)).toEqual([CONFINEMENT]);
         // Variables, host to dashboard.
         await app.tab.evaluate(() => document.querySelector('embedded-dashboard')!.setAttribute('variables', '{"region":"APAC"}'));
         await eventually('the dashboard to show the variable', async () =>
@@ -225,6 +289,8 @@ describe.each(engines())('in $name, a host page with a strict Content-Security-P
         await eventually('the element to be ready again', async () => (await app.state()) === 'ready');
         await eventually('the dashboard to show data again', () => frameReady(app));
         await eventually('the frame at the reported height after the rotation', async () => (await iframeHeight(app.tab)) === (await reportedHeight(app)));
+        // Kept across the rotation (explo swaps in a new frame).
+        expect(await frameConfinement(app)).toEqual([CONFINEMENT]);
         // The error state: the BFF refuses the next rotation.
         host.refuseTokens = true;
         await postFromDashboard(await app.frame(), host.url, expired);
@@ -233,9 +299,44 @@ describe.each(engines())('in $name, a host page with a strict Content-Security-P
           await app.tab.evaluate(() => document.querySelector('embedded-dashboard')!.shadowRoot!.querySelector('slot[name=error] button')?.textContent),
         ).toBe('Retry');
         expect(await violations(app)).toEqual([]);
+        expect(await app.tab.evaluate(() => (window as unknown as { __scriptErrors: string[] }).__scriptErrors)).toEqual([]);
       } finally {
         host.refuseTokens = false;
       }
     },
   );
+
+  it.skipIf(!engine.available)('runs the standalone bundle pinned by its shipped integrity, and refuses it with one byte changed', async () => {
+    await app.tab.goto(`${host.url}/pinned/tampered`);
+    await eventually(
+      'the refused script',
+      async () => (await app.tab.evaluate(() => (window as unknown as { __scriptErrors: string[] }).__scriptErrors)).length > 0,
+    );
+    expect(await app.tab.evaluate(() => (window as unknown as { __scriptErrors: string[] }).__scriptErrors)).toEqual(['/tampered/element.js']);
+    expect(await app.tab.evaluate(() => customElements.get('embedded-dashboard') === undefined)).toBe(true);
+    // The same page with the genuine bytes: the element runs.
+    await app.tab.goto(`${host.url}/pinned/genuine`);
+    await eventually('the element to be ready', async () => (await app.state()) === 'ready');
+    expect(await app.tab.evaluate(() => (window as unknown as { __scriptErrors: string[] }).__scriptErrors)).toEqual([]);
+    expect(await violations(app)).toEqual([]);
+  });
+
+  it.skipIf(!engine.available)("runs the element README's plain-HTML page and module file as written under the strict policy", async () => {
+    host.refuseTokens = false;
+    try {
+      await signInAsNewCustomer(context, `csp-${engine.name}-readme`);
+      await app.tab.goto(`${host.url}/readme`);
+      await eventually('the element to be ready', async () => (await app.state()) === 'ready');
+      // The README's retry button (wired by its module file) after a refused rotation.
+      host.refuseTokens = true;
+      await postFromDashboard(await app.frame(), host.url, { event: 'tokenExpired', detail: { dashboardId: DASHBOARD } });
+      await eventually('the error state', async () => (await app.state()) === 'error');
+      host.refuseTokens = false;
+      await app.tab.click('embedded-dashboard [data-retry]');
+      await eventually('ready again after the retry button', async () => (await app.state()) === 'ready');
+      expect(await violations(app)).toEqual([]);
+    } finally {
+      host.refuseTokens = false;
+    }
+  });
 });

@@ -73,7 +73,7 @@ describe.each(PUBLISHED_PACKAGES)('the installed @embedded-dashboard/%s', (name)
       const conditions = typeof target === 'string' ? { default: target } : target;
       const keys = Object.keys(conditions);
       if (keys.includes('types')) expect(keys[0], `${subpath}: "types" must come first`).toBe('types');
-      if (subpath !== './package.json' && /\.js$/.test(conditions.default ?? '') && !subpath.includes('standalone')) {
+      if (subpath !== './package.json' && /\.js$/.test(conditions.default ?? '')) {
         expect(keys, `${subpath} has types`).toContain('types');
       }
       for (const file of Object.values(conditions)) expect(existsSync(join(installedDir(name), file)), `${subpath} → ${file}`).toBe(true);
@@ -262,6 +262,13 @@ import { startEmulator } from '@embedded-dashboard/emulator';
 import { isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
 import '@embedded-dashboard/element';
 import { TAG_NAME, type DashboardLoadEvent, type EmbeddedDashboard } from '@embedded-dashboard/element';
+import { EmbeddedDashboard as StandaloneElement } from '@embedded-dashboard/element/standalone';
+import { renderElementScript, TRUSTED_TYPES_POLICY } from '@embedded-dashboard/bff';
+
+export const standalone: EmbeddedDashboard = new StandaloneElement();
+standalone.allow = 'fullscreen; clipboard-write';
+export const pinned: string = renderElementScript({ src: '/embedded-dashboard.js', integrity: 'sha384-x', nonce: 'n' });
+export const policyName: string = TRUSTED_TYPES_POLICY;
 
 const upstream = new UserGroupClient({ baseUrl: 'http://127.0.0.1:8790', apiToken: 'dev-customer-key' });
 const options: BffOptions = { upstream, session: { secret: 'x'.repeat(32), cookie: 'session' }, secrets: ['dev-customer-key'] };
@@ -279,6 +286,25 @@ el.addEventListener('dashboard-load', (e) => {
 });
 el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detail.retryable));
 `;
+
+  it("types the standalone script's export under moduleResolution bundler too", async () => {
+    const dir = join(consumerDir, 'typecheck-bundler');
+    await mkdir(dir, { recursive: true });
+    const options = { ...tsconfig.compilerOptions, module: 'ESNext', moduleResolution: 'Bundler' };
+    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }, null, 2));
+    await writeFile(
+      join(dir, 'standalone.ts'),
+      `import { EmbeddedDashboard, TAG_NAME } from '@embedded-dashboard/element/standalone';\nexport const el: EmbeddedDashboard = new EmbeddedDashboard();\nel.allow = TAG_NAME;\n`,
+    );
+    await writeFile(
+      join(dir, 'mistake.ts'),
+      `import { EmbeddedDashboard } from '@embedded-dashboard/element/standalone';\nnew EmbeddedDashboard().allow = 42;\n`,
+    );
+    const result = await run(bin('tsc'), ['-p', 'typecheck-bundler/tsconfig.json'], { cwd: consumerDir });
+    const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^typecheck-bundler\/mistake\.ts\(2,.*error TS2322/);
+  });
 
   it('passes with the published declarations, and fails where a consumer gets the types wrong', async () => {
     await mkdir(join(consumerDir, 'typecheck'), { recursive: true });

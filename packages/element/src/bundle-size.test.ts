@@ -1,4 +1,5 @@
 // @vitest-environment node
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,10 @@ it('builds a standalone bundle of at most 10 KB gzipped (level 9), Lit and the t
   expect(text).toContain('updateToken');
   expect(text).toContain('updateExploDashboardVariables');
   expect(text).toContain('updateCustomerJwt');
+  // Its subresource integrity beside it (integrity.json), as the browser computes it over the bytes shipped.
+  const manifest = JSON.parse(readFileSync(join(outDir, 'integrity.json'), 'utf8')) as unknown;
+  expect(manifest).toEqual({ 'embedded-dashboard.js': `sha384-${createHash('sha384').update(bundle).digest('base64')}` });
+  expect(readFileSync(join(outDir, 'embedded-dashboard.d.ts'), 'utf8')).toBe(`export * from '../index.js';\n`);
   const gzipped = gzipSync(bundle, { level: 9 }).length;
   expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
 }, 60_000);

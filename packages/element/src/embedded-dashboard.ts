@@ -12,7 +12,7 @@ import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import type { TokenReason, TokenRequestError } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
-import { ShadowView } from './view/shadow-view.js';
+import { DEFAULT_ALLOW, ShadowView } from './view/shadow-view.js';
 
 /**
  * The frame protocols the element knows, by `protocol` attribute value: `message`, `explo` and
@@ -72,6 +72,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     refreshMinutes: { attribute: 'refresh-minutes', type: Number },
     refreshMargin: { attribute: 'refresh-margin', type: Number },
     label: {},
+    allow: {},
     noAutoResize: { attribute: 'no-auto-resize', type: Boolean },
     withCredentials: { attribute: 'with-credentials', type: Boolean },
     state: {},
@@ -120,6 +121,12 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   declare refreshMargin: number;
   /** Accessible name of the iframe; defaults to the dashboard id. */
   declare label?: string;
+  /**
+   * The iframes' `allow` (Permissions Policy), e.g. `fullscreen; clipboard-write`; default
+   * `fullscreen`. Given to every frame before it loads (first, swapped in, adopted: a server-rendered
+   * frame is adopted only with the same `allow` and `sandbox`); a change applies to the next frame.
+   */
+  declare allow?: string;
   /** Keep the frame's CSS height instead of following the dashboard's height. Attribute `no-auto-resize`. */
   declare noAutoResize: boolean;
   /** Send cookies to a cross-origin `token-url` (`credentials: 'include'`). Attribute `with-credentials`. */
@@ -224,6 +231,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       retry: strings.retry,
       title: this.label || this.dashboard || 'Dashboard',
       sandbox: this.getAttribute('sandbox'),
+      allow: this.allow ?? DEFAULT_ALLOW,
       loading: this.getAttribute('loading'),
     });
   }

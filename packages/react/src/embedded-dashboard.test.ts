@@ -27,6 +27,8 @@ describe('EmbeddedDashboard on the server', () => {
         noAutoResize: true,
         withCredentials: false,
         label: 'Sales',
+        sandbox: 'allow-scripts allow-same-origin',
+        allow: 'fullscreen; clipboard-write',
         className: 'wide',
         fetchToken: pendingToken,
         onLoad: () => undefined,
@@ -36,7 +38,7 @@ describe('EmbeddedDashboard on the server', () => {
     expect(html).toBe(
       '<embedded-dashboard class="wide" dashboard="sales-overview" src-template="https://dash.example.com/iframe/{dashboard}" ' +
         'token-url="/api/embed/token" environment="Customer" variables="{&quot;region&quot;:&quot;EU&quot;,&quot;seats&quot;:3,&quot;regions&quot;:[&quot;EU&quot;,&quot;US&quot;]}" ' +
-        'locale-code="de-DE" refresh-minutes="15" label="Sales" refresh-margin="30" no-auto-resize=""></embedded-dashboard>',
+        'locale-code="de-DE" refresh-minutes="15" label="Sales" sandbox="allow-scripts allow-same-origin" allow="fullscreen; clipboard-write" refresh-margin="30" no-auto-resize=""></embedded-dashboard>',
     );
   });
 

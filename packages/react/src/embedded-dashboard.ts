@@ -48,6 +48,10 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   refreshMinutes?: number;
   /** Accessible name of the iframe. Default: the dashboard id. */
   label?: string;
+  /** The iframes' `sandbox` tokens (at least `allow-scripts allow-same-origin`); unset = no sandbox. Read when a frame is made. */
+  sandbox?: string;
+  /** The iframes' `allow` (Permissions Policy), e.g. `fullscreen; clipboard-write`. Default `fullscreen`. */
+  allow?: string;
   /** Seconds before `expiresAt` at which the token is refreshed. Default `60`. */
   refreshMargin?: number;
   /** Keep the frame at `--embedded-dashboard-height` instead of the dashboard's height. */
@@ -103,6 +107,8 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     localeCode,
     refreshMinutes,
     label,
+    sandbox,
+    allow,
     refreshMargin,
     noAutoResize,
     withCredentials,
@@ -155,6 +161,9 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     'locale-code': localeCode,
     'refresh-minutes': refreshMinutes,
     label,
+    // Attributes, so the server renders them: the element gives them to a frame before it loads.
+    sandbox,
+    allow,
     'refresh-margin': refreshMargin,
     'no-auto-resize': noAutoResize || undefined,
     'with-credentials': withCredentials || undefined,

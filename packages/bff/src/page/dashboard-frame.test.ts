@@ -37,10 +37,20 @@ describe('renderDashboardFrame', () => {
     expect(() => renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, refreshMinutes: 0 })).toThrow(/refreshMinutes/);
   });
 
-  it('passes label, sandbox and loading through as the element does', () => {
+  it('passes label, sandbox, allow and loading through as the element does', () => {
     const { frame } = parse(
-      renderDashboardFrame({ dashboard: 'sales', srcTemplate: TEMPLATE, label: 'Sales', sandbox: 'allow-scripts allow-same-origin', loading: 'lazy' }),
+      renderDashboardFrame({
+        dashboard: 'sales',
+        srcTemplate: TEMPLATE,
+        label: 'Sales',
+        sandbox: 'allow-scripts allow-same-origin',
+        allow: 'fullscreen; clipboard-write',
+        loading: 'lazy',
+      }),
     );
+    expect(frame.getAttribute('allow')).toBe('fullscreen; clipboard-write');
+    // No style attribute: the element sizes the frame through CSSOM (a host page's style-src blocks style attributes).
+    expect(frame.hasAttribute('style')).toBe(false);
     expect(frame.getAttribute('title')).toBe('Sales');
     expect(frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin');
     expect(frame.getAttribute('loading')).toBe('lazy');
@@ -82,6 +92,7 @@ describe('renderDashboardFrame', () => {
     ['a dashboard id closing the attribute', { dashboard: '"><script>alert(1)</script><iframe src="https://evil.example' }],
     ['a label closing the attribute', { label: `x" onload="alert(1)' ><img src=x onerror=alert(2)>` }],
     ['a sandbox closing the attribute', { sandbox: '"allow-top-navigation" onload="alert(1)' }],
+    ['an allow closing the attribute', { allow: `fullscreen" onload="alert(1)` }],
     ['an environment with markup', { srcTemplate: `${TEMPLATE}?e={environment}`, environment: '</iframe><script>alert(1)</script>' }],
     ['quotes and markup in the template itself', { srcTemplate: `https://dash.example.com/iframe/{dashboard}?a="><script>x</script>#'"<b>` }],
     ['line separators and NUL', { label: 'a\u2028b\u0000c', dashboard: 'd\u2029e' }],

@@ -27,6 +27,11 @@ export interface DashboardFrameOptions {
   label?: string | undefined;
   /** The element's `sandbox` attribute, if it has one. */
   sandbox?: string | undefined;
+  /**
+   * The element's `allow`, if it has one; default `fullscreen`, as the element's. The element
+   * adopts the frame only when its `sandbox` and `allow` are exactly the element's.
+   */
+  allow?: string | undefined;
   /** The element's `loading` attribute, if it has one. */
   loading?: 'eager' | 'lazy' | undefined;
   /**
@@ -83,5 +88,5 @@ export function renderDashboardFrame(options: DashboardFrameOptions): string {
     options.sandbox === undefined ? '' : ` sandbox="${escapeAttribute(options.sandbox)}"`,
     options.loading === undefined ? '' : ` loading="${escapeAttribute(options.loading)}"`,
   ].join('');
-  return `<iframe slot="frame"${options.visible ? '' : ' hidden'} src="${escapeAttribute(url.href)}" title="${escapeAttribute(options.label || dashboard)}" allow="fullscreen" referrerpolicy="strict-origin"${extra}></iframe>`;
+  return `<iframe slot="frame"${options.visible ? '' : ' hidden'} src="${escapeAttribute(url.href)}" title="${escapeAttribute(options.label || dashboard)}" allow="${escapeAttribute(options.allow ?? 'fullscreen')}" referrerpolicy="strict-origin"${extra}></iframe>`;
 }

@@ -20,6 +20,8 @@ type Spy = { postMessage: ReturnType<typeof vi.fn> };
  */
 function serverFrame(src: string, attributes: Record<string, string> = { slot: 'frame', hidden: '' }, committed = true) {
   const frame = document.createElement('iframe');
+  // As renderDashboardFrame renders it by default.
+  frame.setAttribute('allow', 'fullscreen');
   for (const [name, value] of Object.entries(attributes)) frame.setAttribute(name, value);
   frame.setAttribute('src', src);
   const win: Spy = { postMessage: vi.fn() };
@@ -282,6 +284,35 @@ describe('a frame the server rendered into the element', () => {
     const broken = await mountServerRendered([b.frame], { variables: '{not json' });
     expect(broken.el.state).toBe('error');
     expect(b.frame.isConnected).toBe(false);
+  });
+
+  it.each<[string, Record<string, string>, Record<string, string>]>([
+    ['no sandbox, the element has one', {}, { sandbox: 'allow-scripts allow-same-origin' }],
+    ['a looser sandbox', { sandbox: 'allow-scripts allow-same-origin allow-top-navigation' }, { sandbox: 'allow-scripts allow-same-origin' }],
+    ['a sandbox, the element has none', { sandbox: 'allow-scripts allow-same-origin' }, {}],
+    ['more permissions than the element allows', { allow: 'fullscreen; camera' }, {}],
+    ['the default allow, the element has its own', {}, { allow: 'fullscreen; clipboard-write' }],
+  ])(
+    'is not adopted with %s (a loaded frame keeps what it loaded with): the element loads its own, confined as it says',
+    async (_, frameAttributes, elementAttributes) => {
+      stubFetch(json(tokenBody()));
+      const { frame } = serverFrame(SALES_URL, { slot: 'frame', hidden: '', ...frameAttributes });
+      const { el } = await mountServerRendered([frame], elementAttributes);
+      expect(frame.isConnected).toBe(false);
+      const [own] = shadowFrames(el);
+      expect(own!.getAttribute('src')).toBe(SALES_URL);
+      expect(own!.getAttribute('sandbox')).toBe(elementAttributes.sandbox ?? null);
+      expect(own!.getAttribute('allow')).toBe(elementAttributes.allow ?? 'fullscreen');
+    },
+  );
+
+  it('is adopted with the same sandbox and allow as the element', async () => {
+    stubFetch(json(tokenBody()));
+    const confined = { sandbox: 'allow-scripts allow-same-origin', allow: 'fullscreen; clipboard-write' };
+    const { frame } = serverFrame(SALES_URL, { slot: 'frame', hidden: '', ...confined });
+    const { el } = await mountServerRendered([frame], confined);
+    expect(frame.isConnected).toBe(true);
+    expect(shadowFrames(el)).toHaveLength(0);
   });
 
   it('explo: the frame with the first token in its URL is adopted, and replaced (then removed) when a new token swaps in', async () => {

@@ -16,7 +16,7 @@ import { messageProtocol } from '../protocol/message-protocol.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
-import type { ViewModel } from '../view/shadow-view.js';
+import { DEFAULT_ALLOW, type ViewModel } from '../view/shadow-view.js';
 import { recallHeight, rememberHeight } from './height-memory.js';
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
@@ -35,6 +35,10 @@ export interface FrameHost extends ReactiveControllerHost, EventTarget {
   readonly renderRoot: ParentNode;
   /** Finds the frame the server rendered into the element (a light DOM child). */
   querySelector<E extends Element>(selectors: string): E | null;
+  /** Its `sandbox` attribute, which an adopted frame must have too. */
+  getAttribute(name: 'sandbox'): string | null;
+  /** The frames' `allow`, which an adopted frame must have too (unset: `DEFAULT_ALLOW`). */
+  readonly allow?: string | undefined;
 }
 
 /** The documented iframe options, checked (the element's `locale-code` and `refresh-minutes`). */
@@ -138,7 +142,12 @@ export class FrameController implements ReactiveController {
       // origin); any other is removed. If its document is in (no longer the initial about:blank,
       // which would refuse the message), it may have said ready before this element listened:
       // it is sent the token now (and again when it says ready).
-      this.#own = own?.src === next?.href && !cur ? own : own?.remove();
+      // Only a frame as confined as the element's own is adopted: a loaded frame keeps the sandbox
+      // and allow it loaded with.
+      this.#own =
+        own && own.src === next?.href && !cur && own.getAttribute('sandbox') === host.getAttribute('sandbox') && own.allow === (host.allow ?? DEFAULT_ALLOW)
+          ? own
+          : own?.remove();
       if ((this.#ready = !!this.#own && own!.contentDocument?.URL != 'about:blank')) {
         this.sendToken();
         // What it said before this element listened, kept by the page's loader

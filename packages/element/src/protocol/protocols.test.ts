@@ -134,11 +134,14 @@ const frames = (m: Mounted) => [...m.el.shadowRoot!.querySelectorAll('iframe')];
 const send = (source: unknown, data: unknown, origin = ORIGIN) => window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as Window }));
 const vendorLoaded = { event: 'dashboardLoaded', detail: { dashboardId: 'sales', dashboardHeight: 640, loadTime: 5 } };
 
+/** The frames' confinement in the explo tests: every frame must carry it, the swapped-in one too. */
+const CONFINED = { sandbox: 'allow-scripts allow-same-origin allow-popups', allow: 'fullscreen; clipboard-write' };
+
 async function exploDashboard() {
   const first = tokenBody(600);
   const second = tokenBody(600);
   const fetch = stubFetch(json(first), json(second));
-  const m = await mount({ protocol: 'explo', 'src-template': EXPLO_TEMPLATE, environment: 'production', variables: '{"region":"EU"}' });
+  const m = await mount({ protocol: 'explo', 'src-template': EXPLO_TEMPLATE, environment: 'production', variables: '{"region":"EU"}', ...CONFINED });
   await settle(m.el);
   send(m.win, vendorLoaded);
   await m.el.updateComplete;
@@ -168,6 +171,11 @@ describe('<embedded-dashboard protocol="explo">', () => {
     expect(next!.getAttribute('src')).toBe(`${ORIGIN}/iframe/sales/${second.token}/production?region=%22EU%22`);
     expect(next!.className).toBe('pending next');
     expect(visible!.className).toBe('');
+    for (const frame of [visible!, next!]) {
+      expect(frame.getAttribute('sandbox')).toBe(CONFINED.sandbox);
+      expect(frame.getAttribute('allow')).toBe(CONFINED.allow);
+      expect(frame.getAttribute('referrerpolicy')).toBe('strict-origin');
+    }
     const [nextWin] = spyWindows(m).values();
     // Anything but dashboardLoaded from the new frame changes nothing; a forged origin neither.
     send(nextWin, { event: 'dashboardUpdated', detail: { dashboardHeight: 999 } });

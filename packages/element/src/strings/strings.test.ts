@@ -56,4 +56,18 @@ describe('iframe pass-through attributes', () => {
     expect(given.frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin');
     expect(given.frame.getAttribute('loading')).toBe('lazy');
   });
+
+  it("gives the iframe allow 'fullscreen' by default, and the element's allow (attribute or property) instead", async () => {
+    stubFetch(json({ error: { code: 'forbidden', message: 'no', retryable: false } }, 403));
+    expect((await mount()).frame.getAttribute('allow')).toBe('fullscreen');
+    expect((await mount({ allow: 'fullscreen; clipboard-write' })).frame.getAttribute('allow')).toBe('fullscreen; clipboard-write');
+    // Empty: no permission at all, not the default.
+    expect((await mount({ allow: '' })).frame.getAttribute('allow')).toBe('');
+    const hostile = `"><script>alert(1)</script>`;
+    const byProperty = await mount();
+    byProperty.el.allow = hostile;
+    await byProperty.el.updateComplete;
+    expect(byProperty.frame.getAttribute('allow')).toBe(hostile);
+    expect(byProperty.el.shadowRoot!.querySelector('script')).toBeNull();
+  });
 });

@@ -16,6 +16,7 @@ const model = (changes: Partial<ViewModel> = {}): ViewModel => ({
   height: undefined,
   title: 'sales',
   sandbox: null,
+  allow: 'fullscreen',
   loading: null,
   ...changes,
 });

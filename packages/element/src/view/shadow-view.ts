@@ -23,6 +23,8 @@ export interface ViewModel {
   title: string;
   /** The host's `sandbox` and `loading` attributes, passed to its iframes. */
   sandbox: string | null;
+  /** The host's `allow` (the iframes' Permissions Policy). */
+  allow: string;
   loading: string | null;
 }
 
@@ -45,6 +47,9 @@ function patch(element: Element, attributes: Attributes): Element {
 }
 
 const create = (tag: string, attributes: Attributes = {}): Element => patch(document.createElement(tag), attributes);
+
+/** The iframes' `allow` when the element has none. */
+export const DEFAULT_ALLOW = 'fullscreen';
 
 const HEIGHT = '--embedded-dashboard-height';
 
@@ -120,10 +125,11 @@ export class ShadowView {
           this.#show(
             slot,
             src || slot === view.cur ? 'iframe' : undefined,
-            () => create('iframe', { part: 'frame', id: 'f' + slot, allow: 'fullscreen', referrerpolicy: 'strict-origin' }),
+            () => create('iframe', { part: 'frame', id: 'f' + slot, referrerpolicy: 'strict-origin' }),
             {
               // Before `src`: a new iframe's first load takes them.
               sandbox: view.sandbox ?? undefined,
+              allow: view.allow,
               loading: view.loading ?? undefined,
               title: view.title,
               hidden: !src,

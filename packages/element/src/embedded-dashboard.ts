@@ -1,5 +1,5 @@
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import { canonicalLocale, isRefreshMinutes, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
+import { canonicalLocale, isChartId, isRefreshMinutes, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
 import { emit } from './events.js';
 import { FrameController, type FrameHost } from './frame/frame-controller.js';
@@ -63,6 +63,7 @@ export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: message
 export class EmbeddedDashboard extends ReactiveElement implements TokenHost, FrameHost {
   static override properties = {
     dashboard: {},
+    chart: {},
     srcTemplate: { attribute: 'src-template' },
     protocol: {},
     tokenUrl: { attribute: 'token-url' },
@@ -83,6 +84,12 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
 
   /** Id of the dashboard to show (required). Attribute `dashboard`. */
   declare dashboard?: string;
+  /**
+   * Id of one chart of the dashboard, to show it alone (`protocol="explo-jwt"` only): token requests
+   * then carry `chart` and get a single-chart token (the BFF needs `EMBED_JWT_MINT=vendor`). Checked
+   * like a dashboard id. Attribute `chart`.
+   */
+  declare chart?: string;
   /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. Attribute `src-template`. */
   declare srcTemplate?: string;
   /** The BFF's token route; rotation goes to `${tokenUrl}/rotate`. Attribute `token-url`. */
@@ -154,6 +161,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   problem?: string;
   /** @internal The dashboard token requests name (`explo-jwt`), else `undefined`. */
   tokenScope?: string | undefined;
+  /** @internal The chart token requests name (`explo-jwt` with `chart`), else `undefined`. */
+  tokenChart?: string | undefined;
   readonly #tokens = new TokenController(this);
   readonly #frames = new FrameController(this, this.#tokens);
   /**
@@ -197,10 +206,14 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
       const adapter = FRAME_PROTOCOLS[this.protocol]!;
-      // A token for one dashboard is no token for another: a new scope starts the tokens over.
+      const chart = this.chart ?? undefined;
+      if (chart !== undefined && !isChartId(chart)) throw new Error('chart must be a chart id: 1 to 128 of A-Z a-z 0-9 _ -');
+      if (chart !== undefined && !adapter.perDashboard) throw new Error('chart needs protocol="explo-jwt" (a single-chart embed token)');
+      // A token for one dashboard (or chart) is no token for another: a new scope starts the tokens over.
       const scope = adapter.perDashboard ? this.dashboard : undefined;
-      if (scope !== this.tokenScope && this.hasUpdated) this.#tokens.reset();
+      if ((scope !== this.tokenScope || chart !== this.tokenChart) && this.hasUpdated) this.#tokens.reset();
       this.tokenScope = scope;
+      this.tokenChart = chart;
       this.#frames.show(adapter, { localeCode, refreshMinutes });
     } catch (error) {
       problem = (error as Error).message;

@@ -30,6 +30,8 @@ const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
 export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDashboardElement>, ElementEventProps> {
   /** Id of the dashboard to show. */
   dashboard: string;
+  /** Id of one chart of it, shown alone (`protocol="explo-jwt"`; the BFF needs `EMBED_JWT_MINT=vendor`). */
+  chart?: string;
   /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. */
   srcTemplate: string;
   /** The BFF's token route. Default `/embed/token`. */
@@ -100,6 +102,7 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
 export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
   const {
     dashboard,
+    chart,
     srcTemplate,
     tokenUrl,
     environment,
@@ -153,6 +156,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     ...rest,
     ref: setRef,
     dashboard,
+    chart,
     'src-template': srcTemplate,
     'token-url': tokenUrl,
     environment,

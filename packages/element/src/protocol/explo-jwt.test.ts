@@ -141,6 +141,52 @@ describe('<embedded-dashboard protocol="explo-jwt">', () => {
     expect(m.el.shadowRoot!.querySelector('iframe')!.getAttribute('src')).toBe(`${ORIGIN}/iframe/${other.token}/production`);
   });
 
+  it('asks for a single-chart token with chart: the request and the renewal carry it, and a new chart (or none) starts over', async () => {
+    const first = tokenBody(600);
+    const renewed = tokenBody(600);
+    const whole = tokenBody(600);
+    const fetch = stubFetch(json(first), json(renewed), json(whole));
+    const m = await mount(jwtAttributes({ chart: 'revenue-by-month' }));
+    await settle(m.el);
+    expect(bodyOf(fetch, 0)).toEqual({ dashboard: 'sales', chart: 'revenue-by-month' });
+    m.fromFrame(loaded);
+    m.fromFrame({ event: 'customerJwtExpired', detail: {} });
+    await settle(m.el);
+    expect(bodyOf(fetch, 1)).toEqual({ token: first.token, dashboard: 'sales', chart: 'revenue-by-month' });
+    m.el.removeAttribute('chart');
+    await settle(m.el);
+    await settle(m.el);
+    expect(bodyOf(fetch, 2)).toEqual({ dashboard: 'sales' });
+    expect(bodyOf(fetch, 2)).not.toHaveProperty('token');
+  });
+
+  it.each([
+    ['oversized', { chart: 'c'.repeat(129) }, /chart must be a chart id/],
+    ['not an id', { chart: '../x' }, /chart must be a chart id/],
+    ['markup', { chart: '<img src=x>' }, /chart must be a chart id/],
+    ['empty', { chart: '' }, /chart must be a chart id/],
+    ['under protocol="explo"', { chart: 'revenue-by-month', protocol: 'explo' }, /chart needs protocol="explo-jwt"/],
+    ['under protocol="message"', { chart: 'revenue-by-month', protocol: 'message' }, /chart needs protocol="explo-jwt"/],
+  ])('refuses a chart that is %s with invalid_attribute and asks for no token', async (_name, extra, message) => {
+    const fetch = stubFetch(json(tokenBody(600)));
+    const m = await mount(jwtAttributes(extra));
+    await settle(m.el);
+    expect(fetch).not.toHaveBeenCalled();
+    expect(m.el.state).toBe('error');
+    const errors = m.events.filter((e) => e.type === 'dashboard-error').map((e) => (e as CustomEvent<{ code: string; message: string }>).detail);
+    expect(errors).toEqual([{ code: 'invalid_attribute', message: expect.stringMatching(message), retryable: false }]);
+  });
+
+  it('refuses a chart property of the wrong type', async () => {
+    const fetch = stubFetch(json(tokenBody(600)));
+    const m = await mount(jwtAttributes());
+    await settle(m.el);
+    (m.el as unknown as { chart: unknown }).chart = 42;
+    await settle(m.el);
+    expect(m.el.state).toBe('error');
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
   it('keeps its token when the dashboard changes under the other protocols (a customer token opens every dashboard)', async () => {
     const fetch = stubFetch(json(tokenBody(600)));
     const m = await mount();

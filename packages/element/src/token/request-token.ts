@@ -29,6 +29,8 @@ export interface RequestTokenOptions {
   credentials: RequestCredentials;
   /** The dashboard the token is for, when tokens are per dashboard (sent as `dashboard`). */
   dashboard?: string | undefined;
+  /** One chart of it, for a single-chart token (sent as `chart`). */
+  chart?: string | undefined;
 }
 
 async function post(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
@@ -41,7 +43,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
           // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
-          body: JSON.stringify({ token: held, dashboard: options.dashboard }),
+          body: JSON.stringify({ token: held, dashboard: options.dashboard, chart: options.chart }),
           credentials: options.credentials,
           signal,
         });

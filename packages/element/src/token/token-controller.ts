@@ -14,6 +14,8 @@ export interface TokenHost extends ReactiveControllerHost {
   readonly withCredentials: boolean;
   /** The dashboard token requests name, when tokens are per dashboard. */
   readonly tokenScope?: string | undefined;
+  /** The chart token requests name (a single-chart token), if any. */
+  readonly tokenChart?: string | undefined;
   readonly fetchToken?: FetchToken | undefined;
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
@@ -125,7 +127,7 @@ export class TokenController implements ReactiveController {
     document.addEventListener('visibilitychange', this.#wake);
     if (typeof BroadcastChannel === 'function') {
       // Per-dashboard tokens go only to the tabs' elements of that dashboard.
-      const scope = this.#host.tokenScope;
+      const scope = [this.#host.tokenScope, this.#host.tokenChart].filter(Boolean).join(' ');
       this.#channel = new BroadcastChannel(`embedded-dashboard:${this.#url}${scope ? ` ${scope}` : ''}`);
       this.#channel.onmessage = this.#adopt;
     }
@@ -164,7 +166,7 @@ export class TokenController implements ReactiveController {
     const run = (this.#run = new AbortController());
     this.#reason = reason;
     this.#set(this.token ? DashboardState.refreshing : DashboardState.loading);
-    const { fetchToken, withCredentials, tokenScope } = this.#host;
+    const { fetchToken, withCredentials, tokenScope, tokenChart } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
     try {
@@ -174,6 +176,7 @@ export class TokenController implements ReactiveController {
             timeout: TOKEN_TIMEOUT_MS,
             credentials: withCredentials ? 'include' : 'same-origin',
             dashboard: tokenScope,
+            chart: tokenChart,
           });
       if (run.signal.aborted) return;
       this.#run = undefined;

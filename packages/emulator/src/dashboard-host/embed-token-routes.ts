@@ -4,7 +4,7 @@ import { jsonError } from './json-error.js';
 import type { ResolvedDashboardHostOptions } from './options.js';
 import { errorPageHtml } from './page/html.js';
 import { matchesOrigin } from './page/origin-match.js';
-import type { PageConfig } from './page/frame-script.js';
+import type { PageConfig } from './page/page-inputs.js';
 import { buildDashboardData } from './sample-data/build-data.js';
 import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
 

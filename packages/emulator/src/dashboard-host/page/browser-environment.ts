@@ -1,4 +1,4 @@
-import type { PageEnvironment } from './frame-script.js';
+import type { PageEnvironment } from './page-inputs.js';
 
 /**
  * The real browser as a `PageEnvironment`. Inlined into the page as source text, so it is

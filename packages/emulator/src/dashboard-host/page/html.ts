@@ -1,4 +1,4 @@
-import type { PageConfig } from './frame-script.js';
+import type { PageConfig } from './page-inputs.js';
 import { dashboardPageScript } from './inline-script.js';
 import { DASHBOARD_PAGE_CSS } from './styles.js';
 

@@ -1,6 +1,7 @@
 import { variablesProblem } from '@embedded-dashboard/protocol';
 import { createBrowserEnvironment } from './browser-environment.js';
-import { runDashboardPage, type PageConfig } from './frame-script.js';
+import { runDashboardPage } from './frame-script.js';
+import type { PageConfig } from './page-inputs.js';
 import { matchesOrigin, resolveParentOrigin } from './origin-match.js';
 import { pageParseHostMessage } from './parse-host-message.js';
 import { renderDashboard } from './render.js';

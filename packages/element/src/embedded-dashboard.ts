@@ -198,7 +198,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       if (this.#variablesProblem) throw new Error(this.#variablesProblem);
       if (!this.dashboard) throw new Error('dashboard is required');
       const localeCode = this.localeCode ? canonicalLocale(this.localeCode) : undefined;
-      if (this.localeCode && !localeCode) throw new Error('locale-code must be a BCP 47 language tag, such as de-DE');
+      if (this.localeCode && !localeCode) throw new Error('locale-code must be a BCP 47 language tag');
       const refreshMinutes = this.refreshMinutes ?? undefined;
       if (refreshMinutes !== undefined && !isRefreshMinutes(refreshMinutes))
         throw new Error('refresh-minutes must be a whole number of minutes from 1 to 1440');
@@ -207,8 +207,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
       const adapter = FRAME_PROTOCOLS[this.protocol]!;
       const chart = this.chart ?? undefined;
-      if (chart !== undefined && !isChartId(chart)) throw new Error('chart must be a chart id: 1 to 128 of A-Z a-z 0-9 _ -');
-      if (chart !== undefined && !adapter.perDashboard) throw new Error('chart needs protocol="explo-jwt" (a single-chart embed token)');
+      if (chart !== undefined && !isChartId(chart)) throw new Error('chart must be a chart id (1-128 of A-Za-z0-9_-)');
+      if (chart !== undefined && !adapter.perDashboard) throw new Error('chart needs protocol="explo-jwt"');
       // A token for one dashboard (or chart) is no token for another: a new scope starts the tokens over.
       const scope = adapter.perDashboard ? this.dashboard : undefined;
       if ((scope !== this.tokenScope || chart !== this.tokenChart) && this.hasUpdated) this.#tokens.reset();

@@ -1,4 +1,4 @@
-import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
+import type { ReactiveController } from '@lit/reactive-element';
 import {
   DashboardEvent,
   MAX_DASHBOARD_HEIGHT,
@@ -8,7 +8,6 @@ import {
   parseCustomEvent,
   variablesProblem,
   type DashboardVariables,
-  type SrcValues,
 } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
 import type { FrameProtocol } from '../protocol/frame-protocol.js';
@@ -16,42 +15,18 @@ import { messageProtocol } from '../protocol/message-protocol.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
-import { DEFAULT_ALLOW, type ViewModel } from '../view/shadow-view.js';
+import { DEFAULT_ALLOW } from '../view/shadow-view.js';
+import type { FrameHost, FrameOptions, FramesView } from './frame-host.js';
 import { recallHeight, rememberHeight } from './height-memory.js';
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;
-
-/** What the controller reads from, and reports to, the element that owns it. */
-export interface FrameHost extends ReactiveControllerHost, EventTarget {
-  readonly dashboard?: string | undefined;
-  /** A single chart of the dashboard, when the element shows one: its height is remembered apart. */
-  readonly chart?: string | undefined;
-  readonly srcTemplate?: string | undefined;
-  readonly environment?: string | undefined;
-  readonly protocol: string;
-  readonly noAutoResize: boolean;
-  /** The shadow root, holding the element's own frames (`#f0`, `#f1`). */
-  readonly renderRoot: ParentNode;
-  /** Finds the frame the server rendered into the element (a light DOM child). */
-  querySelector<E extends Element>(selectors: string): E | null;
-  /** Its `sandbox` attribute, which an adopted frame must have too. */
-  getAttribute(name: 'sandbox'): string | null;
-  /** The frames' `allow`, which an adopted frame must have too (unset: `DEFAULT_ALLOW`). */
-  readonly allow?: string | undefined;
-}
-
-/** The documented iframe options, checked (the element's `locale-code` and `refresh-minutes`). */
-export type FrameOptions = Pick<SrcValues, 'localeCode' | 'refreshMinutes'>;
 
 /** A deep-frozen copy: state handed out is never live (frameworks see a new object per change). */
 const frozen = <T>(value: T): T => {
   if (typeof value === 'object' && value) for (const item of Object.values(value)) frozen(item);
   return Object.freeze(value);
 };
-
-/** What the view shows of the frames. */
-export type FramesView = Pick<ViewModel, 'loaded' | 'live' | 'adopted' | 'srcs' | 'cur' | 'height'>;
 
 /**
  * The dashboard frames of one element, as a reactive controller: the visible frame and, while a

@@ -34,6 +34,26 @@ describe('<embedded-dashboard protocol="explo-jwt">', () => {
     expect(m.el.shadowRoot!.querySelectorAll('iframe')).toHaveLength(1);
   });
 
+  it('two charts of one dashboard never share a token request in flight: each element gets the token for its chart', async () => {
+    const answers: ((r: Response) => void)[] = [];
+    const fetch = stubFetch(() => new Promise<Response>((resolve) => answers.push(resolve)));
+    const a = await mount(jwtAttributes({ chart: 'revenue-by-month' }));
+    const b = await mount(jwtAttributes({ chart: 'orders-by-month' }));
+    const c = await mount(jwtAttributes({ chart: 'revenue-by-month' }));
+    await settle();
+    expect([0, 1].map((call) => bodyOf(fetch, call))).toEqual([
+      { dashboard: 'sales', chart: 'revenue-by-month' },
+      { dashboard: 'sales', chart: 'orders-by-month' },
+    ]);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    const revenue = tokenBody(600);
+    const orders = tokenBody(600);
+    answers[0]!(json(revenue));
+    answers[1]!(json(orders));
+    for (const m of [a, b, c]) await settle(m.el);
+    expect([a, b, c].map((m) => m.frame.getAttribute('src'))).toEqual([revenue, orders, revenue].map((body) => `${ORIGIN}/iframe/${body.token}/production`));
+  });
+
   it('renews in the running frame on customerJwtExpired: the same iframe, the same src, updateCustomerJwt to its exact origin', async () => {
     const first = tokenBody(600);
     const renewed = tokenBody(600);

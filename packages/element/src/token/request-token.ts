@@ -72,17 +72,18 @@ async function post(url: string, held: string | undefined, options: RequestToken
   );
 }
 
-/** One request in flight per resolved token URL (and dashboard, for per-dashboard tokens), shared by every element of the page. */
+/** One request in flight per resolved token URL (and dashboard and chart, for per-dashboard tokens), shared by every element of the page. */
 const inFlight = new Map<string, Promise<TokenResponse>>();
 
 /**
  * POSTs `url` for a token, or `${url}/rotate` with `held` for a fresh one. While another caller's
- * request for the same URL and dashboard is in flight, waits for it instead of sending a second
+ * request for the same URL, dashboard and chart is in flight, waits for it instead of sending a second
  * one, and only asks again when that answer is the very token `held` (a token this caller already
  * knows is stale).
  */
 export async function requestToken(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
-  const key = `${url} ${options.dashboard}`;
+  // A chart is part of what the token is for: two charts of one dashboard never share an answer.
+  const key = `${url} ${options.dashboard} ${options.chart}`;
   for (let pending = inFlight.get(key); pending; pending = inFlight.get(key)) {
     const shared = await pending;
     if (shared.token !== held) return shared;

@@ -88,13 +88,15 @@ export class TokenController implements ReactiveController {
   }
 
   /**
-   * Starts the lifecycle unless it runs, the element is broken or it was removed. The element
-   * calls this in `willUpdate`, once its attributes are validated and before it reads `status`:
-   * the status change of starting lands in that same update instead of scheduling another.
+   * Starts the lifecycle unless it runs, the element is broken or it was removed; stops it when
+   * the element is broken (a retry or refresh pending for attributes now invalid is not sent). The
+   * element calls this in `willUpdate`, once its attributes are validated and before it reads
+   * `status`: the status change of starting lands in that same update instead of scheduling another.
    */
   resume(): void {
     // Lit still runs an update that was pending when the element was removed: do not restart then.
-    if (!this.#on && !this.#host.problem && this.#host.isConnected) this.#start();
+    if (this.#host.problem) this.#stop();
+    else if (!this.#on && this.#host.isConnected) this.#start();
   }
 
   hostDisconnected(): void {

@@ -366,6 +366,26 @@ describe('token lifecycle', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 
+  it('sends no retry or refresh while its attributes are invalid, and resumes once they are valid again', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    // A chart the vendor refuses (502, retried with backoff), then a malformed chart attribute.
+    const fetch = stubFetch(bffError(502, 'upstream_error'), json(tokenBody(600)));
+    const { el, events } = await mount({ protocol: 'explo-jwt', chart: 'not-in-this-dashboard' });
+    await settle(el);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    el.setAttribute('chart', '../x');
+    await settle(el);
+    expect(events.at(-1)?.detail).toMatchObject({ code: 'invalid_attribute' });
+    await vi.advanceTimersByTimeAsync(3600_000);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(vi.getTimerCount()).toBe(0);
+    el.setAttribute('chart', 'revenue-by-month');
+    await settle(el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(JSON.parse(String(fetch.mock.calls[1]![1]!.body))).toEqual({ dashboard: 'sales', chart: 'revenue-by-month' });
+    expect(el.state).not.toBe('error');
+  });
+
   it('aborts a pending request on disconnect: its late answer is ignored', async () => {
     let answer!: (r: Response) => void;
     stubFetch(() => new Promise<Response>((resolve) => (answer = resolve)));

@@ -33,9 +33,9 @@ import {
   type LaunchOptions,
   type Tab,
 } from '../support/browsers/index.js';
-import { PAGE_PROBE_TAG, type RecordedEvent, type TokenRequest } from './page-probe.js';
+import { PAGE_PROBE_TAG, type FrameMessage, type RecordedEvent, type TokenRequest } from './page-probe.js';
 
-export type { RecordedEvent, TokenRequest } from './page-probe.js';
+export type { FrameMessage, RecordedEvent, TokenRequest } from './page-probe.js';
 export { PIN_JITTER_COOKIE } from './page-probe.js';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../../demo/dist/public/', import.meta.url));
@@ -175,6 +175,8 @@ export interface AppTab {
   /** The dashboard iframe (cross-origin; every driver reaches into it). */
   frame(): Promise<FrameRef>;
   events(type?: string): Promise<RecordedEvent[]>;
+  /** The messages the dashboard frames posted to the page, in order. */
+  messages(): Promise<FrameMessage[]>;
   /** The page's requests to the BFF's token routes, in order. */
   tokenRequests(): Promise<TokenRequest[]>;
   /** The page's console errors and warnings and uncaught exceptions (the top document's, in every engine). */
@@ -198,13 +200,14 @@ const isDashboardUrl = (url: string) => url.includes('/iframe/');
 export async function openApp(context: EngineContext, demo: RunningDemo, customer: string, signIn = true): Promise<AppTab> {
   const tab = await context.newTab();
   await tab.goto(signIn ? `${demo.url}/login?customer=${customer}` : `${demo.url}/app`);
-  const probe = () => tab.evaluate(() => window.__probe ?? { events: [], tokenRequests: [], console: [] });
+  const probe = () => tab.evaluate(() => window.__probe ?? { events: [], messages: [], tokenRequests: [], console: [] });
   const app: AppTab = {
     tab,
     context,
     demo,
     frame: () => tab.frame(isDashboardUrl, 5_000),
     events: async (type) => (await probe()).events.filter((e) => !type || e.type === type),
+    messages: async () => (await probe()).messages,
     tokenRequests: async () => (await probe()).tokenRequests,
     console: async () => (await probe()).console,
     state: () => tab.evaluate(() => document.querySelector('embedded-dashboard')?.getAttribute('state') ?? null),

@@ -32,8 +32,16 @@ export interface TokenRequest {
   token?: string;
 }
 
+/** A message a frame posted to the page (`{ event, detail }`), as the page received it. */
+export interface FrameMessage {
+  event: string;
+  detail: unknown;
+}
+
 export interface PageProbe {
   events: RecordedEvent[];
+  /** The first 200 `{ event, detail }` messages posted to the page (the dashboard frames'), before the element saw them. */
+  messages: FrameMessage[];
   tokenRequests: TokenRequest[];
   console: string[];
 }
@@ -59,8 +67,12 @@ export const PIN_JITTER_COOKIE = 'e2e-jitter';
 /** Runs first in the page (top documents only). */
 function installProbe(names: string[], pinCookie: string): void {
   if (window !== window.top || window.__probe) return;
-  const probe: PageProbe = { events: [], tokenRequests: [], console: [] };
+  const probe: PageProbe = { events: [], messages: [], tokenRequests: [], console: [] };
   window.__probe = probe;
+  addEventListener('message', (event: MessageEvent) => {
+    const data = event.data as { event?: unknown; detail?: unknown } | null;
+    if (typeof data?.event === 'string' && probe.messages.length < 200) probe.messages.push({ event: data.event, detail: data.detail });
+  });
   for (const type of names) {
     document.addEventListener(type, (event) => {
       const element = event.target as Element;

@@ -96,7 +96,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     const checked = await embedTokens.check(jwt);
     if (!checked.ok)
       return checked.expired
-        ? { status: 'expired', dashboardId: checked.claims.dsh, issuer: checked.claims.iss }
+        ? {
+            status: 'expired',
+            dashboardId: checked.claims.dsh,
+            issuer: checked.claims.iss,
+            ...(checked.claims.cht !== undefined && { chartId: checked.claims.cht }),
+          }
         : { status: 'refused', message: checked.message };
     const group = view(store.find(checked.secret.environment, checked.claims.cst));
     if (!group) return { status: 'refused', message: 'its cst names no customer of this account' };

@@ -37,6 +37,22 @@ async function setup() {
 }
 
 describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id and customer token go)', () => {
+  it("bakes the dashboard's layout into the page, and a single-chart token's (also expired) is that chart's alone", async () => {
+    const { mint, frame } = await setup();
+    const charts = async (jwt: string) => {
+      const layout = config(await (await frame(`/iframe/${jwt}`)).text()).layout as { charts: { id: string }[]; kpis: unknown[]; chart?: string };
+      return { ids: layout.charts.map((c) => c.id), kpis: layout.kpis.length, chart: layout.chart };
+    };
+    expect(await charts(await mint())).toEqual({ ids: ['revenue-by-month', 'orders-by-month'], kpis: 3, chart: undefined });
+    expect(await charts(await mint({ cht: 'orders-by-month' }))).toEqual({ ids: ['orders-by-month'], kpis: 0, chart: 'orders-by-month' });
+    now += 3_600_000;
+    expect(await charts(await mint({ cht: 'orders-by-month', exp: Math.floor(now / 1000) - 1 }))).toEqual({
+      ids: ['orders-by-month'],
+      kpis: 0,
+      chart: 'orders-by-month',
+    });
+  });
+
   it.each([
     ['', '../iframe-data/sales-overview'],
     ['/', '../../iframe-data/sales-overview'],

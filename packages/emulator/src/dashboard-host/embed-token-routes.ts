@@ -5,14 +5,14 @@ import type { ResolvedDashboardHostOptions } from './options.js';
 import { errorPageHtml } from './page/html.js';
 import { matchesOrigin } from './page/origin-match.js';
 import type { PageConfig } from './page/page-inputs.js';
-import { buildDashboardData } from './sample-data/build-data.js';
+import { buildDashboardData, singleChart } from './sample-data/build-data.js';
 import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
 
 /** How `dashboardHostRoutes` renders its page (the embed token routes render it too). */
 export type RenderPage = (
   c: Context,
   dashboardId: string,
-  vendor?: Pick<PageConfig, 'token' | 'embedToken'> & { dataUrl: string; frameAncestors?: string[] },
+  vendor?: Pick<PageConfig, 'token' | 'embedToken'> & { dataUrl: string; frameAncestors?: string[]; chartId?: string },
 ) => Response | Promise<Response>;
 
 /** The request header in which the dashboard page names the origin embedding it (checked against `iss`). */
@@ -69,6 +69,7 @@ export function embedTokenRoutes(options: ResolvedDashboardHostOptions, page: Re
         embedToken: { issuerOrigin: issuerOrigin ?? null },
         dataUrl: `${'../'.repeat(ups)}iframe-data/${encodeURIComponent(view.dashboardId)}`,
         ...(issuerOrigin !== undefined && { frameAncestors: [issuerOrigin] }),
+        ...(view.chartId !== undefined && { chartId: view.chartId }),
       });
     },
 
@@ -87,11 +88,7 @@ export function embedTokenRoutes(options: ResolvedDashboardHostOptions, page: Re
       }
       if (view.status === 'expired') return jsonError(c, 401, EmulatorErrorCode.unknownToken, 'the embed token has expired');
       const data = buildDashboardData(dashboardId, view.group);
-      // A single-chart token shows that chart alone: no other chart, no KPIs, no detail rows.
-      const scoped =
-        view.chartId === undefined || data === undefined
-          ? data
-          : { ...data, chart: view.chartId, kpis: [], charts: data.charts.filter((chart) => chart.id === view.chartId) };
+      const scoped = view.chartId === undefined || data === undefined ? data : singleChart(data, view.chartId);
       return c.json({ ...scoped, tokenExpiresInMs: view.expiresInMs }, 200, { ...DATA_SECURITY_HEADERS });
     },
   };

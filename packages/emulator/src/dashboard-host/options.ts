@@ -16,7 +16,7 @@ export interface DashboardGroupView {
  */
 export type EmbedTokenView =
   | { status: 'ok'; dashboardId: string; issuer: string | undefined; group: DashboardGroupView; expiresInMs: number; chartId?: string }
-  | { status: 'expired'; dashboardId: string; issuer: string | undefined }
+  | { status: 'expired'; dashboardId: string; issuer: string | undefined; chartId?: string }
   | { status: 'refused'; message: string };
 
 /** Options of `dashboardHostRoutes`. */

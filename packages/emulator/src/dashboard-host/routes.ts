@@ -6,7 +6,7 @@ import { jsonError } from './json-error.js';
 import { resolveDashboardHostOptions, type DashboardHostOptions } from './options.js';
 import { DEFAULT_DETAIL_ROWS, MAX_DETAIL_ROWS } from './page/dashboard-data.js';
 import { dashboardPageHtml, errorPageHtml } from './page/html.js';
-import { buildDashboardData } from './sample-data/build-data.js';
+import { buildDashboardData, dashboardLayout, singleChart } from './sample-data/build-data.js';
 import { SAMPLE_DASHBOARD_CONTENT } from './sample-data/sample-dashboards.js';
 import { DATA_SECURITY_HEADERS, createNonce, pageSecurityHeaders } from './security-headers.js';
 
@@ -49,10 +49,10 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
     if (!isValidDashboardId(dashboardId)) {
       return c.html(errorPageHtml('Bad dashboard id', 'Dashboard ids are lowercase letters, digits and dashes.', nonce), 400, headers);
     }
-    const dashboard = SAMPLE_DASHBOARD_CONTENT.get(dashboardId);
-    if (!dashboard) return c.html(errorPageHtml('Unknown dashboard', `There is no dashboard "${dashboardId}".`, nonce), 404, headers);
+    const layout = dashboardLayout(dashboardId);
+    if (!layout) return c.html(errorPageHtml('Unknown dashboard', `There is no dashboard "${dashboardId}".`, nonce), 404, headers);
     const html = dashboardPageHtml(
-      dashboard.title,
+      layout.title,
       {
         dashboardId,
         // Relative, so the routes work wherever the emulator mounts them.
@@ -64,6 +64,7 @@ export function dashboardHostRoutes(options: DashboardHostOptions): Hono {
         defaultDetailRows: DEFAULT_DETAIL_ROWS,
         maxDetailRows: MAX_DETAIL_ROWS,
         variableLimits: VARIABLE_LIMITS,
+        layout: vendor?.chartId === undefined ? layout : singleChart(layout, vendor.chartId),
         ...(vendor && { protocol: 'explo' as const, token: vendor.token }),
         ...(vendor?.embedToken && { embedToken: vendor.embedToken }),
       },

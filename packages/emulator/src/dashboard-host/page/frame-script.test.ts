@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { VARIABLE_LIMITS, variablesProblem, type DashboardMessage } from '@embedded-dashboard/protocol';
-import { buildDashboardData } from '../sample-data/build-data.js';
+import { buildDashboardData, dashboardLayout, singleChart } from '../sample-data/build-data.js';
 import type { DashboardGroupView } from '../options.js';
 import { runDashboardPage } from './frame-script.js';
 import type { PageConfig, PageEnvironment, PageLibrary } from './page-inputs.js';
@@ -31,6 +31,7 @@ const config: PageConfig = {
   defaultDetailRows: 8,
   maxDetailRows: 50,
   variableLimits: VARIABLE_LIMITS,
+  layout: dashboardLayout('sales-overview')!,
 };
 
 /** The dashboard's own events (analytics, the JS Event Buttons of the sample dashboards), kept apart from the lifecycle messages. */
@@ -162,8 +163,44 @@ describe('dashboard page', () => {
 
   it('asks for a token, with the exact parent origin, as soon as it starts', () => {
     const h = boot();
-    expect(h.posted).toEqual([{ message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview' } }, targetOrigin: HOST }]);
+    expect(h.posted).toEqual([
+      { message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 500 } }, targetOrigin: HOST },
+    ]);
     expect(state()).toBe('loading');
+  });
+
+  it('draws the layout before the data, inert and busy, and says its height in dashboardReadyToLoad; the data replaces it', async () => {
+    // A height the layout gives: 150 per chart and per KPI card drawn when measured (none: the minimum).
+    const measured = () => 150 * document.querySelectorAll('#dashboard .chart, #dashboard .kpi').length;
+    const h = boot({ measureHeight: measured });
+    expect(h.posted[0]!.message).toEqual({ event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 750 } });
+    const root = document.getElementById('dashboard')!;
+    expect(root.classList.contains('skeleton')).toBe(true);
+    expect(root.hasAttribute('inert')).toBe(true);
+    expect(root.getAttribute('aria-busy')).toBe('true');
+    // The layout's labels, nobody's name or values.
+    expect(groupName()).toBe('Loading…');
+    expect(Array.from(root.querySelectorAll('.kpi-label'), (n) => n.textContent)).toEqual(['Revenue (12 months)', 'Orders', 'Average order']);
+    expect(Array.from(root.querySelectorAll('.kpi-value'), (n) => n.textContent)).toEqual(['—', '—', '—']);
+    await loaded(h);
+    expect(groupName()).toBe('Acme Corp');
+    expect(root.classList.contains('skeleton')).toBe(false);
+    expect(root.hasAttribute('inert')).toBe(false);
+    expect(root.hasAttribute('aria-busy')).toBe(false);
+    expect(h.posted.find((p) => p.message.event === 'dashboardLoaded')!.message.detail).toMatchObject({ dashboardHeight: 750 });
+  });
+
+  it("a single chart's layout is that chart alone, and says that height", () => {
+    const measured = () => 150 * document.querySelectorAll('#dashboard .chart, #dashboard .kpi').length;
+    const h = boot({ measureHeight: measured }, '', { layout: singleChart(dashboardLayout('sales-overview')!, 'orders-by-month') });
+    expect(h.posted[0]!.message).toEqual({ event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 150 } });
+    expect(Array.from(document.querySelectorAll('#dashboard .chart-title'), (n) => n.textContent)).toEqual(['Orders by month (orders)']);
+  });
+
+  it('blocked, it draws no layout', () => {
+    boot({ originClues: { ancestorOrigin: 'https://evil.example', queryOrigin: null, referrer: '' } });
+    expect(state()).toBe('blocked');
+    expect(document.querySelector('#dashboard .chart')).toBeNull();
   });
 
   it('stays silent and blocked when the embedding origin is not allowed', () => {
@@ -518,7 +555,7 @@ describe('dashboard page, vendor protocol', () => {
   it('says dashboardReadyToLoad, loads the token from its URL and says dashboardLoaded, to the exact parent origin', async () => {
     const h = await explo();
     expect(h.posted).toEqual([
-      { message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 0 } }, targetOrigin: HOST },
+      { message: { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 500 } }, targetOrigin: HOST },
       { message: { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 500, loadTime: 123 } }, targetOrigin: HOST },
     ]);
     expect(h.requests).toEqual(['tok-1']);

@@ -102,10 +102,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
     const asked = Number(variables.rows);
     return Number.isInteger(asked) ? Math.min(config.maxDetailRows, Math.max(1, asked)) : config.defaultDetailRows;
   };
-  const render = () => {
-    if (!data) return;
-    const variables = { ...data.variables, ...overrides };
-    lib.renderDashboard(root, data, {
+  /** Renders `shown` (the data, or the layout before it) with the variables the host set over its own. */
+  const draw = (shown: DashboardData) => {
+    const variables = { ...shown.variables, ...overrides };
+    lib.renderDashboard(root, shown, {
       variables,
       locale,
       refreshedAt,
@@ -125,6 +125,18 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
         render();
       },
     });
+  };
+  /** The layout before the data is a placeholder: inert, busy for assistive technology, drawn as a skeleton. */
+  const setPlaceholder = (on: boolean) => {
+    root.classList.toggle('skeleton', on);
+    root.toggleAttribute('inert', on);
+    if (on) root.setAttribute('aria-busy', 'true');
+    else root.removeAttribute('aria-busy');
+  };
+  const render = () => {
+    if (!data) return;
+    setPlaceholder(false);
+    draw(data);
     reportHeight();
   };
 
@@ -231,7 +243,6 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   });
 
   setState('loading', env.parent ? 'Waiting for the host page…' : 'Open this page inside an embedding page, or pass ?token=.');
-  post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId } });
   if (explo) {
     // Variables in the query are JSON values of any shape (`?region="EU"`, `?regions=["EU","US"]`);
     // the other documented parameters are not variables. Over the limits as a whole: none are taken.
@@ -245,6 +256,13 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       }
     }
     if (!problem(fromUrl)) overrides = fromUrl as DashboardVariables;
+  }
+  // The layout first, so the height said is the one the dashboard will have: the host sizes its
+  // frame now, not when the data arrives (no jump below the frame once the data is drawn).
+  setPlaceholder(true);
+  draw(config.layout);
+  post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId, dashboardHeight: clampHeight(env.measureHeight()) } });
+  if (explo) {
     if (config.token) useToken(config.token);
     else {
       setState('expired', 'This link holds no valid customer token.');

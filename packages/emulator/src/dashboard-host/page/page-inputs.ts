@@ -23,6 +23,12 @@ export interface PageConfig {
   /** `VARIABLE_LIMITS` from the protocol package: variables over them, from the URL or a message, are ignored whole. */
   variableLimits: VariableLimits;
   /**
+   * The dashboard before its data (sections, titles, labels, chart sizes; no group's name or
+   * values), rendered inert at once so the page can say in `dashboardReadyToLoad` the height it
+   * will have. For a single-chart embed token: that chart's.
+   */
+  layout: DashboardData;
+  /**
    * `explo`: the vendor's documented embed (packages/protocol/README.md): the token comes in the
    * URL (`token`), variables from the query as JSON values, and messages use the vendor's names.
    * Absent: our own protocol (ARCHITECTURE §6).

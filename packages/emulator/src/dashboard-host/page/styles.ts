@@ -13,16 +13,19 @@ html, body { margin: 0; padding: 0; background: var(--bg); color: var(--ink);
 .env-tag[data-environment="Customer"] { color: var(--good); background: rgba(43, 138, 62, .08); }
 .env-tag[data-environment="Testing"] { color: #945000; background: rgba(230, 119, 0, .1); }
 .variables { margin-bottom: 16px; }
-.chips { list-style: none; display: flex; flex-wrap: wrap; gap: 8px; margin: 0; padding: 0; }
-.chip label { display: inline-flex; align-items: center; gap: 6px; padding: 3px 4px 3px 10px; border-radius: 999px;
+/* The row of chips is one height whatever it holds (no variables, many, inputs of any engine's own height), scrolling sideways
+   when full: the layout drawn before the data has the loaded dashboard's height. */
+.chips { list-style: none; display: flex; gap: 8px; margin: 0; padding: 0 0 10px; height: 28px; overflow: auto hidden; scrollbar-width: thin; }
+.chip { flex: none; display: flex; align-items: center; height: 28px; }
+.chip label { display: inline-flex; align-items: center; gap: 6px; height: 100%; box-sizing: border-box; padding: 0 4px 0 10px; border-radius: 999px;
   background: var(--panel); border: 1px solid var(--line); font-size: 12px; }
 .chip.empty { color: var(--muted); font-size: 12px; }
 .multi-select { display: inline-flex; align-items: center; gap: 8px; margin-top: 8px; font-size: 12px; }
 .multi-select select { font: inherit; min-width: 6em; }
 .filter-summary, .refreshed { color: var(--muted); font-size: 12px; }
-.refreshed { margin: 2px 0 0; }
+.refreshed { margin: 2px 0 0; min-height: 1.45em; }
 .chip-name { color: var(--muted); font-weight: 600; overflow-wrap: anywhere; }
-.chip-input { border: 0; border-radius: 999px; padding: 2px 8px; background: var(--accent-soft); color: var(--ink); font: inherit; }
+.chip-input { height: 20px; box-sizing: border-box; border: 0; border-radius: 999px; padding: 0 8px; background: var(--accent-soft); color: var(--ink); font: inherit; }
 .chip-input:focus { outline: 2px solid var(--accent); }
 .kpis { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 12px; margin-bottom: 16px; }
 .kpi { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; display: grid; gap: 2px; }
@@ -52,6 +55,8 @@ html, body { margin: 0; padding: 0; background: var(--bg); color: var(--ink);
 .table th { text-align: left; color: var(--muted); font-weight: 600; border-bottom: 1px solid var(--line); padding: 6px 8px; }
 .table td { border-bottom: 1px solid var(--line); padding: 6px 8px; overflow-wrap: anywhere; }
 .table td.num { text-align: right; font-variant-numeric: tabular-nums; }
+/* The layout before the data: its sections and labels, the group's name and values as blocks. */
+.skeleton :is(.group-name, .env-tag, .kpi-value, .trend, .filter-summary) { color: transparent; background: var(--line); border-color: transparent; border-radius: 6px; }
 .footer { display: flex; justify-content: space-between; gap: 12px; margin-top: 14px; color: var(--muted); font-size: 12px; }
 body[data-state="expired"] .status, body[data-state="error"] .status, body[data-state="blocked"] .status { color: var(--bad); font-weight: 600; }
 `;

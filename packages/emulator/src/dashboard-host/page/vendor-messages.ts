@@ -14,7 +14,7 @@ export function toVendorMessage(message: DashboardMessage): { event: string; det
   };
   return {
     event: names[message.event] ?? message.event,
-    detail: message.event === 'tokenExpired' ? {} : message.event === 'dashboardReadyToLoad' ? { ...message.detail, dashboardHeight: 0 } : message.detail,
+    detail: message.event === 'tokenExpired' ? {} : message.detail,
   };
 }
 

@@ -21,3 +21,33 @@ export function buildDashboardData(dashboardId: string, group: DashboardGroupVie
     ...dashboard.build(random),
   };
 }
+
+/**
+ * What `dashboardId` looks like before any group's data: the same sections, titles, labels and
+ * chart sizes as every group's, with no name, value or row of anyone's. The page renders it at
+ * once, so it can say in `dashboardReadyToLoad` the height it will have, before the data arrives
+ * (as the vendor's page does from the dashboard's layout). `undefined` for an unknown dashboard.
+ */
+export function dashboardLayout(dashboardId: string): DashboardData | undefined {
+  const dashboard = SAMPLE_DASHBOARD_CONTENT.get(dashboardId);
+  if (!dashboard) return undefined;
+  const { kpis, charts, details } = dashboard.build(seededRandom(0));
+  return {
+    dashboardId,
+    title: dashboard.title,
+    group: { name: 'Loading…', providedId: '', environment: 'Customer' },
+    jsEventButton: dashboard.jsEventButton,
+    variables: {},
+    kpis: kpis.map(({ label }) => ({ label, value: '—', trend: 0 })),
+    charts: charts.map((chart) => ({ ...chart, points: chart.points.map(({ label }) => ({ label, value: 0 })) })),
+    details: { ...details, rows: [] },
+  };
+}
+
+/** `data` for a single-chart embed token: that chart alone, no other chart, no KPIs, no detail rows shown. */
+export const singleChart = (data: DashboardData, chartId: string): DashboardData => ({
+  ...data,
+  chart: chartId,
+  kpis: [],
+  charts: data.charts.filter((chart) => chart.id === chartId),
+});

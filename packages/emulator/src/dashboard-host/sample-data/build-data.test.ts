@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { buildDashboardData, dashboardLayout, singleChart } from './build-data.js';
+import { SAMPLE_DASHBOARDS } from './sample-dashboards.js';
+
+const group = { name: 'Acme Corp', providedId: 'acme', environment: 'Customer' as const, properties: { region: 'EU' } };
+
+describe('dashboardLayout', () => {
+  it.each(SAMPLE_DASHBOARDS)("%s: the sections, labels and chart sizes of every group's data, with nobody's name, values or rows", (id) => {
+    const layout = dashboardLayout(id)!;
+    const data = buildDashboardData(id, group)!;
+    expect(layout.title).toBe(data.title);
+    expect(layout.jsEventButton).toEqual(data.jsEventButton);
+    expect(layout.kpis.map((k) => k.label)).toEqual(data.kpis.map((k) => k.label));
+    expect(layout.charts.map((c) => [c.id, c.kind, c.title, c.unit, c.points.map((p) => p.label)])).toEqual(
+      data.charts.map((c) => [c.id, c.kind, c.title, c.unit, c.points.map((p) => p.label)]),
+    );
+    expect(layout.details).toEqual({ ...data.details, rows: [] });
+    expect(JSON.stringify(layout)).not.toMatch(/Acme|acme|\$/);
+    expect(layout.kpis.every((k) => k.value === '—' && k.trend === 0)).toBe(true);
+    expect(layout.charts.flatMap((c) => c.points).every((p) => p.value === 0)).toBe(true);
+    expect(layout.variables).toEqual({});
+  });
+
+  it('knows no other dashboard', () => {
+    expect(dashboardLayout('nope')).toBeUndefined();
+    expect(dashboardLayout('__proto__')).toBeUndefined();
+  });
+
+  it('singleChart keeps that chart alone (no KPIs), and none for a chart the dashboard lacks', () => {
+    const layout = dashboardLayout('support-metrics')!;
+    expect(singleChart(layout, 'tickets-by-status')).toMatchObject({ chart: 'tickets-by-status', kpis: [], charts: [{ id: 'tickets-by-status' }] });
+    expect(singleChart(layout, 'revenue-by-month').charts).toEqual([]);
+  });
+});

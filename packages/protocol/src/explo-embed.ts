@@ -93,6 +93,18 @@ export interface ExploGenerateJwtInput {
   embed_origin?: string | null;
 }
 
+/** Every field `generate_jwt` documents, in the page's order: what a caller may send, and all the vendor takes. */
+export const GENERATE_JWT_FIELDS = Object.freeze([
+  'provided_id',
+  'embed_id',
+  'key_id',
+  'expiration',
+  'chart_id',
+  'rb_allowed_features',
+  'disable_editable_section_editing',
+  'embed_origin',
+] as const satisfies readonly (keyof ExploGenerateJwtInput)[]);
+
 /** Answer of `POST /api/generate_jwt/`. */
 export interface ExploGenerateJwtResponse {
   success: 1;

@@ -20,6 +20,7 @@ export {
   EXPLO_EMBED_JWE,
   EXPLO_EMBED_KEY_BYTES,
   EXPLO_JWT_IFRAME_PATH,
+  GENERATE_JWT_FIELDS,
   exploEmbedKey,
   exploEmbedIssuer,
   isExploEmbedKeyId,

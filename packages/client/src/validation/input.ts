@@ -1,4 +1,4 @@
-import { MAX_USER_GROUP_TOKEN_CHARS, type ExploGenerateJwtInput, type UserGroupInput } from '@embedded-dashboard/protocol';
+import { GENERATE_JWT_FIELDS, MAX_USER_GROUP_TOKEN_CHARS, type ExploGenerateJwtInput, type UserGroupInput } from '@embedded-dashboard/protocol';
 
 /** Request bodies above this are a caller bug, refused before anything is sent. */
 const MAX_REQUEST_BYTES = 256 * 1024;
@@ -77,17 +77,7 @@ export function generateJwtBody(method: string, input: unknown): { body: string;
   nullable(method, input, 'rb_allowed_features', (v) => Array.isArray(v) && v.length <= 16 && v.every(isText), 'a list of strings');
   nullable(method, input, 'disable_editable_section_editing', (v) => typeof v === 'boolean', 'a boolean');
   nullable(method, input, 'embed_origin', (v) => typeof v === 'string' && /^https?:\/\/[^/\s]{1,253}\/$/.test(v), "an origin with the trailing '/'");
-  const fields = [
-    'provided_id',
-    'embed_id',
-    'key_id',
-    'expiration',
-    'chart_id',
-    'rb_allowed_features',
-    'disable_editable_section_editing',
-    'embed_origin',
-  ] as const;
   const clean: Record<string, unknown> = {};
-  for (const field of fields) if (input[field] !== undefined) clean[field] = input[field];
+  for (const field of GENERATE_JWT_FIELDS) if (input[field] !== undefined) clean[field] = input[field];
   return { body: serialize(method, clean), input: clean as unknown as ExploGenerateJwtInput };
 }

@@ -1,4 +1,4 @@
-import { EmulatorErrorCode } from '@embedded-dashboard/protocol';
+import { EmulatorErrorCode, GENERATE_JWT_FIELDS } from '@embedded-dashboard/protocol';
 import { ISSUER, REPORT_BUILDER_FEATURES } from '../embed/embed-token.js';
 import { EmulatorHttpError } from '../http/errors.js';
 
@@ -20,16 +20,7 @@ export interface GenerateJwtRequest {
   chartId: string | undefined;
 }
 
-const FIELDS = new Set([
-  'provided_id',
-  'embed_id',
-  'key_id',
-  'expiration',
-  'chart_id',
-  'rb_allowed_features',
-  'disable_editable_section_editing',
-  'embed_origin',
-]);
+const FIELDS: ReadonlySet<string> = new Set(GENERATE_JWT_FIELDS);
 const invalid = (message: string) => new EmulatorHttpError(EmulatorErrorCode.invalidField, message);
 
 function requiredString(body: Record<string, unknown>, field: string): string {

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
+import { isChartId } from '@embedded-dashboard/protocol';
 import { findCustomer } from '../shared/customers.js';
 import { SESSION_COOKIE, signSession, type SessionKeys } from './session.js';
 
@@ -17,7 +18,8 @@ const APP_PROTOCOLS = new Set(['explo', 'explo-jwt']);
 /**
  * `GET /login?customer=acme` signs in as a sample customer (an HttpOnly, SameSite=Lax cookie
  * holding a short-lived JWT) and redirects to `/app` (`/app?protocol=explo-jwt` with
- * `&protocol=explo-jwt`, or `explo`); `/logout` clears the cookie.
+ * `&protocol=explo-jwt`, or `explo`; `&chart=<id>` too with `explo-jwt`: one chart); `/logout`
+ * clears the cookie.
  */
 export function authRoutes(keys: SessionKeys, secureCookies = false): Hono {
   const app = new Hono();
@@ -36,7 +38,9 @@ export function authRoutes(keys: SessionKeys, secureCookies = false): Hono {
     });
     c.header('Cache-Control', 'no-store');
     const protocol = c.req.query('protocol');
-    return c.redirect(protocol !== undefined && APP_PROTOCOLS.has(protocol) ? `/app?protocol=${protocol}` : '/app', 302);
+    if (protocol === undefined || !APP_PROTOCOLS.has(protocol)) return c.redirect('/app', 302);
+    const chart = c.req.query('chart');
+    return c.redirect(`/app?protocol=${protocol}${protocol === 'explo-jwt' && isChartId(chart) ? `&chart=${chart}` : ''}`, 302);
   });
 
   const logout = (c: Context) => {

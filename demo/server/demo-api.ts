@@ -14,6 +14,8 @@ export interface DemoApiOptions {
   tokenUrl: string;
   /** The embed-token BFF's token route, when the demo has one (`?protocol=explo-jwt`). */
   embedTokenUrl?: string;
+  /** The token route of the BFF that has the vendor mint single-chart embed tokens (`?protocol=explo-jwt&chart=…`), when the demo has one. */
+  chartTokenUrl?: string;
   tokenTtlSeconds: number;
   refreshMarginSeconds: number | null;
 }
@@ -48,6 +50,7 @@ export function demoApi(options: DemoApiOptions): Hono {
       srcTemplate: options.srcTemplateFor(new URL(c.req.url)),
       tokenUrl: options.tokenUrl,
       embedTokenUrl: options.embedTokenUrl ?? null,
+      chartTokenUrl: options.chartTokenUrl ?? null,
       tokenTtlSeconds: options.tokenTtlSeconds,
       refreshMarginSeconds: options.refreshMarginSeconds,
     };

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { createEmbedRoutes, createJsonLogger, type EmbedTokenOptions } from '@embedded-dashboard/bff';
 import { UserGroupClient } from '@embedded-dashboard/client';
+import type { UpstreamApiName } from '@embedded-dashboard/protocol';
 import { SESSION_AUDIENCE, SESSION_COOKIE, SESSION_ISSUER } from './session.js';
 
 export interface EmbedBffOptions {
@@ -15,6 +16,8 @@ export interface EmbedBffOptions {
   log?: ((line: string) => void) | undefined;
   /** Embed tokens instead of customer tokens (the `explo-jwt` page's BFF). */
   embedToken?: EmbedTokenOptions;
+  /** The vendor API the BFF speaks; default the client's (`user-group-service`). `mint: 'vendor'` needs `explo-customer`. */
+  api?: UpstreamApiName;
   /** The BFF's `minRotationIntervalSeconds`; default the BFF's own (10 s). */
   minRotationIntervalSeconds?: number | undefined;
 }
@@ -30,7 +33,7 @@ export interface EmbedBff {
  * demo's `/login` sets, and call the vendor (the emulator) with the secret API key.
  */
 export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
-  const upstream = new UserGroupClient({ baseUrl: options.upstreamUrl, apiToken: options.apiToken });
+  const upstream = new UserGroupClient({ baseUrl: options.upstreamUrl, apiToken: options.apiToken, ...(options.api && { api: options.api }) });
   const routes = createEmbedRoutes({
     upstream,
     session: { secret: options.sessionSecret, cookie: SESSION_COOKIE, issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE },

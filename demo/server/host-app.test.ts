@@ -89,6 +89,16 @@ describe('the demo host app', () => {
       expect(await location(query)).toBe('/app');
   });
 
+  it('passes a chart id on with protocol=explo-jwt only, and nothing that is not a chart id', async () => {
+    const { app } = setUp();
+    const location = async (query: string) => (await app.request(`/login?customer=acme&${query}`)).headers.get('Location');
+    expect(await location('protocol=explo-jwt&chart=revenue-by-month')).toBe('/app?protocol=explo-jwt&chart=revenue-by-month');
+    expect(await location('protocol=explo&chart=revenue-by-month')).toBe('/app?protocol=explo');
+    expect(await location('chart=revenue-by-month')).toBe('/app');
+    for (const chart of ['', '../x', '%3Cimg%3E', 'a%26protocol%3Dexplo', 'x'.repeat(129)])
+      expect(await location(`protocol=explo-jwt&chart=${chart}`)).toBe('/app?protocol=explo-jwt');
+  });
+
   it('signs out by clearing the cookie', async () => {
     const { app } = setUp();
     for (const method of ['GET', 'POST']) {

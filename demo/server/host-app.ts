@@ -13,6 +13,8 @@ export interface HostAppOptions extends Omit<DemoApiOptions, 'sessionSecret'> {
   embed: { basePath: string; routes: Hono };
   /** A second BFF's token routes answering embed tokens (`?protocol=explo-jwt`), mounted at `basePath`. */
   embedTokens?: { basePath: string; routes: Hono };
+  /** A third BFF's token routes answering single-chart embed tokens minted by the vendor (`?protocol=explo-jwt&chart=…`). */
+  chartTokens?: { basePath: string; routes: Hono };
   /** Learns each customer's current token from the BFF's answers (for the expire button). */
   ledger: TokenLedger;
   /** The built pages; without it (under `npm run dev`) Vite serves them. */
@@ -31,7 +33,7 @@ export function createHostApp(options: HostAppOptions): Hono {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/', authRoutes(options.session, options.secureCookies ?? false));
   app.route('/', demoApi({ ...options, sessionSecret: options.session.secret }));
-  for (const { basePath, routes } of [options.embed, ...(options.embedTokens ? [options.embedTokens] : [])]) {
+  for (const { basePath, routes } of [options.embed, options.embedTokens, options.chartTokens].filter((bff) => bff !== undefined)) {
     app.use(`${basePath}/*`, async function learnTokens(c, next) {
       await next();
       const customer = await customerOf(c as Context, options.session.secret);

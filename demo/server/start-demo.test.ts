@@ -51,6 +51,25 @@ describe('startDemo', () => {
     expect(demo.emulator.resolveToken(token)?.providedId).toBe('acme');
   });
 
+  it('answers single-chart embed tokens minted by the vendor at /embed-chart; /embed-jwt, which mints them itself, refuses a chart', async () => {
+    demo = await startDemo({ port: 0, publicDir: false });
+    const { url } = demo;
+    const headers = { Cookie: await signIn(url, 'acme'), 'Content-Type': 'application/json', Origin: url };
+    const session = (await (await fetch(`${url}/api/session`, { headers })).json()) as { chartTokenUrl: string | null; embedTokenUrl: string | null };
+    expect(session).toMatchObject({ chartTokenUrl: '/embed-chart/token', embedTokenUrl: '/embed-jwt/token' });
+    const ask = (path: string, body: object) => fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const chart = await ask('/embed-chart/token', { dashboard: 'sales-overview', chart: 'orders-by-month' });
+    expect(chart.status).toBe(200);
+    expect(demo.emulator.stats().requests.generateJwt).toBe(1);
+    const { token } = (await chart.json()) as { token: string };
+    const data = await fetch(`${demo.emulatorUrl}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${token}`, 'Embed-Origin': url } });
+    expect(((await data.json()) as { charts: { id: string }[] }).charts.map((c) => c.id)).toEqual(['orders-by-month']);
+    const local = await ask('/embed-jwt/token', { dashboard: 'sales-overview', chart: 'orders-by-month' });
+    expect(local.status).toBe(400);
+    expect(JSON.stringify(await local.json())).toMatch(/EMBED_JWT_MINT=vendor/);
+    expect((await ask('/embed-chart/token', { dashboard: 'payroll', chart: 'orders-by-month' })).status).toBe(403);
+  });
+
   it('makes the dashboard re-read its data every dashboardRefreshSeconds (3 s unless told)', async () => {
     const refreshOf = async (running: RunningDemo) => {
       const page = await fetch(`${running.emulatorUrl}/iframe/sales-overview`);

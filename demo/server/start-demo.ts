@@ -15,6 +15,12 @@ import { TokenLedger } from './token-ledger.js';
 const DEMO_API_KEY = 'dev-customer-key';
 /** Where the demo's second BFF, answering embed tokens for `?protocol=explo-jwt`, is mounted. */
 const EMBED_TOKENS_BASE_PATH = '/embed-jwt';
+/**
+ * Where the demo's third BFF, answering single-chart embed tokens (`?protocol=explo-jwt&chart=…`),
+ * is mounted: it has the vendor mint them (`mint: 'vendor'`, generate_jwt's `chart_id`), since
+ * the vendor documents no claim for a chart in a token a BFF mints itself.
+ */
+const CHART_TOKENS_BASE_PATH = '/embed-chart';
 /** The embed secret's id the emulator and that BFF share (its value is random per start). */
 const DEMO_EMBED_KEY_ID = 'demo-embed-secret';
 /** The faults "simulate a vendor outage" switches on: the vendor API answers 503. */
@@ -171,6 +177,18 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       // Only the demo's own dashboards: an embed token for any other is refused (403).
       embedToken: { keyId: DEMO_EMBED_KEY_ID, key: embedKey, dashboards: DEMO_DASHBOARDS.map((dashboard) => dashboard.id) },
     });
+    // The same dashboards, each token minted by the vendor (EMBED_JWT_MINT=vendor): it may name one chart.
+    const chartTokenBff = createEmbedBff({
+      upstreamUrl: running.url,
+      apiToken: DEMO_API_KEY,
+      api: 'explo-customer',
+      sessionSecret,
+      tokenTtlSeconds: tokenTtlSeconds || 300,
+      allowedOrigins: origins,
+      log: options.log,
+      minRotationIntervalSeconds: options.minRotationIntervalSeconds,
+      embedToken: { keyId: DEMO_EMBED_KEY_ID, mint: 'vendor', dashboards: DEMO_DASHBOARDS.map((dashboard) => dashboard.id) },
+    });
     const ledger = new TokenLedger();
     let outage = false;
     const controls: DemoControls = {
@@ -198,10 +216,12 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       secureCookies: publicUrl?.startsWith('https:') ?? false,
       tokenUrl: `${DEFAULT_BFF_BASE_PATH}/token`,
       embedTokenUrl: `${EMBED_TOKENS_BASE_PATH}/token`,
+      chartTokenUrl: `${CHART_TOKENS_BASE_PATH}/token`,
       tokenTtlSeconds,
       refreshMarginSeconds,
       embed: { basePath: DEFAULT_BFF_BASE_PATH, routes: bff.routes },
       embedTokens: { basePath: EMBED_TOKENS_BASE_PATH, routes: embedTokenBff.routes },
+      chartTokens: { basePath: CHART_TOKENS_BASE_PATH, routes: chartTokenBff.routes },
       publicDir,
     });
     handle = (request) => app.fetch(request);
@@ -217,6 +237,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
           await closeServer();
           await bff.close();
           await embedTokenBff.close();
+          await chartTokenBff.close();
           await emulatorRun.close();
         })()),
     };

@@ -20,6 +20,8 @@ export interface DemoSessionInfo {
   tokenUrl: string;
   /** The token route of the BFF that answers embed tokens (`?protocol=explo-jwt`); `null` when there is none. */
   embedTokenUrl: string | null;
+  /** The token route of the BFF whose embed tokens the vendor mints and which may name one chart (`?protocol=explo-jwt&chart=…`); `null` when there is none. */
+  chartTokenUrl: string | null;
   /** The element's `refresh-margin` in seconds, when the demo overrides the default. */
   refreshMarginSeconds: number | null;
   /** The BFF's token TTL in seconds; `0` when disabled. */

@@ -1,7 +1,7 @@
 /**
  * What the scenarios record inside the demo's pages, from before the page's own scripts, in
- * every engine: the element's events, the page's `/embed/token*` and `/embed-jwt/token*` requests
- * (the demo's two BFFs; by wrapping `fetch`,
+ * every engine: the element's events, the page's `/embed/token*`, `/embed-jwt/token*` and
+ * `/embed-chart/token*` requests (the demo's three BFFs; by wrapping `fetch`,
  * which the element calls at request time) with their status and token, and the page's console
  * errors. WebKit's classic WebDriver cannot inject a script before the page's own, so the probe
  * is part of the page: the demo the harness starts serves a copy of the built pages with it first
@@ -19,11 +19,13 @@ export interface RecordedEvent {
   frameHeight: number;
 }
 
-/** One `/embed/token*` or `/embed-jwt/token*` request of the page. */
+/** One `/embed/token*`, `/embed-jwt/token*` or `/embed-chart/token*` request of the page. */
 export interface TokenRequest {
   path: string;
   /** The request body's `dashboard`, when it named one (`explo-jwt`). */
   dashboard?: string;
+  /** The request body's `chart`, when it named one (a single-chart token). */
+  chart?: string;
   /** `Date.now()` in the page when it was sent. */
   at: number;
   /** The response's status once answered; `0` for no answer (refused, aborted). */
@@ -85,11 +87,12 @@ function installProbe(names: string[], pinCookie: string): void {
   window.fetch = function (this: unknown, input: RequestInfo | URL, init?: RequestInit) {
     const answer = send.call(this, input, init);
     const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-    if (/^\/embed(?:-jwt)?\/token/.test(url.pathname)) {
+    if (/^\/embed(?:-jwt|-chart)?\/token/.test(url.pathname)) {
       const entry: TokenRequest = { path: url.pathname, at: Date.now() };
       try {
-        const dashboard = (JSON.parse(String(init?.body)) as { dashboard?: unknown }).dashboard;
+        const { dashboard, chart } = JSON.parse(String(init?.body)) as { dashboard?: unknown; chart?: unknown };
         if (typeof dashboard === 'string') entry.dashboard = dashboard;
+        if (typeof chart === 'string') entry.chart = chart;
       } catch {
         // No JSON body: nothing to note.
       }

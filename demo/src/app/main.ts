@@ -29,26 +29,64 @@ const NEXT_PROTOCOL: Record<DemoProtocol, DemoProtocol> = { message: 'explo', ex
 
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-function dashboardPicker(element: EmbeddedDashboard, initial: string): void {
-  const picker = byId<HTMLDivElement>('dashboard-picker');
-  const buttons = DEMO_DASHBOARDS.map((dashboard) => {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.role = 'tab';
-    button.textContent = dashboard.title;
-    button.dataset.dashboard = dashboard.id;
-    button.dataset.testid = `pick-${dashboard.id}`;
-    button.setAttribute('aria-selected', String(dashboard.id === initial));
-    button.addEventListener('click', () => {
-      for (const other of buttons) other.setAttribute('aria-selected', String(other === button));
-      element.setAttribute('dashboard', dashboard.id);
-      const url = new URL(location.href);
-      url.searchParams.set('dashboard', dashboard.id);
-      history.replaceState(null, '', url);
-    });
-    return button;
+/** One button of a picker (a `role="tablist"`): selected when `selected`, `pick` on click. */
+function pickerButton(title: string, testid: string, selected: boolean, pick: () => void): HTMLButtonElement {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.role = 'tab';
+  button.textContent = title;
+  button.dataset.testid = testid;
+  button.setAttribute('aria-selected', String(selected));
+  button.addEventListener('click', () => {
+    for (const other of button.parentElement?.children ?? []) other.setAttribute('aria-selected', String(other === button));
+    pick();
   });
-  picker.replaceChildren(...buttons);
+  return button;
+}
+
+/** Puts `name=value` (or no `name` when `value` is undefined) in the page URL, without a reload. */
+function rememberInUrl(name: string, value: string | undefined): void {
+  const url = new URL(location.href);
+  if (value === undefined) url.searchParams.delete(name);
+  else url.searchParams.set(name, value);
+  history.replaceState(null, '', url);
+}
+
+type DemoDashboard = (typeof DEMO_DASHBOARDS)[number];
+
+/**
+ * `?protocol=explo-jwt`'s chart picker: the whole dashboard (tokens from the BFF that mints them,
+ * `embedTokenUrl`) or one of its charts (`chart`, tokens the vendor mints, `chartTokenUrl`).
+ * Returns what the dashboard picker calls when the dashboard changes: one chart stays one chart,
+ * the new dashboard's first.
+ */
+function chartPicker(element: EmbeddedDashboard, urls: { whole: string; chart: string }, initial: DemoDashboard, chart: string | undefined) {
+  const picker = byId<HTMLDivElement>('chart-picker');
+  const show = (dashboard: DemoDashboard, chosen: string | undefined) => {
+    if (chosen === undefined) element.removeAttribute('chart');
+    else element.setAttribute('chart', chosen);
+    element.setAttribute('token-url', chosen === undefined ? urls.whole : urls.chart);
+    rememberInUrl('chart', chosen);
+    picker.replaceChildren(
+      pickerButton('Whole dashboard', 'pick-chart-none', chosen === undefined, () => show(dashboard, undefined)),
+      ...dashboard.charts.map((c) => pickerButton(c.title, `pick-chart-${c.id}`, c.id === chosen, () => show(dashboard, c.id))),
+    );
+  };
+  picker.hidden = false;
+  show(initial, chart);
+  return (dashboard: DemoDashboard) => show(dashboard, element.hasAttribute('chart') ? dashboard.charts[0].id : undefined);
+}
+
+function dashboardPicker(element: EmbeddedDashboard, initial: string, picked?: (dashboard: DemoDashboard) => void): void {
+  byId<HTMLDivElement>('dashboard-picker').replaceChildren(
+    ...DEMO_DASHBOARDS.map((dashboard) =>
+      pickerButton(dashboard.title, `pick-${dashboard.id}`, dashboard.id === initial, () => {
+        element.setAttribute('dashboard', dashboard.id);
+        rememberInUrl('dashboard', dashboard.id);
+        picked?.(dashboard);
+      }),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
@@ -69,14 +107,16 @@ async function main(): Promise<void> {
   byId('clear-log').addEventListener('click', () => log.clear());
   const tokenLine = tokenCountdown();
 
-  const asked = new URLSearchParams(location.search).get('dashboard');
-  const dashboard = DEMO_DASHBOARDS.find((d) => d.id === asked)?.id ?? DEMO_DASHBOARDS[0].id;
+  const query = new URLSearchParams(location.search);
+  const shown = DEMO_DASHBOARDS.find((d) => d.id === query.get('dashboard')) ?? DEMO_DASHBOARDS[0];
+  const dashboard = shown.id;
 
   // ?protocol=explo: the vendor's documented embed (token in the URL, swapped in a hidden frame on
   // rotation) on the emulator's /iframe/{dashboard}/{token}/{environment}; ?protocol=explo-jwt: the
   // vendor's embed tokens (minted by the BFF at /embed-jwt, the first in the URL
-  // /iframe/{token}/{environment}, later ones posted to the running frame); otherwise our own protocol.
-  const askedProtocol = new URLSearchParams(location.search).get('protocol');
+  // /iframe/{token}/{environment}, later ones posted to the running frame; with ?chart=<id>, one chart
+  // alone, its tokens minted by the vendor through the BFF at /embed-chart); otherwise our own protocol.
+  const askedProtocol = query.get('protocol');
   const protocol: DemoProtocol = askedProtocol === 'explo' || (askedProtocol === 'explo-jwt' && session.embedTokenUrl !== null) ? askedProtocol : 'message';
   byId('frame-protocol').textContent = PROTOCOL_LABELS[protocol];
   byId<HTMLAnchorElement>('other-protocol').href = `?protocol=${NEXT_PROTOCOL[protocol]}`;
@@ -96,6 +136,10 @@ async function main(): Promise<void> {
         : session.srcTemplate,
   );
   element.setAttribute('token-url', protocol === 'explo-jwt' ? session.embedTokenUrl! : session.tokenUrl);
+  // The chart as asked, even one the dashboard does not have: the element shows what the vendor says.
+  const chartTokenUrl = protocol === 'explo-jwt' ? session.chartTokenUrl : null;
+  const dashboardChanged =
+    chartTokenUrl === null ? undefined : chartPicker(element, { whole: session.embedTokenUrl!, chart: chartTokenUrl }, shown, query.get('chart') ?? undefined);
   element.setAttribute('label', `${customer.name} analytics`);
   if (session.refreshMarginSeconds !== null) element.setAttribute('refresh-margin', String(session.refreshMarginSeconds));
   const refreshVendorStatus = () =>
@@ -120,7 +164,7 @@ async function main(): Promise<void> {
   });
   bindVariablesForm(element);
   bindLocaleSwitch(element);
-  dashboardPicker(element, dashboard);
+  dashboardPicker(element, dashboard, dashboardChanged);
   byId('dashboard-slot').append(element);
 
   void refreshVendorStatus();

@@ -136,6 +136,12 @@ describe.each(engines())('demo in $name: a single-chart embed (protocol="explo-j
       await eventually('the frame to grow to the whole dashboard', async () => (await iframeHeight(app.tab)) > single.height + 50);
       expect((await app.tokenRequests()).at(-1)).toMatchObject({ path: '/embed-jwt/token', dashboard: 'sales-overview', status: 200 });
       expect((await app.tokenRequests()).at(-1)?.chart).toBeUndefined();
+      // And one chart again: the frame shrinks back to it.
+      await clickTestId(app, 'pick-chart-revenue-by-month');
+      await eventually('the single chart again', async () => (await shownCharts(await app.frame())).charts.join() === 'Revenue by month (USD)');
+      await eventually('the frame to shrink to the single chart', async () => Math.abs((await iframeHeight(app.tab)) - single.height) <= 2);
+      expect((await charts.seen()).at(-1)).toBe('Revenue by month (USD)');
+      expect((await charts.seen()).filter((titles) => titles === '')).toEqual([]);
       expect((await app.events('dashboard-error')).map((e) => e.detail.code)).toEqual([]);
       expect(await app.console()).toEqual([]);
     },

@@ -17,10 +17,10 @@ export type ExampleName = 'express' | 'fastify' | 'nextjs';
 /** The session secret the examples sign their cookies with in the tests. */
 export const EXAMPLE_SESSION_SECRET = 'examples-test-session-secret-0123456789abcdef';
 
-/** Users of the examples' own login, one per customer. */
+/** Users of the examples' own login, one per customer (`id`: the customer's own id, the session's `org_id`). */
 export const EXAMPLE_USERS = [
-  { email: 'wile@acme.example', password: 'acme-demo', name: 'Acme Corp' },
-  { email: 'hank@globex.example', password: 'globex-demo', name: 'Globex' },
+  { email: 'wile@acme.example', password: 'acme-demo', name: 'Acme Corp', id: 'acme' },
+  { email: 'hank@globex.example', password: 'globex-demo', name: 'Globex', id: 'globex' },
 ] as const;
 
 const sourceStamp = (dir: string): string => {

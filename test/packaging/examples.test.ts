@@ -75,12 +75,12 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
     return { page, errors };
   }
 
-  async function expectOwnDashboards(base: string, afterReady?: (page: Page) => Promise<void>): Promise<void> {
+  async function expectOwnDashboards(base: string, afterReady?: (page: Page, customer: (typeof CUSTOMERS)[number]) => Promise<void>): Promise<void> {
     for (const customer of CUSTOMERS) {
       const { page, errors } = await signIn(base, customer);
       await waitForDashboardReady(page, errors);
       expect(await dashboardGroupName(page)).toBe(customer.name);
-      await afterReady?.(page);
+      await afterReady?.(page, customer);
       expect(errors).toEqual([]);
       await page.context().close();
     }
@@ -100,9 +100,16 @@ describe.skipIf(!chromium.available)('the examples, installed from the packed ta
     // the BFF takes the browser's Sec-Fetch-Site, and the login redirects with a relative Location.
     const { server, url: base } = await startExample(consumerDir, 'nextjs', { upstreamUrl: emulator!.url });
     try {
-      await expectOwnDashboards(base, async (page) => {
+      await expectOwnDashboards(base, async (page, customer) => {
         // onLoad ran: the handlers were attached by hydration.
         await page.waitForSelector('[data-testid="dashboard-status"]:has-text("Loaded in")', { timeout: 10_000 });
+        // The dashboard's own event reaches the page (onCustomEvent): its JS Event Button, clicked in the frame.
+        const dashboardFrame = await (await page.$('embedded-dashboard iframe'))!.contentFrame();
+        await dashboardFrame!.click('[data-testid="js-event-button"]');
+        const shown = page.locator('[data-testid="dashboard-events"] li', { hasText: /^exportRequested / });
+        await shown.waitFor({ timeout: 10_000 });
+        const text = (await shown.textContent())!;
+        expect(JSON.parse(text.slice('exportRequested '.length))).toEqual({ customerName: customer.name, customerProvidedId: customer.id });
         // An array variable and a locale reach the dashboard: its multi-select filters by the array, it formats for de-DE.
         const frame = page.frames().find((f) => f.url().includes('/iframe/'))!;
         expect(new URL(frame.url()).searchParams.get('locale_code')).toBe('de-DE');

@@ -16,19 +16,25 @@ import { copyIntoConsumer, REPOSITORY_ROOT, run, runOk, startViteDev, type Serve
 const consumerDir = inject('consumerDir');
 const bin = (name: string) => join(consumerDir, 'node_modules/.bin', name);
 
-/** Per page: the elements on it, the text its event binding writes, and how `variables` arrives. */
+/**
+ * Per page: the elements on it, the text its `dashboard-load` binding writes, the list its
+ * `dashboard-custom-event` binding fills, and how `variables` arrives.
+ */
 const PAGES = [
   {
     framework: 'react',
     elements: [
-      { selector: '#bare', status: '#bare-status', variables: 'object' },
-      { selector: '#component', status: '#component-status', variables: 'string' },
+      { selector: '#bare', status: '#bare-status', events: '#bare-events', variables: 'object' },
+      { selector: '#component', status: '#component-status', events: '#component-events', variables: 'string' },
     ],
   },
-  { framework: 'vue', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
-  { framework: 'svelte', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
-  { framework: 'angular', elements: [{ selector: 'embedded-dashboard', status: '#status', variables: 'object' }] },
+  { framework: 'vue', elements: [{ selector: 'embedded-dashboard', status: '#status', events: '#events', variables: 'object' }] },
+  { framework: 'svelte', elements: [{ selector: 'embedded-dashboard', status: '#status', events: '#events', variables: 'object' }] },
+  { framework: 'angular', elements: [{ selector: 'embedded-dashboard', status: '#status', events: '#events', variables: 'object' }] },
 ] as const;
+
+/** What the emulator's sample dashboard's JS Event Button sends for customer acme, as the pages list it (shared.js). */
+const JS_EVENT_TEXT = 'exportRequested {"customerName":"Acme Corp","customerProvidedId":"acme"}';
 
 describe('the element README framework snippets', () => {
   const fixture = (file: string) => readFileSync(join(REPOSITORY_ROOT, 'test/packaging/fixtures/frameworks-app', file), 'utf8');
@@ -65,62 +71,96 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
     await vite?.stop();
   });
 
-  it.each(PAGES)('$framework: attribute, properties and event binding work, and the dashboard is ready', async ({ framework, elements }) => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = collectPageErrors(page);
-    await page.goto(`${base}/__embedded-dashboard/login?customer=acme&next=/${framework}.html`);
-    for (const { selector, status, variables } of elements) {
-      await waitForDashboardReady(page, errors, selector, 60_000);
-      expect(await dashboardGroupName(page, selector)).toBe('Acme Corp');
-      // The event binding ran the page's own handler.
-      await page.waitForSelector(`${status}:has-text("loaded sales-overview")`, { timeout: 20_000 });
-      const seen = await page.$eval(selector, (el) => {
-        const dashboard = el as HTMLElement & { variables?: unknown; srcTemplate?: string };
-        return { dashboard: (el as HTMLElement & { dashboard?: string }).dashboard, variables: dashboard.variables, srcTemplate: dashboard.srcTemplate };
-      });
-      // Frameworks set what the element has as a property (Lit does not reflect it), the rest as attributes.
-      expect(seen.dashboard).toBe('sales-overview');
-      expect(seen.srcTemplate).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}$/);
-      expect(typeof seen.variables).toBe(variables);
-      const asObject = typeof seen.variables === 'string' ? JSON.parse(seen.variables) : seen.variables;
-      expect(asObject).toEqual({ region: 'EU', seats: 3, beta: true });
-      // The dashboard itself got them (the emulator shows the variables it was sent).
-      const frame = await (await page.$(`${selector} iframe`))!.contentFrame();
-      await frame!.waitForFunction(
-        () =>
-          ['region=EU', 'seats=3', 'beta=true'].every((pair) => {
-            const [name, value] = pair.split('=');
-            return document.querySelector<HTMLInputElement>(`[data-testid="variable-input"][name="${name}"]`)?.value === value;
-          }),
-        undefined,
-        { timeout: 20_000 },
-      );
-    }
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+  it.each(PAGES)(
+    '$framework: attribute, properties and event bindings work, the dashboard is ready, its own events arrive',
+    async ({ framework, elements }) => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      await page.goto(`${base}/__embedded-dashboard/login?customer=acme&next=/${framework}.html`);
+      for (const { selector, status, events, variables } of elements) {
+        await waitForDashboardReady(page, errors, selector, 60_000);
+        expect(await dashboardGroupName(page, selector)).toBe('Acme Corp');
+        // The event binding ran the page's own handler.
+        await page.waitForSelector(`${status}:has-text("loaded sales-overview")`, { timeout: 20_000 });
+        const seen = await page.$eval(selector, (el) => {
+          const dashboard = el as HTMLElement & { variables?: unknown; srcTemplate?: string };
+          return { dashboard: (el as HTMLElement & { dashboard?: string }).dashboard, variables: dashboard.variables, srcTemplate: dashboard.srcTemplate };
+        });
+        // Frameworks set what the element has as a property (Lit does not reflect it), the rest as attributes.
+        expect(seen.dashboard).toBe('sales-overview');
+        expect(seen.srcTemplate).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/iframe\/\{dashboard\}$/);
+        expect(typeof seen.variables).toBe(variables);
+        const asObject = typeof seen.variables === 'string' ? JSON.parse(seen.variables) : seen.variables;
+        expect(asObject).toEqual({ region: 'EU', seats: 3, beta: true });
+        // The dashboard itself got them (the emulator shows the variables it was sent).
+        const frame = await (await page.$(`${selector} iframe`))!.contentFrame();
+        await frame!.waitForFunction(
+          () =>
+            ['region=EU', 'seats=3', 'beta=true'].every((pair) => {
+              const [name, value] = pair.split('=');
+              return document.querySelector<HTMLInputElement>(`[data-testid="variable-input"][name="${name}"]`)?.value === value;
+            }),
+          undefined,
+          { timeout: 20_000 },
+        );
+        // The dashboard's own event (dashboard-custom-event), bound the framework's way: its JS Event Button, clicked in the frame.
+        await frame!.evaluate(() => document.querySelector<HTMLButtonElement>('[data-testid="js-event-button"]')!.click());
+        await page.waitForSelector(`${events} li:text-is('${JS_EVENT_TEXT}')`, { timeout: 20_000, state: 'attached' });
+      }
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
-  it("Angular's strict templates type $event from the element's event map: a handler for the wrong event fails ngc", async () => {
-    const source = await readFile(join(app, 'angular/main.ts'), 'utf8');
-    const wrong = source
-      .replace(
-        "import type { DashboardLoadEvent } from '@embedded-dashboard/element';",
-        "import type { DashboardErrorEvent } from '@embedded-dashboard/element';",
-      )
-      .replace('onLoad(event: DashboardLoadEvent): void {', 'onLoad(event: DashboardErrorEvent): void {')
-      .replace('event.detail.dashboardId', 'event.detail.code');
-    expect(wrong).toContain('DashboardErrorEvent): void');
-    await writeFile(join(app, 'angular/wrong.ts'), wrong);
-    const config = JSON.parse(await readFile(join(app, 'tsconfig.angular.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string } };
-    await writeFile(
-      join(app, 'tsconfig.angular-wrong.json'),
-      JSON.stringify({ ...config, files: ['angular/wrong.ts'], compilerOptions: { ...config.compilerOptions, outDir: 'angular-wrong' } }),
-    );
-    const result = await run(bin('ngc'), ['-p', 'tsconfig.angular-wrong.json'], { cwd: app });
-    expect(result.code).not.toBe(0);
-    expect(`${result.stdout}${result.stderr}`).toMatch(/DashboardLoadEvent[\s\S]*DashboardErrorEvent|DashboardErrorEvent[\s\S]*DashboardLoadEvent/);
-  });
+  /** Planted mistakes: a handler typed for another event than the one bound, each fixed up so that only the template is wrong. */
+  const WRONG_HANDLERS = [
+    {
+      event: 'dashboard-load',
+      expected: 'DashboardLoadEvent',
+      wrong: 'DashboardErrorEvent',
+      edit: (source: string) =>
+        source
+          .replace('onLoad(event: DashboardLoadEvent): void {', 'onLoad(event: DashboardErrorEvent): void {')
+          .replace('event.detail.dashboardId', 'event.detail.code'),
+    },
+    {
+      event: 'dashboard-custom-event',
+      expected: 'DashboardCustomEvent',
+      wrong: 'DashboardResizeEvent',
+      edit: (source: string) =>
+        source
+          .replace('onCustomEvent(event: DashboardCustomEvent): void {', 'onCustomEvent(event: DashboardResizeEvent): void {')
+          .replace('`${event.detail.name} ${JSON.stringify(event.detail.detail)}`', 'String(event.detail.height)'),
+    },
+  ];
+
+  it.each(WRONG_HANDLERS)(
+    "Angular's strict templates type the handler of $event from the element's event map: a $wrong handler fails ngc",
+    async ({ expected, wrong, edit }) => {
+      const source = await readFile(join(app, 'angular/main.ts'), 'utf8');
+      const edited = edit(
+        source.replace(
+          "import type { DashboardCustomEvent, DashboardLoadEvent } from '@embedded-dashboard/element';",
+          `import type { DashboardCustomEvent, DashboardLoadEvent, ${wrong} } from '@embedded-dashboard/element';`,
+        ),
+      );
+      expect(edited).toContain(`(event: ${wrong}): void`);
+      const name = `wrong-${wrong}`;
+      await writeFile(join(app, `angular/${name}.ts`), edited);
+      const config = JSON.parse(await readFile(join(app, 'tsconfig.angular.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string } };
+      await writeFile(
+        join(app, `tsconfig.angular-${name}.json`),
+        JSON.stringify({ ...config, files: [`angular/${name}.ts`], compilerOptions: { ...config.compilerOptions, outDir: `angular-${name}` } }),
+      );
+      const result = await run(bin('ngc'), ['-p', `tsconfig.angular-${name}.json`], { cwd: app });
+      expect(result.code).not.toBe(0);
+      const output = `${result.stdout}${result.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
+      // The one error is the template's: the bound event's type against the handler's.
+      expect(output.match(/ error (TS|NG)\d+/g)).toEqual([' error TS2345']);
+      expect(output).toContain(`Argument of type '${expected}' is not assignable to parameter of type '${wrong}'`);
+    },
+  );
 
   it('vite build builds all four pages, with none of the dev plugin in the output', async () => {
     await runOk(bin('vite'), ['build', '--logLevel', 'warn'], { cwd: app, env: { NO_COLOR: '1' }, timeoutMs: 300_000 });

@@ -230,11 +230,15 @@ import type { SvelteHTMLElements } from 'svelte/elements';
 
 export const vueProps: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = {
   dashboard: 'sales-overview', srcTemplate: 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, noAutoResize: true,
+  localeCode: 'de-DE', refreshMinutes: 15, protocol: 'explo-jwt', chart: 'revenue-by-month',
   onDashboardLoad: (e) => console.log(e.detail.loadTime.toFixed(0)), onDashboardError: (e) => console.log(e.detail.code),
+  onDashboardCustomEvent: (e) => console.log(e.detail.name, JSON.stringify(e.detail.detail)),
 };
 export const svelteAttributes: SvelteHTMLElements['embedded-dashboard'] = {
   dashboard: 'sales-overview', 'src-template': 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, 'refresh-margin': 30,
+  'locale-code': 'de-DE', 'refresh-minutes': 15, protocol: 'explo-jwt', chart: 'revenue-by-month',
   'ondashboard-load': (e) => console.log(e.detail.loadTime.toFixed(0)), 'ondashboard-variable-change': (e) => console.log(e.detail.name), class: 'wide',
+  'ondashboard-custom-event': (e) => console.log(e.detail.name, JSON.stringify(e.detail.detail)),
 };
 `;
   const reactConsumer = `import { createRef } from 'react';
@@ -245,13 +249,18 @@ export const page = (
   <main>
     <EmbeddedDashboard ref={ref} dashboard="sales-overview" srcTemplate="https://d.example/iframe/{dashboard}"
       variables={{ region: 'EU', seats: 3 }} refreshMargin={30} noAutoResize className="wide"
+      localeCode="de-DE" refreshMinutes={15}
       onLoad={(e) => console.log(e.detail.loadTime.toFixed(0))} onError={(e) => console.log(e.detail.code)}
       onToken={(e) => console.log(e.detail.reason)} onResize={(e) => console.log(e.detail.height)}
-      onVariableChange={(e) => console.log(e.detail.name, e.detail.value)}>
+      onVariableChange={(e) => console.log(e.detail.name, e.detail.value, ref.current?.currentVariables.region)}
+      onCustomEvent={(e) => console.log(e.detail.name, JSON.stringify(e.detail.detail))}>
       <p slot="error">Sign in again</p>
     </EmbeddedDashboard>
+    <EmbeddedDashboard dashboard="sales-overview" chart="revenue-by-month" protocol="explo-jwt" srcTemplate="https://d.example/iframe/{token}" />
     <embedded-dashboard dashboard="d" src-template="https://d.example/iframe/{dashboard}" variables={{ region: 'EU' }}
-      ondashboard-load={(e) => console.log(e.detail.loadTime.toFixed(0))} />
+      locale-code="de-DE" refresh-minutes={15}
+      ondashboard-load={(e) => console.log(e.detail.loadTime.toFixed(0))}
+      ondashboard-custom-event={(e) => console.log(e.detail.name, JSON.stringify(e.detail.detail))} />
   </main>
 );
 `;
@@ -259,9 +268,9 @@ export const page = (
 import { createRedisStore } from '@embedded-dashboard/bff/redis';
 import { UserGroupClient, UserGroupApiError } from '@embedded-dashboard/client';
 import { startEmulator } from '@embedded-dashboard/emulator';
-import { isTokenResponse, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isTokenResponse, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
 import '@embedded-dashboard/element';
-import { TAG_NAME, type DashboardLoadEvent, type EmbeddedDashboard } from '@embedded-dashboard/element';
+import { TAG_NAME, type DashboardCustomEvent, type DashboardLoadEvent, type EmbeddedDashboard } from '@embedded-dashboard/element';
 import { EmbeddedDashboard as StandaloneElement } from '@embedded-dashboard/element/standalone';
 import { renderElementScript, TRUSTED_TYPES_POLICY } from '@embedded-dashboard/bff';
 
@@ -285,6 +294,14 @@ el.addEventListener('dashboard-load', (e) => {
   console.log(loaded.detail.loadTime.toFixed(0), el.state === 'ready', TAG_NAME);
 });
 el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detail.retryable));
+el.localeCode = 'de-DE';
+el.refreshMinutes = 15;
+el.chart = 'revenue-by-month';
+export const now: DashboardVariables = el.currentVariables;
+el.addEventListener('dashboard-custom-event', (e) => {
+  const own: DashboardCustomEvent = e;
+  console.log(own.detail.name, JSON.stringify(own.detail.detail));
+});
 `;
 
   it("types the standalone script's export under moduleResolution bundler too", async () => {
@@ -315,30 +332,45 @@ el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detai
     await writeFile(join(consumerDir, 'typecheck', 'react-readme.tsx'), readmeBlock('packages/react/README.md', 'npm install @embedded-dashboard/react'));
     // The JSX declaration of the bare tag, as packages/element/README.md gives it.
     await writeFile(join(consumerDir, 'typecheck', 'embedded-dashboard.d.ts'), readmeBlock('packages/element/README.md', 'To type the tag for JSX'));
-    // A second file with two mistakes proves the declarations are really read (not `any`).
+    // Files of mistakes prove the declarations are really read (not `any`). The dashboard's own
+    // fields (a JS Event Button's customerName) are in the custom event's detail.detail, never its detail.
     await writeFile(
       join(consumerDir, 'typecheck', 'mistakes.ts'),
-      `${consumer}\nel.variables = 42;\nel.addEventListener('dashboard-load', (e) => e.detail.nope);\n`,
+      `${consumer}\nel.variables = 42;\nel.addEventListener('dashboard-load', (e) => e.detail.nope);\n` +
+        `el.addEventListener('dashboard-custom-event', (e) => e.detail.customerName);\nel.currentVariables = {};\n`,
     );
     await writeFile(
       join(consumerDir, 'typecheck', 'react-mistakes.tsx'),
-      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: () => 'EU' }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n`,
+      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: () => 'EU' }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n` +
+        `export const c = <EmbeddedDashboard dashboard="d" srcTemplate="t" onCustomEvent={(e) => e.detail.customerName} />;\n`,
     );
     await writeFile(
       join(consumerDir, 'typecheck', 'vue-svelte-mistakes.ts'),
-      `${frameworkConsumer}\nexport const v: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardLoad: (e) => e.detail.nope };\nexport const s: SvelteHTMLElements['embedded-dashboard'] = { variables: 42 };\n`,
+      `${frameworkConsumer}\nexport const v: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardLoad: (e) => e.detail.nope };\nexport const s: SvelteHTMLElements['embedded-dashboard'] = { variables: 42 };\n` +
+        `export const vc: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardCustomEvent: (e) => e.detail.customerName };\n` +
+        `export const sc: SvelteHTMLElements['embedded-dashboard'] = { 'ondashboard-custom-event': (e) => e.detail.customerName };\n`,
     );
     const result = await run(bin('tsc'), ['-p', 'typecheck/tsconfig.json'], { cwd: consumerDir });
     const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
     expect(result.stderr).toBe('');
     expect(errors.filter((line) => !/^typecheck\/(react-|vue-svelte-)?mistakes\.tsx?\(/.test(line))).toEqual([]);
-    expect(errors).toHaveLength(6);
+    const customDetail = /Property 'customerName' does not exist on type 'DashboardCustomEventDetail'/;
+    expect(errors).toHaveLength(11);
     expect(errors[0]).toMatch(/^typecheck\/mistakes\.ts\(\d+,1\): error TS2322/);
     expect(errors[1]).toMatch(/^typecheck\/mistakes\.ts.*Property 'nope' does not exist/);
-    expect(errors[2]).toMatch(/^typecheck\/react-mistakes\.tsx\(2,.*error TS2322/);
-    expect(errors[3]).toMatch(/^typecheck\/react-mistakes\.tsx\(3,.*Property 'nope' does not exist/);
-    expect(errors[4]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*Property 'nope' does not exist/);
-    expect(errors[5]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2322/);
+    expect(errors[2]).toMatch(/^typecheck\/mistakes\.ts.*error TS2339/);
+    expect(errors[2]).toMatch(customDetail);
+    expect(errors[3]).toMatch(/^typecheck\/mistakes\.ts.*error TS2540: Cannot assign to 'currentVariables' because it is a read-only property/);
+    expect(errors[4]).toMatch(/^typecheck\/react-mistakes\.tsx\(2,.*error TS2322/);
+    expect(errors[5]).toMatch(/^typecheck\/react-mistakes\.tsx\(3,.*Property 'nope' does not exist/);
+    expect(errors[6]).toMatch(/^typecheck\/react-mistakes\.tsx\(4,.*error TS2339/);
+    expect(errors[6]).toMatch(customDetail);
+    expect(errors[7]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*Property 'nope' does not exist/);
+    expect(errors[8]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2322/);
+    expect(errors[9]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2339/);
+    expect(errors[9]).toMatch(customDetail);
+    expect(errors[10]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2339/);
+    expect(errors[10]).toMatch(customDetail);
   });
 });
 
@@ -371,9 +403,18 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
         EMBED_PORT: '0',
       },
     });
-    pageHtml = `<!doctype html><html lang="en"><head><title>Integrator</title><script type="module" src="/assets/embedded-dashboard.js"></script></head>
+    // The page lists the dashboard's own events (dashboard-custom-event) as its users would see them.
+    pageHtml = `<!doctype html><html lang="en"><head><title>Integrator</title><script type="module" src="/assets/embedded-dashboard.js"></script>
+<script type="module">
+  const list = document.getElementById('events');
+  document.querySelector('embedded-dashboard').addEventListener('dashboard-custom-event', (event) => {
+    const item = list.appendChild(document.createElement('li'));
+    item.textContent = event.detail.name + ' ' + JSON.stringify(event.detail.detail);
+  });
+</script></head>
 <body><embedded-dashboard dashboard="sales-overview" src-template="${emulator.url}/iframe/{dashboard}"
-  token-url="${bff.url}/embed/token" with-credentials variables='{"region":"US"}'></embedded-dashboard></body></html>`;
+  token-url="${bff.url}/embed/token" with-credentials variables='{"region":"US"}'></embedded-dashboard>
+<ol id="events"></ol></body></html>`;
     browser = await openChromium();
   });
   afterAll(async () => {
@@ -395,6 +436,36 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
     await page.goto(pageUrl);
     await waitForDashboardReady(page, errors);
     expect(await dashboardGroupName(page)).toBe('Globex');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("hears the dashboard's own events: its analytics, and its JS Event Button clicked in the frame", async () => {
+    const pageUrl = `http://127.0.0.1:${(pages!.address() as AddressInfo).port}/`;
+    const context = await browser.newContext();
+    await context.addCookies([
+      { name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl },
+    ]);
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(pageUrl);
+    await waitForDashboardReady(page, errors);
+    const events = page.locator('#events li');
+    await events.filter({ hasText: /^analyticsEventFired / }).waitFor({ timeout: 10_000 });
+    const frame = await (await page.$('embedded-dashboard iframe'))!.contentFrame();
+    await frame!.click('[data-testid="js-event-button"]');
+    await events.filter({ hasText: /^exportRequested / }).waitFor({ timeout: 10_000 });
+    const seen = (await events.allTextContents()).map((text) => {
+      const space = text.indexOf(' ');
+      return { name: text.slice(0, space), detail: JSON.parse(text.slice(space + 1)) as unknown };
+    });
+    expect(seen).toContainEqual({
+      name: 'analyticsEventFired',
+      detail: { user_id: '', name: 'Dashboard Page Viewed', properties: { customer_name: 'Globex' }, custom_properties: {} },
+    });
+    expect(seen.filter((event) => event.name === 'exportRequested')).toEqual([
+      { name: 'exportRequested', detail: { customerName: 'Globex', customerProvidedId: 'globex' } },
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -100,6 +100,31 @@ describe('EmbeddedDashboard in the browser', () => {
     expect(el.problem).toBeUndefined();
   });
 
+  it('a single-chart embed: protocol and chart rendered as attributes (server HTML too), and the token request carries chart', async () => {
+    const props = {
+      dashboard: 'sales-overview',
+      chart: 'revenue-by-month',
+      protocol: 'explo-jwt',
+      srcTemplate: 'https://dash.example.com/iframe/{token}',
+    } as const;
+    expect(renderToString(createElement(EmbeddedDashboard, props))).toBe(
+      '<embedded-dashboard dashboard="sales-overview" chart="revenue-by-month" protocol="explo-jwt" src-template="https://dash.example.com/iframe/{token}"></embedded-dashboard>',
+    );
+    const bodies: unknown[] = [];
+    vi.stubGlobal('fetch', (_url: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)));
+      return new Promise<Response>(() => undefined);
+    });
+    try {
+      const el = mount(props);
+      await el.updateComplete;
+      expect([el.protocol, el.chart, el.problem]).toEqual(['explo-jwt', 'revenue-by-month', undefined]);
+      await vi.waitFor(() => expect(bodies).toEqual([{ dashboard: 'sales-overview', chart: 'revenue-by-month' }]));
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('calls the camelCase handlers with the typed events, and follows a new handler', () => {
     const first = vi.fn();
     const second = vi.fn();

@@ -32,6 +32,8 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   dashboard: string;
   /** Id of one chart of it, shown alone (`protocol="explo-jwt"`; the BFF needs `EMBED_JWT_MINT=vendor`). */
   chart?: string;
+  /** How the element talks to the frame: `message` (default), `explo` or `explo-jwt` (the vendor's embed tokens; needed for `chart`). */
+  protocol?: 'message' | 'explo' | 'explo-jwt';
   /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. */
   srcTemplate: string;
   /** The BFF's token route. Default `/embed/token`. */
@@ -103,6 +105,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
   const {
     dashboard,
     chart,
+    protocol,
     srcTemplate,
     tokenUrl,
     environment,
@@ -157,6 +160,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     ref: setRef,
     dashboard,
     chart,
+    protocol,
     'src-template': srcTemplate,
     'token-url': tokenUrl,
     environment,

@@ -8,7 +8,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, chromium, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
 import { PUBLISHED_PACKAGES, REPOSITORY_ROOT, run, runOk, startServer, type ServerProcess } from './consumer.js';
@@ -424,7 +424,8 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
     await new Promise((resolve) => pages?.close(resolve));
   });
 
-  it("shows the signed-in customer's dashboard, ready, with no console errors", async () => {
+  /** The page, signed in as Globex in a fresh browser context, once its dashboard is ready. */
+  async function openSignedIn(): Promise<{ page: Page; errors: string[] }> {
     const pageUrl = `http://127.0.0.1:${(pages!.address() as AddressInfo).port}/`;
     const context = await browser.newContext();
     // Cookies are not port-scoped: the session set for 127.0.0.1 also goes to the BFF's port.
@@ -435,21 +436,18 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
     const errors = collectPageErrors(page);
     await page.goto(pageUrl);
     await waitForDashboardReady(page, errors);
+    return { page, errors };
+  }
+
+  it("shows the signed-in customer's dashboard, ready, with no console errors", async () => {
+    const { page, errors } = await openSignedIn();
     expect(await dashboardGroupName(page)).toBe('Globex');
     expect(errors).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 
   it("hears the dashboard's own events: its analytics, and its JS Event Button clicked in the frame", async () => {
-    const pageUrl = `http://127.0.0.1:${(pages!.address() as AddressInfo).port}/`;
-    const context = await browser.newContext();
-    await context.addCookies([
-      { name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl },
-    ]);
-    const page = await context.newPage();
-    const errors = collectPageErrors(page);
-    await page.goto(pageUrl);
-    await waitForDashboardReady(page, errors);
+    const { page, errors } = await openSignedIn();
     const events = page.locator('#events li');
     await events.filter({ hasText: /^analyticsEventFired / }).waitFor({ timeout: 10_000 });
     const frame = await (await page.$('embedded-dashboard iframe'))!.contentFrame();
@@ -467,6 +465,6 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
       { name: 'exportRequested', detail: { customerName: 'Globex', customerProvidedId: 'globex' } },
     ]);
     expect(errors).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -106,7 +106,10 @@ describe.each(engines())('demo in $name: a single-chart embed (protocol="explo-j
       expect(await shownCharts(frame)).toMatchObject({ charts: ['Revenue by month (USD)'], kpis: 0 });
       // The renewed token itself carries the chart: the vendor's data for it is that chart alone.
       const data = await fetch(`${demo.emulatorUrl}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${renewed}`, 'Embed-Origin': demo.url } });
-      expect(((await data.json()) as { charts: { id: string }[] }).charts.map((c) => c.id)).toEqual(['revenue-by-month']);
+      const served = (await data.json()) as { charts: { id: string }[]; kpis: unknown[]; details: { rows: unknown[] } };
+      expect(served.charts.map((c) => c.id)).toEqual(['revenue-by-month']);
+      // Nothing else of the dashboard's data is served for it either: no KPI, no detail row.
+      expect([served.kpis, served.details.rows]).toEqual([[], []]);
 
       // Another chart at runtime (the demo's chart picker sets `chart`): never a moment without a visible dashboard.
       await sampleHost(app.tab);

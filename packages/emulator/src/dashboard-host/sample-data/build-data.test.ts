@@ -31,4 +31,12 @@ describe('dashboardLayout', () => {
     expect(singleChart(layout, 'tickets-by-status')).toMatchObject({ chart: 'tickets-by-status', kpis: [], charts: [{ id: 'tickets-by-status' }] });
     expect(singleChart(layout, 'revenue-by-month').charts).toEqual([]);
   });
+
+  it("singleChart of a group's data keeps none of its other values: no other chart's points, no KPI, no detail row", () => {
+    const data = buildDashboardData('sales-overview', group)!;
+    expect(data.details.rows.length).toBeGreaterThan(0);
+    const chart = singleChart(data, 'orders-by-month');
+    expect(chart).toMatchObject({ kpis: [], details: { ...data.details, rows: [] } });
+    expect(chart.charts).toEqual(data.charts.filter((c) => c.id === 'orders-by-month'));
+  });
 });

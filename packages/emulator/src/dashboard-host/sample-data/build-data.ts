@@ -44,10 +44,14 @@ export function dashboardLayout(dashboardId: string): DashboardData | undefined 
   };
 }
 
-/** `data` for a single-chart embed token: that chart alone, no other chart, no KPIs, no detail rows shown. */
+/**
+ * `data` for a single-chart embed token: that chart alone, no other chart, no KPIs and no detail
+ * rows, in what is served as much as in what is shown (a single-chart token reads no more data).
+ */
 export const singleChart = (data: DashboardData, chartId: string): DashboardData => ({
   ...data,
   chart: chartId,
   kpis: [],
   charts: data.charts.filter((chart) => chart.id === chartId),
+  details: { ...data.details, rows: [] },
 });

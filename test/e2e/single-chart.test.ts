@@ -198,7 +198,8 @@ describe.each(engines())('demo in $name: a single-chart embed (protocol="explo-j
       expect(await tokenStatuses(app, requests)).toContain(502);
       const direct = await post(app, '/embed-chart/token', { dashboard: 'sales-overview', chart: 'tickets-by-status' });
       expect(direct.status).toBe(502);
-      expect(direct.body.error?.code).toBe('upstream_error');
+      expect(direct.body.error).toMatchObject({ code: 'upstream_error', retryable: false });
+      expect(direct.body.error?.message).toMatch(/vendor/);
       expect(JSON.stringify(direct.body)).not.toMatch(/dev-customer-key/);
 
       // Malformed: refused by the element before any request.

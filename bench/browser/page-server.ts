@@ -40,6 +40,12 @@ export interface PageServer {
 /** Sums the page's layout shifts (Chromium's `layout-shift` entries, none after input) into `window.__shift`. */
 const LAYOUT_SHIFT_PROBE = `<script>window.__shift=0;new PerformanceObserver((l)=>{for(const e of l.getEntries())if(!e.hadRecentInput)window.__shift+=e.value}).observe({type:'layout-shift',buffered:true})</script>`;
 /** The host page's content below the embed, which moves when the embed changes height. */
+/**
+ * The element README's rule ("Sizing: no jump") reserving the element's space before its script has
+ * defined it: without it the first view also shifts once the element takes its min-height.
+ */
+export const UNDEFINED_ELEMENT_CSS = 'embedded-dashboard:not(:defined) { display: block; min-height: 400px; }';
+
 const CONTENT_BELOW = '<main id="below"><h2>Below the dashboard</h2><p>The host page goes on here.</p><div style="height:800px;background:#eee"></div></main>';
 
 /** The console message both pages log, followed by the time, when the dashboard is loaded. */
@@ -264,7 +270,8 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
         ? `<body><iframe src="${options.emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(fixed)}" title="dashboard"></iframe>${onFrameLoaded(options.emulatorUrl, 'loaded()')}`
         : oursOpen(`${options.emulatorUrl}/iframe/{dashboard}`) + '</embedded-dashboard>';
       const head = fixed ? HEAD : oursHead(options.emulatorUrl, elementScript);
-      return send(res, 200, 'text/html', `${head.replace('</head>', '')}${LAYOUT_SHIFT_PROBE}</head>${embed}${CONTENT_BELOW}</body></html>`);
+      const reserve = `<style>${UNDEFINED_ELEMENT_CSS}</style>`;
+      return send(res, 200, 'text/html', `${head.replace('</head>', '')}${reserve}${LAYOUT_SHIFT_PROBE}</head>${embed}${CONTENT_BELOW}</body></html>`);
     }
     return send(res, 404, 'text/plain', 'not found');
   }

@@ -1,7 +1,8 @@
 /**
  * Installed, not linked: every published package from its `npm pack` tarball, in a project
  * outside the workspace (global-setup.ts). Its manifests, both CLIs, the README's library
- * code, the standalone script in Chromium, and a type-checked consumer file.
+ * code, the standalone script in Chromium (a dashboard, its own events, and the element README's
+ * single chart against the BFF CLI minting through the vendor), and type-checked consumer files.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -16,6 +17,8 @@ import { PUBLISHED_PACKAGES, REPOSITORY_ROOT, run, runOk, startServer, type Serv
 const consumerDir = inject('consumerDir');
 const bin = (name: string) => join(consumerDir, 'node_modules', '.bin', name);
 const SESSION_SECRET = 'packaging-test-session-secret-0123456789abcdef';
+/** The id of the emulator's embed secret, with which it mints the single-chart tokens. */
+const EMBED_KEY_ID = 'packaging-key';
 
 interface Manifest {
   name: string;
@@ -378,31 +381,53 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
   let browser: Browser;
   let emulator: ServerProcess | undefined;
   let bff: ServerProcess | undefined;
+  /** The BFF CLI as a single-chart embed needs it: embed tokens minted by the vendor (generate_jwt's chart_id). */
+  let chartBff: ServerProcess | undefined;
   let pages: Server | undefined;
   let pageHtml = '';
+  /** The element README's single-chart page (`/chart`), for a given chart. */
+  let chartPageHtml: (chart: string) => string = () => '';
 
   beforeAll(async () => {
     // A plain HTML page of the integrator's site (its own origin), with the script copied out of node_modules.
     const script = readFileSync(join(installedDir('element'), 'dist/standalone/embedded-dashboard.js'));
     pages = createServer((req, res) => {
-      if (req.url === '/assets/embedded-dashboard.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+      const url = new URL(req.url ?? '/', 'http://page');
+      if (url.pathname === '/assets/embedded-dashboard.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+      else if (url.pathname === '/chart') res.writeHead(200, { 'content-type': 'text/html' }).end(chartPageHtml(url.searchParams.get('chart') ?? ''));
       else res.writeHead(200, { 'content-type': 'text/html' }).end(pageHtml);
     });
     await new Promise<void>((resolve) => pages!.listen(0, '127.0.0.1', resolve));
     const pageOrigin = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
-    emulator = await startServer(bin('embedded-dashboard-emulator'), ['--port', '0'], { cwd: consumerDir, readyText: 'emulator listening on ' });
-    bff = await startServer(bin('embedded-dashboard-bff'), [], {
+    // An embed secret at the vendor, for the tokens it mints (generate_jwt).
+    emulator = await startServer(bin('embedded-dashboard-emulator'), ['--port', '0', '--embed-secret', `${EMBED_KEY_ID}:${'k'.repeat(32)}`], {
+      cwd: consumerDir,
+      readyText: 'emulator listening on ',
+    });
+    const bffEnv = {
+      EMBED_UPSTREAM_URL: emulator.url,
+      EMBED_API_TOKEN: 'dev-customer-key',
+      EMBED_SESSION_SECRET: SESSION_SECRET,
+      EMBED_SESSION_COOKIE: 'session',
+      EMBED_ALLOWED_ORIGINS: pageOrigin,
+      EMBED_PORT: '0',
+    };
+    bff = await startServer(bin('embedded-dashboard-bff'), [], { cwd: consumerDir, readyText: 'bff listening on ', env: bffEnv });
+    chartBff = await startServer(bin('embedded-dashboard-bff'), [], {
       cwd: consumerDir,
       readyText: 'bff listening on ',
-      env: {
-        EMBED_UPSTREAM_URL: emulator.url,
-        EMBED_API_TOKEN: 'dev-customer-key',
-        EMBED_SESSION_SECRET: SESSION_SECRET,
-        EMBED_SESSION_COOKIE: 'session',
-        EMBED_ALLOWED_ORIGINS: pageOrigin,
-        EMBED_PORT: '0',
-      },
+      env: { ...bffEnv, EMBED_UPSTREAM_API: 'explo-customer', EMBED_JWT_KEY_ID: EMBED_KEY_ID, EMBED_JWT_MINT: 'vendor' },
     });
+    // The element README's single-chart block as written, pointed at these servers (the BFF is on another port: with credentials).
+    const readme = readFileSync(join(REPOSITORY_ROOT, 'packages/element/README.md'), 'utf8');
+    const chartBlock = /\*\*One chart\*\*[\s\S]*?```html\n([\s\S]*?)```/.exec(readme)?.[1];
+    if (!chartBlock?.includes('chart="revenue-by-month"')) throw new Error('packages/element/README.md has no single-chart HTML block after **One chart**');
+    const chartElement = chartBlock
+      .replaceAll('https://app.explo.co', emulator.url)
+      .replace('token-url="/embed/token"', `token-url="${chartBff.url}/embed/token" with-credentials`);
+    chartPageHtml = (chart) =>
+      `<!doctype html><html lang="en"><head><title>One chart</title><script type="module" src="/assets/embedded-dashboard.js"></script></head>
+<body>${/^[a-z-]{1,64}$/.test(chart) ? chartElement.replace('chart="revenue-by-month"', `chart="${chart}"`) : chartElement}</body></html>`;
     // The page lists the dashboard's own events (dashboard-custom-event) as its users would see them.
     pageHtml = `<!doctype html><html lang="en"><head><title>Integrator</title><script type="module" src="/assets/embedded-dashboard.js"></script>
 <script type="module">
@@ -419,24 +444,31 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
   });
   afterAll(async () => {
     await browser?.close();
+    await chartBff?.stop();
     await bff?.stop();
     await emulator?.stop();
     await new Promise((resolve) => pages?.close(resolve));
   });
 
-  /** The page, signed in as Globex in a fresh browser context, once its dashboard is ready. */
-  async function openSignedIn(): Promise<{ page: Page; errors: string[] }> {
-    const pageUrl = `http://127.0.0.1:${(pages!.address() as AddressInfo).port}/`;
+  const pageUrl = (path: string) => `http://127.0.0.1:${(pages!.address() as AddressInfo).port}${path}`;
+
+  /** A tab signed in as Globex, in a fresh browser context, and the page's errors from now on. */
+  async function signedInTab(): Promise<{ page: Page; errors: string[] }> {
     const context = await browser.newContext();
-    // Cookies are not port-scoped: the session set for 127.0.0.1 also goes to the BFF's port.
+    // Cookies are not port-scoped: the session set for 127.0.0.1 also goes to the BFFs' ports.
     await context.addCookies([
-      { name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl },
+      { name: 'session', value: await signSession({ org_id: 'globex', org_name: 'Globex', embed_properties: { region: 'US' } }), url: pageUrl('/') },
     ]);
     const page = await context.newPage();
-    const errors = collectPageErrors(page);
-    await page.goto(pageUrl);
-    await waitForDashboardReady(page, errors);
-    return { page, errors };
+    return { page, errors: collectPageErrors(page) };
+  }
+
+  /** The plain page, signed in, once its dashboard is ready. */
+  async function openSignedIn(): Promise<{ page: Page; errors: string[] }> {
+    const tab = await signedInTab();
+    await tab.page.goto(pageUrl('/'));
+    await waitForDashboardReady(tab.page, tab.errors);
+    return tab;
   }
 
   it("shows the signed-in customer's dashboard, ready, with no console errors", async () => {
@@ -465,6 +497,36 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
       { name: 'exportRequested', detail: { customerName: 'Globex', customerProvidedId: 'globex' } },
     ]);
     expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows a single chart: the element README's chart block, with a token the vendor minted for that chart alone", async () => {
+    const { page, errors } = await signedInTab();
+    const tokenRequest = page.waitForRequest((r) => r.url() === `${chartBff!.url}/embed/token`);
+    await page.goto(pageUrl('/chart?chart=revenue-by-month'));
+    expect((await tokenRequest).postDataJSON()).toEqual({ dashboard: 'sales-overview', chart: 'revenue-by-month' });
+    await waitForDashboardReady(page, errors);
+    const frame = (await (await page.$('embedded-dashboard iframe'))!.contentFrame())!;
+    // The vendor's embed-token URL: /iframe/<jwt>/<environment>.
+    expect(frame.url()).toMatch(new RegExp(`^${emulator!.url}/iframe/[\\w-]+\\.[\\w-]*\\.[\\w-]+\\.[\\w-]+\\.[\\w-]+/production$`));
+    const shown = await frame.evaluate(() => ({
+      charts: [...document.querySelectorAll('figure.chart .chart-title')].map((title) => title.textContent),
+      kpis: document.querySelectorAll('.kpi').length,
+      details: document.querySelectorAll('[data-testid="toggle-details"]').length,
+    }));
+    expect(shown).toEqual({ charts: ['Revenue by month (USD)'], kpis: 0, details: 0 });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a chart of another dashboard: the vendor refuses it, the BFF says upstream_error (502), the element shows error', async () => {
+    const { page } = await signedInTab();
+    const tokenResponse = page.waitForResponse((r) => r.url() === `${chartBff!.url}/embed/token`);
+    await page.goto(pageUrl('/chart?chart=tickets-by-status'));
+    const answer = await tokenResponse;
+    expect(answer.status()).toBe(502);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('upstream_error');
+    await page.waitForSelector('embedded-dashboard[state="error"]', { state: 'attached', timeout: 10_000 });
     await page.context().close();
   });
 });

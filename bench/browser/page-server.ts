@@ -45,6 +45,12 @@ const LAYOUT_SHIFT_PROBE = `<script>window.__shift=0;new PerformanceObserver((l)
  * defined it: without it the first view also shifts once the element takes its min-height.
  */
 export const UNDEFINED_ELEMENT_CSS = 'embedded-dashboard:not(:defined) { display: block; min-height: 400px; }';
+/**
+ * The element README's `blocking="render"` on the element's script ("Sizing: no jump"): the first
+ * paint waits for the element to be defined, so a repeat view reserves its remembered height from
+ * that paint even on a busy machine (Chromium; without it, 11b shifted in some repeat views under load).
+ */
+export const RENDER_BLOCKING = ' blocking="render"';
 
 const CONTENT_BELOW = '<main id="below"><h2>Below the dashboard</h2><p>The host page goes on here.</p><div style="height:800px;background:#eee"></div></main>';
 
@@ -269,7 +275,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
       const embed = fixed
         ? `<body><iframe src="${options.emulatorUrl}/iframe/${DASHBOARD_ID}?token=${encodeURIComponent(fixed)}" title="dashboard"></iframe>${onFrameLoaded(options.emulatorUrl, 'loaded()')}`
         : oursOpen(`${options.emulatorUrl}/iframe/{dashboard}`) + '</embedded-dashboard>';
-      const head = fixed ? HEAD : oursHead(options.emulatorUrl, elementScript);
+      const head = fixed ? HEAD : oursHead(options.emulatorUrl, elementScript.replace('></script>', `${RENDER_BLOCKING}></script>`));
       const reserve = `<style>${UNDEFINED_ELEMENT_CSS}</style>`;
       return send(res, 200, 'text/html', `${head.replace('</head>', '')}${reserve}${LAYOUT_SHIFT_PROBE}</head>${embed}${CONTENT_BELOW}</body></html>`);
     }

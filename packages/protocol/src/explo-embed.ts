@@ -94,7 +94,8 @@ export interface ExploGenerateJwtInput {
 }
 
 /** Every field `generate_jwt` documents, in the page's order: what a caller may send, and all the vendor takes. */
-export const GENERATE_JWT_FIELDS = Object.freeze([
+// A plain literal (readonly by type), not Object.freeze(...): a call would keep it in every bundle of the element.
+export const GENERATE_JWT_FIELDS = [
   'provided_id',
   'embed_id',
   'key_id',
@@ -103,7 +104,7 @@ export const GENERATE_JWT_FIELDS = Object.freeze([
   'rb_allowed_features',
   'disable_editable_section_editing',
   'embed_origin',
-] as const satisfies readonly (keyof ExploGenerateJwtInput)[]);
+] as const satisfies readonly (keyof ExploGenerateJwtInput)[];
 
 /** Answer of `POST /api/generate_jwt/`. */
 export interface ExploGenerateJwtResponse {

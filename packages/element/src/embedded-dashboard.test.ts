@@ -329,8 +329,9 @@ describe('<embedded-dashboard>', () => {
 
   it('keeps the token out of dashboard-error and the status text when the BFF echoes it back', async () => {
     const m = await loadedDashboard();
-    const echo = (status: number) => json({ error: { code: `bad_${m.body.token}`, message: `token ${m.body.token} refused`, retryable: false } }, status);
-    m.fetch.mockImplementationOnce(async () => echo(500)).mockImplementationOnce(async () => echo(403));
+    const echo = (status: number, retryable: boolean) =>
+      json({ error: { code: `bad_${m.body.token}`, message: `token ${m.body.token} refused`, retryable } }, status);
+    m.fetch.mockImplementationOnce(async () => echo(500, true)).mockImplementationOnce(async () => echo(403, false));
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await vi.advanceTimersByTimeAsync(120_000);
     await m.el.updateComplete;

@@ -201,8 +201,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       const localeCode = this.localeCode ? canonicalLocale(this.localeCode) : undefined;
       if (this.localeCode && !localeCode) throw new Error('locale-code must be a BCP 47 language tag');
       const refreshMinutes = this.refreshMinutes ?? undefined;
-      if (refreshMinutes !== undefined && !isRefreshMinutes(refreshMinutes))
-        throw new Error('refresh-minutes must be a whole number of minutes from 1 to 1440');
+      if (refreshMinutes !== undefined && !isRefreshMinutes(refreshMinutes)) throw new Error('refresh-minutes must be whole minutes, 1 to 1440');
       // NaN would arm no refresh timer at all; a negative margin would refresh after expiry.
       if (!(this.refreshMargin >= 0 && this.refreshMargin < Infinity)) throw new Error('refresh-margin must be 0 or more seconds');
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);

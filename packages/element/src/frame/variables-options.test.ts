@@ -179,7 +179,7 @@ describe('<embedded-dashboard> locale-code and refresh-minutes', () => {
   it.each([
     [{ 'locale-code': 'not a locale' }, 'locale-code must be a BCP 47 language tag'],
     [{ 'locale-code': 'x'.repeat(100) }, 'locale-code must be a BCP 47 language tag'],
-    [{ 'refresh-minutes': '0' }, 'refresh-minutes must be a whole number of minutes from 1 to 1440'],
+    [{ 'refresh-minutes': '0' }, 'refresh-minutes must be whole minutes, 1 to 1440'],
     [{ 'refresh-minutes': '1.5' }, 'refresh-minutes'],
     [{ 'refresh-minutes': '1441' }, 'refresh-minutes'],
     [{ 'refresh-minutes': 'soon' }, 'refresh-minutes'],

@@ -54,6 +54,10 @@ describe('requestToken', () => {
     [bffError(500, 'internal'), 'internal', true],
     [bffError(502, 'upstream_error'), 'upstream_error', true],
     [bffError(429, 'rate_limited'), 'rate_limited', true],
+    // The BFF's word can make a transient status final (a chart the vendor refuses), never the reverse.
+    [bffError(502, 'upstream_error', {}, false), 'upstream_error', false],
+    [bffError(429, 'rate_limited', {}, false), 'rate_limited', false],
+    [bffError(403, 'forbidden', {}, true), 'forbidden', false],
     [bffError(401, 'unauthenticated'), 'unauthenticated', false],
     [bffError(415, 'bad_request'), 'bad_request', false],
     [new Response('<html>', { status: 503 }), 'http_503', true],
@@ -69,6 +73,17 @@ describe('requestToken', () => {
     const error = await requestToken(url(), undefined, options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenRequestError);
     expect(error).toMatchObject({ code, retryable, status: response.status });
+  });
+
+  it('never shares a request between an element with no chart and one whose chart is named "undefined"', async () => {
+    const fetch = stubFetch(json(tokenBody()), json(tokenBody()));
+    const at = url();
+    const [whole, chart] = await Promise.all([
+      requestToken(at, undefined, { ...options, dashboard: 'sales' }),
+      requestToken(at, undefined, { ...options, dashboard: 'sales', chart: 'undefined' }),
+    ]);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(whole.token).not.toBe(chart.token);
   });
 
   it('never puts the held token in an error message', async () => {

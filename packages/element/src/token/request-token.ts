@@ -65,8 +65,8 @@ async function post(url: string, held: string | undefined, options: RequestToken
   throw new TokenRequestError(
     error?.code ?? `http_${status}`,
     error?.message ?? `Token request failed with HTTP ${status}`,
-    // The status decides, not the body: 429 and 5xx are transient, every other refusal is final.
-    status === 429 || status >= 500,
+    // 429 and 5xx are transient unless the BFF says otherwise (a vendor's refusal); every other refusal is final.
+    (status === 429 || status >= 500) && error?.retryable !== false,
     status,
     parseRetryAfter(response.headers.get('Retry-After'), Date.now()) ?? 0,
   );
@@ -83,7 +83,8 @@ const inFlight = new Map<string, Promise<TokenResponse>>();
  */
 export async function requestToken(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
   // A chart is part of what the token is for: two charts of one dashboard never share an answer.
-  const key = `${url} ${options.dashboard} ${options.chart}`;
+  // (An absent one is empty: ids are never empty, so no chart is no chart named "undefined".)
+  const key = [url, options.dashboard, options.chart].join();
   for (let pending = inFlight.get(key); pending; pending = inFlight.get(key)) {
     const shared = await pending;
     if (shared.token !== held) return shared;

@@ -240,8 +240,10 @@ describe('token lifecycle', () => {
     [400, 'bad_request'],
     [403, 'forbidden'],
     [404, 'http_404'],
+    // A 5xx the BFF says will not pass (the vendor refusing a chart the dashboard lacks): no call to the vendor a minute.
+    [502, 'upstream_error'],
   ])('stops on %i with an error and a retry button that fetches again', async (status, code) => {
-    const fetch = stubFetch(status === 404 ? new Response('nope', { status }) : bffError(status, code), json(tokenBody()));
+    const fetch = stubFetch(status === 404 ? new Response('nope', { status }) : bffError(status, code, {}, false), json(tokenBody()));
     const { el, events } = await mount();
     await settle(el);
     expect(el.state).toBe('error');
@@ -368,7 +370,7 @@ describe('token lifecycle', () => {
 
   it('sends no retry or refresh while its attributes are invalid, and resumes once they are valid again', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    // A chart the vendor refuses (502, retried with backoff), then a malformed chart attribute.
+    // A transient vendor failure (502, retried with backoff), then a malformed chart attribute.
     const fetch = stubFetch(bffError(502, 'upstream_error'), json(tokenBody(600)));
     const { el, events } = await mount({ protocol: 'explo-jwt', chart: 'not-in-this-dashboard' });
     await settle(el);

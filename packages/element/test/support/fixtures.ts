@@ -37,8 +37,9 @@ export function tokenBody(ttl: number | null = 3600, skew = 0): TokenResponse {
 export const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 
-export const bffError = (status: number, code: string, headers: Record<string, string> = {}): Response =>
-  json({ error: { code, message: `refused: ${code}`, retryable: status >= 500 } }, status, headers);
+/** A BFF error answer; `retryable` as the BFF says it by default (429 and 5xx), or as given (a vendor's refusal is a 502 with `false`). */
+export const bffError = (status: number, code: string, headers: Record<string, string> = {}, retryable = status === 429 || status >= 500): Response =>
+  json({ error: { code, message: `refused: ${code}`, retryable } }, status, headers);
 
 /** Stubs `fetch` with a queue of answers (functions may return a promise that never settles). */
 export function stubFetch(...answers: Array<Response | (() => Response | Promise<Response>)>) {

@@ -106,10 +106,10 @@ describe.each(engines())('demo in $name: a single-chart embed (protocol="explo-j
       expect(await shownCharts(frame)).toMatchObject({ charts: ['Revenue by month (USD)'], kpis: 0 });
       // The renewed token itself carries the chart: the vendor's data for it is that chart alone.
       const data = await fetch(`${demo.emulatorUrl}/iframe-data/sales-overview`, { headers: { Authorization: `Bearer ${renewed}`, 'Embed-Origin': demo.url } });
-      const served = (await data.json()) as { charts: { id: string }[]; kpis: unknown[]; details: { rows: unknown[] } };
+      const served = (await data.json()) as { charts: { id: string }[]; kpis: unknown[]; details: { rows: unknown[] }; variables: object };
       expect(served.charts.map((c) => c.id)).toEqual(['revenue-by-month']);
       // Nothing else of the dashboard's data is served for it either: no KPI, no detail row.
-      expect([served.kpis, served.details.rows]).toEqual([[], []]);
+      expect([served.kpis, served.details.rows, served.variables]).toEqual([[], [], {}]);
 
       // Another chart at runtime (the demo's chart picker sets `chart`): never a moment without a visible dashboard.
       await sampleHost(app.tab);
@@ -194,8 +194,9 @@ describe.each(engines())('demo in $name: a single-chart embed (protocol="explo-j
       await setAttribute(app, 'chart', 'tickets-by-status');
       await eventually('the element to show its error state', async () => (await app.state()) === 'error');
       const refusal = (await app.events('dashboard-error')).at(-1)?.detail;
-      expect(refusal).toMatchObject({ code: 'upstream_error' });
-      expect(await tokenStatuses(app, requests)).toContain(502);
+      // Not retried: the BFF says the vendor's refusal will not pass (no generate_jwt call a minute per open page).
+      expect(refusal).toMatchObject({ code: 'upstream_error', retryable: false });
+      expect(await tokenStatuses(app, requests)).toEqual([502]);
       const direct = await post(app, '/embed-chart/token', { dashboard: 'sales-overview', chart: 'tickets-by-status' });
       expect(direct.status).toBe(502);
       expect(direct.body.error).toMatchObject({ code: 'upstream_error', retryable: false });

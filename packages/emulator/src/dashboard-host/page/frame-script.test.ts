@@ -197,6 +197,15 @@ describe('dashboard page', () => {
     expect(Array.from(document.querySelectorAll('#dashboard .chart-title'), (n) => n.textContent)).toEqual(['Orders by month (orders)']);
   });
 
+  it('a layout left without data (a refused token) is not busy any more', async () => {
+    const h = boot();
+    h.send({ event: 'updateToken', detail: { token: 'not-a-group' } });
+    await whenState('expired');
+    const root = document.getElementById('dashboard')!;
+    expect(root.hasAttribute('aria-busy')).toBe(false);
+    expect(groupName()).toBe('Loading…');
+  });
+
   it('blocked, it draws no layout', () => {
     boot({ originClues: { ancestorOrigin: 'https://evil.example', queryOrigin: null, referrer: '' } });
     expect(state()).toBe('blocked');

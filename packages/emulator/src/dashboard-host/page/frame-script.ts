@@ -46,6 +46,8 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   const setState = (next: string, text: string) => {
     body.dataset.state = next;
     status.textContent = text;
+    // Busy only while loading: a layout left without data (no token, refused, failing) is not about to change.
+    if (next !== 'loading') root.removeAttribute('aria-busy');
   };
   body.dataset.tokenGeneration = '0';
 

@@ -32,11 +32,13 @@ describe('dashboardLayout', () => {
     expect(singleChart(layout, 'revenue-by-month').charts).toEqual([]);
   });
 
-  it("singleChart of a group's data keeps none of its other values: no other chart's points, no KPI, no detail row", () => {
+  it("singleChart of a group's data keeps none of its other values: no other chart's points, no KPI, no variable, no detail row", () => {
     const data = buildDashboardData('sales-overview', group)!;
     expect(data.details.rows.length).toBeGreaterThan(0);
+    expect(data.variables).toEqual({ region: 'EU' });
     const chart = singleChart(data, 'orders-by-month');
     expect(chart).toMatchObject({ kpis: [], details: { ...data.details, rows: [] } });
+    expect(chart.variables).toEqual({});
     expect(chart.charts).toEqual(data.charts.filter((c) => c.id === 'orders-by-month'));
   });
 });

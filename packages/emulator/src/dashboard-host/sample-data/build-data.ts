@@ -45,12 +45,15 @@ export function dashboardLayout(dashboardId: string): DashboardData | undefined 
 }
 
 /**
- * `data` for a single-chart embed token: that chart alone, no other chart, no KPIs and no detail
- * rows, in what is served as much as in what is shown (a single-chart token reads no more data).
+ * `data` for a single-chart embed token: that chart alone, no other chart, no KPIs, no variables
+ * (the group's properties) and no detail rows, in what is served as much as in what is shown (a
+ * single-chart token reads no more data). The group's name and provided id stay: the chart's
+ * header shows the name, and its JS Event Button posts both.
  */
 export const singleChart = (data: DashboardData, chartId: string): DashboardData => ({
   ...data,
   chart: chartId,
+  variables: {},
   kpis: [],
   charts: data.charts.filter((chart) => chart.id === chartId),
   details: { ...data.details, rows: [] },

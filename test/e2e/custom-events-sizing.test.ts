@@ -27,11 +27,14 @@ describe.each(engines())('demo in $name: the dashboard’s own events, and no ju
     // measured on its layout), and the frame is sized to it once, before loading: nothing below it
     // jumps when the data is drawn.
     const said = (await acme.messages()).find((m) => m.event === 'dashboardReadyToLoad')?.detail as { dashboardHeight?: number } | undefined;
-    expect(Math.abs((said?.dashboardHeight ?? 0) - height)).toBeLessThanOrEqual(2);
+    expect(
+      Math.abs((said?.dashboardHeight ?? 0) - height),
+      `${engine.name}: dashboardReadyToLoad's height ${said?.dashboardHeight} vs ${height}`,
+    ).toBeLessThanOrEqual(2);
     const firstView = (await acme.events()).filter((e) => e.type === 'dashboard-resize' || e.type === 'dashboard-load');
     expect(firstView.map((e) => e.type).slice(0, 2)).toEqual(['dashboard-resize', 'dashboard-load']);
-    expect(Math.abs((firstView[0]!.detail as { height: number }).height - height)).toBeLessThanOrEqual(2);
-    expect(Math.abs(firstView[1]!.frameHeight - height)).toBeLessThanOrEqual(2);
+    expect(Math.abs((firstView[0]!.detail as { height: number }).height - height), `${engine.name}: the first resize`).toBeLessThanOrEqual(2);
+    expect(Math.abs(firstView[1]!.frameHeight - height), `${engine.name}: the frame at dashboard-load`).toBeLessThanOrEqual(2);
     // The same tab again (the page session): the frame has the dashboard's height before it loads.
     await acme.tab.goto(`${run.demo.url}/app`);
     await waitForReady(acme);

@@ -190,6 +190,21 @@ describe('dashboard page', () => {
     expect(h.posted.find((p) => p.message.event === 'dashboardLoaded')!.message.detail).toMatchObject({ dashboardHeight: 750 });
   });
 
+  it("says a change of its layout's height before the data (a frame given its width late), so the data brings no jump", async () => {
+    const h = boot();
+    h.height = 780;
+    h.resize();
+    h.resize();
+    expect(h.posted.map((p) => p.message)).toEqual([
+      { event: 'dashboardReadyToLoad', detail: { dashboardId: 'sales-overview', dashboardHeight: 500 } },
+      { event: 'dashboardResized', detail: { dashboardHeight: 780 } },
+    ]);
+    await loaded(h);
+    expect(h.posted.slice(2).map((p) => p.message)).toEqual([
+      { event: 'dashboardLoaded', detail: { dashboardId: 'sales-overview', dashboardHeight: 780, loadTime: 123 } },
+    ]);
+  });
+
   it("a single chart's layout is that chart alone, and says that height", () => {
     const measured = () => 150 * document.querySelectorAll('#dashboard .chart, #dashboard .kpi').length;
     const h = boot({ measureHeight: measured }, '', { layout: singleChart(dashboardLayout('sales-overview')!, 'orders-by-month') });

@@ -92,8 +92,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   }
 
   const clampHeight = (height: number) => Math.min(config.maxHeight, Math.max(config.minHeight, Math.ceil(height)));
+  /** Whether a height was said (`dashboardReadyToLoad`, the layout's): from then on every change is said, before the data too. */
+  let sized = false;
   const reportHeight = () => {
-    if (!loaded) return;
+    if (!sized) return;
     const height = clampHeight(env.measureHeight());
     if (height === lastHeight) return;
     lastHeight = height;
@@ -263,7 +265,10 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   // frame now, not when the data arrives (no jump below the frame once the data is drawn).
   setPlaceholder(true);
   draw(config.layout);
-  post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId, dashboardHeight: clampHeight(env.measureHeight()) } });
+  // A layout whose height changes before the data (the frame given its width late) says so at once: no jump when the data comes.
+  lastHeight = clampHeight(env.measureHeight());
+  sized = true;
+  post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight } });
   if (explo) {
     if (config.token) useToken(config.token);
     else {

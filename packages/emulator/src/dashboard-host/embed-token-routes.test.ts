@@ -3,19 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ExploEmbedClaims } from '@embedded-dashboard/protocol';
 import { createEmulator } from '../emulator.js';
 import { CUSTOMER_KEY } from '../../test/support/call-api.js';
+import { pageConfigOf } from '../../test/support/page-config.js';
 
 const VALUE = 'v'.repeat(32);
 const HOST = 'http://localhost:5174';
 let now = 1_790_000_000_000;
 const exp = () => Math.floor(now / 1000) + 600;
-const config = (html: string) =>
-  JSON.parse(
-    /\)\(\n(\{.*\}),\n/
-      .exec(html)![1]!
-      .replace(/\\u003c/g, '<')
-      .replace(/\\u003e/g, '>')
-      .replace(/\\u0026/g, '&'),
-  ) as Record<string, unknown>;
 
 async function setup() {
   const emulator = createEmulator({ now: () => now, admin: true, embedSecrets: [{ id: 'key-1', value: VALUE }] });
@@ -40,7 +33,7 @@ describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id
   it("bakes the dashboard's layout into the page, and a single-chart token's (also expired) is that chart's alone", async () => {
     const { mint, frame } = await setup();
     const charts = async (jwt: string) => {
-      const layout = config(await (await frame(`/iframe/${jwt}`)).text()).layout as { charts: { id: string }[]; kpis: unknown[]; chart?: string };
+      const layout = pageConfigOf(await (await frame(`/iframe/${jwt}`)).text()).layout as { charts: { id: string }[]; kpis: unknown[]; chart?: string };
       return { ids: layout.charts.map((c) => c.id), kpis: layout.kpis.length, chart: layout.chart };
     };
     expect(await charts(await mint())).toEqual({ ids: ['revenue-by-month', 'orders-by-month'], kpis: 3, chart: undefined });
@@ -64,7 +57,7 @@ describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id
     const page = await frame(`/iframe/${jwt}${tail}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('Content-Security-Policy')).toMatch(/frame-ancestors http:\/\/localhost:5174(;|$)/);
-    expect(config(await page.text())).toMatchObject({
+    expect(pageConfigOf(await page.text())).toMatchObject({
       dashboardId: 'sales-overview',
       protocol: 'explo',
       token: jwt,
@@ -79,7 +72,7 @@ describe('GET /iframe/<jwt>/<environment> (an embed token where the dashboard id
     const page = await frame(`/iframe/${await mint({ iss: undefined })}`, {});
     expect(page.status).toBe(200);
     expect(page.headers.get('Content-Security-Policy')).toContain('frame-ancestors http://localhost:* http://127.0.0.1:*');
-    expect(config(await page.text())).toMatchObject({ embedToken: { issuerOrigin: null } });
+    expect(pageConfigOf(await page.text())).toMatchObject({ embedToken: { issuerOrigin: null } });
   });
 
   it('serves the page for an expired token (it then says customerJwtExpired), and its data route answers 401', async () => {

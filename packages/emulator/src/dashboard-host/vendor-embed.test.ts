@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { dashboardHostRoutes, type DashboardGroupView } from './index.js';
+import { pageConfigOf } from '../../test/support/page-config.js';
 
 const acme: DashboardGroupView = { name: 'Acme Corp', providedId: 'acme', environment: 'Customer', properties: { region: 'EU' } };
 const app = dashboardHostRoutes({ embedOrigins: ['http://localhost:*'], resolveToken: (token) => (token === 'tok-acme' ? acme : undefined) });
-const config = (html: string) =>
-  JSON.parse(
-    /\)\(\n(\{.*\}),\n/
-      .exec(html)![1]!
-      .replace(/\\u003c/g, '<')
-      .replace(/\\u003e/g, '>')
-      .replace(/\\u0026/g, '&'),
-  ) as Record<string, unknown>;
 
 describe("GET /iframe/:dashboardId/:customerToken/:environment? (the vendor's documented embed)", () => {
   it.each([
@@ -21,18 +14,18 @@ describe("GET /iframe/:dashboardId/:customerToken/:environment? (the vendor's do
     const res = await app.request(`${path}?region=%22US%22`);
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Security-Policy')).toContain('frame-ancestors http://localhost:*');
-    expect(config(await res.text())).toMatchObject({ dashboardId: 'sales-overview', protocol: 'explo', token: 'tok-acme', dataUrl });
+    expect(pageConfigOf(await res.text())).toMatchObject({ dashboardId: 'sales-overview', protocol: 'explo', token: 'tok-acme', dataUrl });
     expect(new URL(dataUrl, `http://h${path}`).pathname).toBe('/iframe-data/sales-overview');
   });
 
   it('gives an unknown or dead token the page (it says so and emits the expiry event), never a 5xx', async () => {
     const dead = await app.request('/iframe/sales-overview/tok-dead/production');
     expect(dead.status).toBe(200);
-    expect(config(await dead.text())).toMatchObject({ protocol: 'explo', token: 'tok-dead' });
+    expect(pageConfigOf(await dead.text())).toMatchObject({ protocol: 'explo', token: 'tok-dead' });
     const notAToken = await app.request('/iframe/sales-overview/%3Cscript%3E%20x/production');
     expect(notAToken.status).toBe(200);
     const html = await notAToken.text();
-    expect(config(html)).toMatchObject({ protocol: 'explo', token: null });
+    expect(pageConfigOf(html)).toMatchObject({ protocol: 'explo', token: null });
     expect(html).not.toContain('<script> x');
   });
 

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,8 @@ export interface ClusterNodeState {
   ranges: [number, number][];
   /** `fail` or `pfail` flagged by the node asked. */
   failing: boolean;
+  /** `fail`: a majority of the masters agreed it is down (a replica may take over its slots). */
+  failed: boolean;
 }
 
 export interface RedisCluster {
@@ -39,8 +41,17 @@ export interface RedisCluster {
   /** The nodes that started as masters, then their replicas (a failover swaps roles, not these lists). */
   masters: RedisNode[];
   replicas: RedisNode[];
-  /** Resolves once every running node says `cluster_state:ok` and every slot is served by a reachable master. */
+  /**
+   * Resolves once every running node says `cluster_state:ok` and sees every slot served by a
+   * running master not flagged `fail`; rejects after `timeoutMs` (default 20 s) saying what was
+   * not, with each node's last failover events.
+   */
   waitUntilHealthy(timeoutMs?: number): Promise<void>;
+  /**
+   * Healthy, and every master serving slots has a replica in sync with it (`master_link_status:up`):
+   * the cluster a fault scenario starts from, whatever the one before it did (default 30 s).
+   */
+  waitUntilReady(timeoutMs?: number): Promise<void>;
   /** The cluster as a running node sees it. */
   topology(): Promise<ClusterNodeState[]>;
   /** `redis-cli --cluster reshard`: moves `slots` hash slots from the master on `fromPort` to the one on `toPort`, key by key. */
@@ -126,6 +137,7 @@ function parseClusterNodes(text: string): ClusterNodeState[] {
         slots,
         ranges,
         failing: flagList.includes('fail') || flagList.includes('fail?'),
+        failed: flagList.includes('fail'),
       };
     });
 }
@@ -179,6 +191,8 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
           'no',
           '--dir',
           dir,
+          '--logfile',
+          `node-${port}.log`,
         ],
         cliBinary,
       );
@@ -200,23 +214,55 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
       throw new Error('no node of the test cluster answers');
     };
     const topology = async () => parseClusterNodes(await cli(await live(), 'cluster', 'nodes'));
+    /**
+     * What keeps the cluster from serving every slot now, in words (none: healthy). Asked of every
+     * running node, not one: each answers clients from its own view, and after a failover the views
+     * agree only once gossip has reached every node. A master flagged `fail` (a majority agreed it
+     * is down) does not serve; `fail?` is one node's suspicion, which either becomes `fail` (and
+     * `cluster_state` says so) or clears, so it does not count here.
+     */
+    const unhealthy = async (): Promise<string[]> => {
+      const [infos, views] = await Promise.all([
+        Promise.all(nodes.map((node) => cli(node.port, 'cluster', 'info').catch(() => undefined))),
+        Promise.all(nodes.map((node) => cli(node.port, 'cluster', 'nodes').then(parseClusterNodes, () => undefined))),
+      ]);
+      const running = new Set(nodes.filter((_, i) => infos[i] !== undefined).map((node) => node.port));
+      const reasons: string[] = [];
+      nodes.forEach((node, i) => {
+        const info = infos[i];
+        if (info === undefined) return;
+        const state = /cluster_state:(\w+)/.exec(info)?.[1];
+        if (state !== 'ok') reasons.push(`${node.port} says cluster_state:${state}`);
+        const view = views[i];
+        if (view === undefined) return reasons.push(`${node.port} did not answer CLUSTER NODES`);
+        const servers = view.filter((n) => n.role === 'master' && n.slots > 0);
+        const slots = servers.reduce((sum, n) => sum + n.slots, 0);
+        const away = servers.filter((n) => !running.has(n.port) || n.failed).map((n) => `${n.port}${n.failed ? ' (fail)' : ' (not running)'}`);
+        if (slots !== 16_384 || away.length > 0)
+          reasons.push(`${node.port} sees ${slots} slots on masters${away.length > 0 ? `, served by ${away.join(', ')}` : ''}`);
+      });
+      return reasons;
+    };
+    /** The last failover events of each node's log: what a cluster that did not heal went through. */
+    const history = () =>
+      nodes
+        .map((node) => {
+          const lines = (() => {
+            try {
+              return readFileSync(join(dir, `node-${node.port}.log`), 'utf8').split('\n');
+            } catch {
+              return [];
+            }
+          })().filter((line) => /failing|FAIL|election|[Ff]ailover|state changed|configEpoch|timed out/.test(line));
+          return `  node ${node.port}:\n    ${lines.slice(-12).join('\n    ')}`;
+        })
+        .join('\n');
     const waitUntilHealthy = async (timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const states = await Promise.all(
-          nodes.map((node) =>
-            cli(node.port, 'cluster', 'info').then(
-              (out) => out.includes('cluster_state:ok'),
-              () => undefined,
-            ),
-          ),
-        );
-        const running = new Set(nodes.filter((_, i) => states[i] !== undefined).map((node) => node.port));
-        // Every slot served by a master that is really running (a killed one is still listed until its replica takes over).
-        const servers = (await topology().catch(() => [])).filter((n) => n.role === 'master' && n.slots > 0);
-        const served = servers.every((n) => running.has(n.port) && !n.failing) && servers.reduce((sum, n) => sum + n.slots, 0) === 16_384;
-        if (served && states.every((state) => state !== false)) return;
-        if (Date.now() > deadline) throw new Error(`the test cluster did not become healthy within ${timeoutMs} ms`);
+        const reasons = await unhealthy();
+        if (reasons.length === 0) return;
+        if (Date.now() > deadline) throw new Error(`the test cluster did not become healthy within ${timeoutMs} ms: ${reasons.join('; ')}\n${history()}`);
         await sleep(100);
       }
     };
@@ -238,26 +284,42 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
         await sleep(100);
       }
     };
-    await waitUntilHealthy();
+    /** Masters serving slots that have no replica in sync with them now (none without replicas). */
+    const unreplicated = async (): Promise<string[]> => {
+      if (replicas === 0) return [];
+      const view = await topology();
+      const linked = await Promise.all(
+        view.map(async (n) => {
+          if (n.role !== 'replica' || n.masterOf === undefined) return undefined;
+          const info = await cli(n.port, 'info', 'replication').catch(() => '');
+          return info.includes('master_link_status:up') ? n.masterOf : undefined;
+        }),
+      );
+      return view.filter((n) => n.role === 'master' && n.slots > 0 && !linked.includes(n.id)).map((n) => `${n.port} has no replica in sync`);
+    };
+    const waitUntilReady = async (timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const reasons = [...(await unhealthy()), ...(await unreplicated().catch((error: unknown) => [String(error)]))];
+        if (reasons.length === 0) return;
+        if (Date.now() > deadline) throw new Error(`the test cluster was not ready within ${timeoutMs} ms: ${reasons.join('; ')}\n${history()}`);
+        await sleep(100);
+      }
+    };
+    // Every replica has its master's data before the cluster is handed out.
+    await waitUntilReady();
     // redis-cli chooses which nodes become masters.
     const masterPorts = new Set((await topology()).filter((n) => n.role === 'master').map((n) => n.port));
     const masterNodes = nodes.filter((node) => masterPorts.has(node.port));
     const masterAddresses = masterNodes.map((node) => `127.0.0.1:${node.port}`);
-    // Every replica has its master's data before the cluster is handed out.
     const replicaNodes = nodes.filter((node) => !masterPorts.has(node.port));
-    const linked = Date.now() + 15_000;
-    for (const node of replicaNodes) {
-      while (!(await cli(node.port, 'info', 'replication')).includes('master_link_status:up')) {
-        if (Date.now() > linked) throw new Error("the test cluster's replicas did not sync within 15 s");
-        await sleep(50);
-      }
-    }
     return {
       nodes: masterAddresses,
       url: `redis://${masterAddresses[0]}`,
       masters: masterNodes,
       replicas: replicaNodes,
       waitUntilHealthy,
+      waitUntilReady,
       topology,
       async reshard(fromPort, toPort, slots) {
         const [from, to] = [await idOf(fromPort), await idOf(toPort)];
@@ -350,6 +412,12 @@ export interface RedisSentinelGroup {
   currentMasterPort(): Promise<number>;
   /** Whether every sentinel names the node on `port` as the master and none has a failover under way. */
   allSentinelsSettledOn(port: number): Promise<boolean>;
+  /**
+   * Resolves once every sentinel names the same master, with no failover under way, and knows its
+   * replica (in sync with it) and every other sentinel: a failover can then start from any of
+   * them. Rejects after `timeoutMs` (default 30 s) saying what was missing.
+   */
+  waitUntilReady(timeoutMs?: number): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -445,7 +513,47 @@ export async function startRedisSentinelGroup(serverBinary: string, cliBinary: s
       }
       return true;
     };
-    return { sentinels, masterName, master, replica, currentMasterPort, allSentinelsSettledOn, dispose };
+    const sentinelView = async (sentinelPort: string) => {
+      const lines = (await run(cliBinary, ['-p', sentinelPort, 'sentinel', 'master', masterName], { timeout: 5_000 })).stdout.trim().split('\n');
+      const fields = new Map<string, string>();
+      for (let i = 0; i + 1 < lines.length; i += 2) fields.set(lines[i]!, lines[i + 1]!);
+      return fields;
+    };
+    const notReady = async (): Promise<string[]> => {
+      const masterPort = await currentMasterPort();
+      const reasons: string[] = [];
+      for (const address of sentinels) {
+        const sentinelPort = address.split(':')[1]!;
+        const view = await sentinelView(sentinelPort).catch(() => undefined);
+        if (view === undefined) {
+          reasons.push(`sentinel ${sentinelPort} did not answer`);
+          continue;
+        }
+        if (Number(view.get('port')) !== masterPort || view.get('flags') !== 'master')
+          reasons.push(`sentinel ${sentinelPort} sees ${view.get('port')} (${view.get('flags')})`);
+        if (Number(view.get('num-slaves')) < 1) reasons.push(`sentinel ${sentinelPort} knows no replica`);
+        if (Number(view.get('num-other-sentinels')) !== sentinels.length - 1)
+          reasons.push(`sentinel ${sentinelPort} knows ${view.get('num-other-sentinels')} other sentinels`);
+      }
+      const replicaPort = masterPort === master.port ? replica.port : master.port;
+      const link = await run(cliBinary, ['-p', String(replicaPort), 'info', 'replication'], { timeout: 5_000 }).then(
+        ({ stdout }) => stdout,
+        () => '',
+      );
+      if (!link.includes('master_link_status:up')) reasons.push(`the replica on ${replicaPort} is not in sync`);
+      return reasons;
+    };
+    const waitUntilReady = async (timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const reasons = await notReady().catch((error: unknown) => [String(error)]);
+        if (reasons.length === 0) return;
+        if (Date.now() > deadline) throw new Error(`the sentinel group was not ready within ${timeoutMs} ms: ${reasons.join('; ')}`);
+        await sleep(100);
+      }
+    };
+    await waitUntilReady();
+    return { sentinels, masterName, master, replica, currentMasterPort, allSentinelsSettledOn, waitUntilReady, dispose };
   } catch (error) {
     await dispose();
     throw error;

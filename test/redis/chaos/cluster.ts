@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RedisCluster } from '../../support/redis-cluster.js';
 import { redisCliTool, redisServerTool } from '../../support/tools.js';
 import { requestToken, vendorView } from '../fleet.js';
@@ -25,6 +25,12 @@ export function clusterFaults(): void {
     afterAll(async () => {
       await chaos?.stop();
     });
+    // Each scenario starts from a cluster it has seen healthy, every master with a replica in sync,
+    // and every BFF process ready, whatever the scenario before it did or failed to undo.
+    beforeEach(async () => {
+      await chaos.fleet.redis.waitUntilReady();
+      await chaos.waitUntilReady();
+    }, 60_000);
 
     it.sequential(
       'keeps its promises while slots migrate between masters (reshard, a hot slot held half-moved, rebalance), Lua scripts redirected',

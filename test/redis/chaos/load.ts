@@ -488,6 +488,8 @@ export interface ScenarioResult {
   store: { entries: number; stale: string[] };
   /** Vendor calls admitted by each live process's budget, by priority. */
   byPriority: Record<string, number>;
+  /** Locks the live processes granted themselves because the store was lost (`store_local_locks_total`). */
+  localLocks: number;
   /** What the fault itself reported (redirections, the time a failover took). */
   note: string;
   /** The table line. */
@@ -504,6 +506,7 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   load.reset();
   const before = await vendorCounts(emulator);
   const usedBefore = await budgetUsed(serving);
+  const localLocksBefore = await storeLocalLocks(serving);
   const known = load.customers.length;
   const started = Date.now();
   let note = '';
@@ -531,12 +534,23 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
   };
   const expected = { getOrCreate: load.customers.slice(known).filter((c) => c.token !== undefined).length, rotate: counts.rotated + counts.deadRepaired };
   const byPriority = budgetDelta(await budgetUsed(serving), usedBefore);
+  // Locks a process granted itself because the store was lost for a key (ARCHITECTURE §4.4): the
+  // only way to a get-or-create beyond one per customer, so a count over the allowance says whether
+  // the store (not the BFF) was away. A process started meanwhile counts from zero.
+  let localLocks = 0;
+  for (const [pid, count] of await storeLocalLocks(serving)) localLocks += count - (localLocksBefore.get(pid) ?? 0);
   const seconds = (Date.now() - started) / 1000;
   const forcedText =
     allowed.getOrCreate || allowed.update || allowed.rotate
       ? `at most ${allowed.getOrCreate} get-or-create, ${allowed.update} update, ${allowed.rotate} rotate forced`
       : '';
-  const extra = [note, `vendor calls by budget priority (processes alive at the end) ${JSON.stringify(byPriority)}`].filter(Boolean).join(' | ');
+  const extra = [
+    note,
+    `vendor calls by budget priority (processes alive at the end) ${JSON.stringify(byPriority)}`,
+    `locks granted in the process (store lost) ${localLocks}`,
+  ]
+    .filter(Boolean)
+    .join(' | ');
   const line = chaosLine(name, counts, vendor, { ...expected, forced: forcedText }, store, seconds, extra);
   setup.report(line);
   // A broken promise comes with the story of the customers it concerns.
@@ -552,7 +566,7 @@ export async function runScenario(setup: ScenarioSetup, name: string, fault: () 
           .slice(-40)
           .join('\n'),
       );
-  return { name, seconds, counts, vendor, expected, allowed, final, store, byPriority, note, line };
+  return { name, seconds, counts, vendor, expected, allowed, final, store, byPriority, localLocks, note, line };
 }
 
 /** The promises a scenario broke, in words (none: it kept them all). */

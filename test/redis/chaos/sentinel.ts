@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RedisSentinelGroup } from '../../support/redis-cluster.js';
 import { redisCliTool, redisServerTool } from '../../support/tools.js';
 import { sentinelFailover, sentinelFleet, STORE_AWAY, type ChaosFleet } from './faults.js';
@@ -22,6 +22,11 @@ export function sentinelFaults(): void {
     afterAll(async () => {
       await chaos?.stop();
     });
+    // The failover starts from a group every sentinel of which can lead it, and ready processes.
+    beforeEach(async () => {
+      await chaos.fleet.redis.waitUntilReady();
+      await chaos.waitUntilReady();
+    }, 60_000);
 
     it.sequential('keeps its promises while the master is killed (kill -9) and Sentinel promotes its replica', async () => {
       // While the master is away (about 2 s), a customer whose entry the asked process has no copy of costs a get-or-create.

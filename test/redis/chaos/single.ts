@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RedisServer } from '../../support/redis-server.js';
 import { redisServerTool } from '../../support/tools.js';
 import { requestRotation, requestToken, sessionFor, vendorView } from '../fleet.js';
@@ -25,6 +25,11 @@ export function singleRedisFaults(): void {
     afterAll(async () => {
       await chaos?.stop();
     });
+    // Each scenario starts with Redis answering every process (readiness asks the store), whatever
+    // the one before it left running.
+    beforeEach(async () => {
+      await chaos.waitUntilReady();
+    }, 30_000);
 
     it.sequential('keeps its promises while Redis restarts empty (its data lost) under load', async () => {
       // The store lost every entry: a customer is re-read from the vendor once (a revalidation, the
@@ -91,19 +96,24 @@ export function singleRedisFaults(): void {
         const { session, token: before } = await servedCustomer('outage-aof');
         const vendorBefore = await vendorCounts(chaos.fleet.emulator);
         await chaos.fleet.redis.stop();
-        const answers = await Promise.all([requestRotation(a(), session, before), requestRotation(b(), session, before)]);
-        expect(answers.map((r) => r.status)).toEqual([200, 200]);
-        // Both answer the one token the vendor holds now: the rotation that lost its race was repaired.
-        expect(answers[1].token).toBe(answers[0].token);
-        const current = answers[0].token!;
-        expect(current).not.toBe(before);
-        expect((await vendorView(chaos.fleet.emulator, current)).name).toBe('Org outage-aof');
-        const outage = vendorDelta(await vendorCounts(chaos.fleet.emulator), vendorBefore);
-        // One rotation done, the other refused (its token already rotated) and repaired with one get-or-create.
-        expect(outage.rotate).toBeLessThanOrEqual(2);
-        expect(outage.getOrCreate).toBeLessThanOrEqual(1);
-        // Redis returns with what its append-only file kept: the entry of the rotated-away token.
-        await chaos.fleet.redis.start();
+        let current: string;
+        try {
+          const answers = await Promise.all([requestRotation(a(), session, before), requestRotation(b(), session, before)]);
+          expect(answers.map((r) => r.status)).toEqual([200, 200]);
+          // Both answer the one token the vendor holds now: the rotation that lost its race was repaired.
+          expect(answers[1].token).toBe(answers[0].token);
+          current = answers[0].token!;
+          expect(current).not.toBe(before);
+          expect((await vendorView(chaos.fleet.emulator, current)).name).toBe('Org outage-aof');
+          const outage = vendorDelta(await vendorCounts(chaos.fleet.emulator), vendorBefore);
+          // One rotation done, the other refused (its token already rotated) and repaired with one get-or-create.
+          expect(outage.rotate).toBeLessThanOrEqual(2);
+          expect(outage.getOrCreate).toBeLessThanOrEqual(1);
+        } finally {
+          // Redis returns with what its append-only file kept (the entry of the rotated-away token),
+          // whatever was asserted: the next scenario must not find it down.
+          await chaos.fleet.redis.start();
+        }
         await chaos.waitUntilReady();
         await vi.waitFor(
           async () => {

@@ -65,6 +65,10 @@ export function createClient(options: RedisStoreOptions, connectTimeoutMs: numbe
       // re-read) for about 0.6 s, then fails: within the store's 1 s deadline, so the BFF answers
       // that customer from its local copy instead of treating the whole store as hung.
       maxRedirections: 6,
+      // A slots refresh may take as long as a connection: ioredis's own 1 s closed the client
+      // when the first one answered late (a loaded machine, a cold start), and the store failed
+      // the commands waiting for its first connection inside their connectTimeoutMs.
+      slotsRefreshTimeout: connectTimeoutMs,
       redisOptions: { ...failFast, ...auth },
     });
   }

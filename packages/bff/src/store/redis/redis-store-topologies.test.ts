@@ -1,3 +1,4 @@
+import { connect, createServer, type Server } from 'node:net';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisCluster, startRedisSentinelGroup, type RedisCluster, type RedisSentinelGroup } from '../../../../../test/support/redis-cluster.js';
@@ -117,6 +118,38 @@ describe.skipIf(!available)('createRedisStore on a real 3-master Redis Cluster',
     expect(outcomes.other).toEqual([]);
     await Promise.all(GROUPS.map((group) => store.set(group, entry('after'), 60_000)));
     for (const group of GROUPS) expect(await store.get(group)).toEqual(entry('after'));
+  });
+
+  it('waits for a first connection that answers late but within connectTimeoutMs, instead of failing the commands asked meanwhile', async () => {
+    // The one seed forwards to a real master, its first connection only after 1.5 s (a loaded
+    // machine, a cold start): inside the store's 2 s connectTimeoutMs, past ioredis's own 1 s
+    // slots-refresh timeout, which made the cluster client close and the store answer "not
+    // connected" (a new BFF process then counted the store lost and asked the vendor for customers
+    // the store held).
+    const target = cluster.masters[0]!.port;
+    let first = true;
+    const late: Server = createServer((socket) => {
+      socket.pause();
+      const delay = first ? 1_500 : 0;
+      first = false;
+      setTimeout(() => {
+        const upstream = connect(target, '127.0.0.1');
+        upstream.on('error', () => socket.destroy());
+        socket.on('error', () => upstream.destroy());
+        socket.pipe(upstream).pipe(socket);
+        socket.resume();
+      }, delay);
+    });
+    await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
+    try {
+      const seed = `127.0.0.1:${(late.address() as { port: number }).port}`;
+      const store = createRedisStore({ url: `redis://${seed}`, clusterNodes: [seed], connectTimeoutMs: 2_000 });
+      stores.push(store);
+      await expect(store.set('late-first', entry('tok-late'), 60_000)).resolves.toBeUndefined();
+      expect(await open().get('late-first')).toEqual(entry('tok-late'));
+    } finally {
+      late.close();
+    }
   });
 
   it('refuses a database number and a bad node list', () => {

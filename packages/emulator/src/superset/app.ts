@@ -1,5 +1,12 @@
 import { Hono, type Context } from 'hono';
-import { readAtMost, SUPERSET_CSRF_HEADER, SUPERSET_GUEST_TOKEN_HEADER, SUPERSET_ROUTES } from '@embedded-dashboard/protocol';
+import {
+  readAtMost,
+  SUPERSET_CSRF_HEADER,
+  SUPERSET_GUEST_TOKEN_HEADER,
+  SUPERSET_ROUTES,
+  SUPERSET_SESSION_COOKIE,
+  SUPERSET_USER_TOKEN_SECONDS,
+} from '@embedded-dashboard/protocol';
 import { drawFault, parseFaultSettings, type FaultKind } from '../faults/settings.js';
 import type { EmulatorEnv } from '../http/body.js';
 import {
@@ -141,7 +148,7 @@ export function createSupersetEmulator(options: SupersetEmulatorOptions = {}): S
         if (!user || user.password !== password) return json({ message: 'Not authorized' }, 401);
         const now = config.now();
         const answer: Record<string, string> = { access_token: await signUserToken(config.secretKey, user.id, 'access', true, now, config.accessTokenSeconds) };
-        if (refresh) answer.refresh_token = await signUserToken(config.secretKey, user.id, 'refresh', false, now, 30 * 86_400);
+        if (refresh) answer.refresh_token = await signUserToken(config.secretKey, user.id, 'refresh', false, now, SUPERSET_USER_TOKEN_SECONDS.refresh);
         return json(answer);
       },
     ),
@@ -167,7 +174,7 @@ export function createSupersetEmulator(options: SupersetEmulatorOptions = {}): S
       const checked = await verifyUserToken(config.secretKey, c.req.header('authorization'), 'access', config.now());
       if (!checked.ok) return json({ msg: checked.msg }, checked.status);
       const { cookie, token } = await issueCsrf(config.secretKey, config.now());
-      return json({ result: token }, 200, { 'Set-Cookie': `session=${cookie}; HttpOnly; Path=/; SameSite=Lax` });
+      return json({ result: token }, 200, { 'Set-Cookie': `${SUPERSET_SESSION_COOKIE}=${cookie}; HttpOnly; Path=/; SameSite=Lax` });
     },
   );
   // Flask routes the path with and without its trailing slash alike.
@@ -184,7 +191,7 @@ export function createSupersetEmulator(options: SupersetEmulatorOptions = {}): S
       () => ({ result: 'no token here' }),
       async (c) => {
         // Flask-WTF's CSRFProtect runs before the view, and so before the bearer token is read.
-        const cookie = /(?:^|;\s*)session=([^;]*)/.exec(c.req.header('cookie') ?? '')?.[1];
+        const cookie = new RegExp(`(?:^|;\\s*)${SUPERSET_SESSION_COOKIE}=([^;]*)`).exec(c.req.header('cookie') ?? '')?.[1];
         const csrfProblem = await checkCsrf(config.secretKey, c.req.header(SUPERSET_CSRF_HEADER), cookie);
         if (csrfProblem) return supersetErrors(400, `400 Bad Request: ${csrfProblem}`, 'GENERIC_BACKEND_ERROR');
         const checked = await verifyUserToken(config.secretKey, c.req.header('authorization'), 'access', config.now());

@@ -1,3 +1,4 @@
+import { SUPERSET_GUEST_TOKEN, SUPERSET_USER_TOKEN_SECONDS } from '@embedded-dashboard/protocol';
 import { parseFaultSettings, type VendorFaultSettings } from '../faults/settings.js';
 import { SAMPLE_SUPERSET_DASHBOARDS, type SupersetSampleDashboard } from './sample-data.js';
 
@@ -110,8 +111,8 @@ export function resolveSupersetOptions(options: SupersetEmulatorOptions): Resolv
     secretKey: options.secretKey === undefined ? randomKey() : encoder.encode(options.secretKey),
     guestTokenSecret: encoder.encode(options.guestTokenSecret ?? DEFAULT_SUPERSET_GUEST_SECRET),
     guestTokenAudience: options.guestTokenAudience ?? DEFAULT_SUPERSET_AUDIENCE,
-    guestTokenSeconds: positiveInteger('guestTokenSeconds', options.guestTokenSeconds, 300, 31_536_000),
-    accessTokenSeconds: positiveInteger('accessTokenSeconds', options.accessTokenSeconds, 900, 31_536_000),
+    guestTokenSeconds: positiveInteger('guestTokenSeconds', options.guestTokenSeconds, SUPERSET_GUEST_TOKEN.lifetimeSeconds, 31_536_000),
+    accessTokenSeconds: positiveInteger('accessTokenSeconds', options.accessTokenSeconds, SUPERSET_USER_TOKEN_SECONDS.access, 31_536_000),
     frameAncestors: options.frameAncestors ?? DEFAULT_SUPERSET_FRAME_ANCESTORS,
     dashboards,
     admin: options.admin ?? false,

@@ -204,3 +204,37 @@ describe.each(targets)('the embedded frame: $name', ({ skip, target }) => {
     150_000,
   );
 });
+
+// The emulator's own addition, so one target only.
+describe('the emulator frame', () => {
+  it.skipIf(!chromium.available)(
+    "emits observeDataMask on a filter change with uiConfig bit 16 (the emulator's region filter: the real sample dashboard has no native filter)",
+    async () => {
+      const t = targets[1]!.target();
+      const page = await browser!.newPage();
+      try {
+        await page.goto(hostUrl);
+        await page.evaluate((src) => (window as unknown as { openFrame(s: string): Promise<void> }).openFrame(src), `${t.url}/embedded/${t.uuid}?uiConfig=16`);
+        const token = await t.mint("customer_id = 'initech'");
+        await page.evaluate((guestToken) => (window as unknown as { emit(m: string, a: unknown): void }).emit('guestToken', { guestToken }), token);
+        const frame = frameOf(page);
+        await frame.waitForFunction(() => document.body.dataset.state === 'loaded');
+        await frame.selectOption('#region', 'east');
+        await page.waitForFunction(() => (window as unknown as { observed: { method: string }[] }).observed.some((m) => m.method === 'observeDataMask'));
+        const observed = await page.evaluate(() =>
+          (window as unknown as { observed: { method: string; args: Record<string, unknown> }[] }).observed.find((m) => m.method === 'observeDataMask'),
+        );
+        expect(observed!.args).toMatchObject({
+          nativeFiltersChanged: true,
+          crossFiltersChanged: false,
+          'NATIVE_FILTER-region': { filterState: { value: ['east'] } },
+        });
+        await frame.waitForFunction(() => document.body.dataset.state === 'loaded' && !document.body.innerText.includes('stapler'));
+        expect(await frame.evaluate(() => document.body.innerText)).toContain('printer');
+      } finally {
+        await page.close();
+      }
+    },
+    60_000,
+  );
+});

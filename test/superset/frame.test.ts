@@ -237,4 +237,57 @@ describe('the emulator frame', () => {
     },
     60_000,
   );
+
+  it.skipIf(!chromium.available)('ignores malformed handshakes and port messages, and renders nothing without a string guestToken', async () => {
+    const t = targets[1]!.target();
+    const page = await browser!.newPage();
+    try {
+      await page.goto(hostUrl);
+      await page.evaluate((src) => {
+        const frame = document.getElementById('frame') as HTMLIFrameElement;
+        return new Promise<void>((resolve) => {
+          frame.addEventListener('load', () => resolve(), { once: true });
+          frame.src = src;
+        });
+      }, `${t.url}/embedded/${t.uuid}`);
+      const frame = frameOf(page);
+      const answers = await page.evaluate(async (origin) => {
+        const target = (document.getElementById('frame') as HTMLIFrameElement).contentWindow!;
+        // No port, a wrong type, not an object: ignored.
+        target.postMessage({ type: '__embedded_comms__', handshake: 'port transfer' }, origin);
+        const stray = new MessageChannel();
+        target.postMessage({ type: 'something else', handshake: 'port transfer' }, origin, [stray.port2]);
+        target.postMessage('__embedded_comms__', origin);
+        const channel = new MessageChannel();
+        const seen: unknown[] = [];
+        channel.port1.onmessage = (event) => seen.push(event.data);
+        target.postMessage({ type: '__embedded_comms__', handshake: 'port transfer' }, origin, [channel.port2]);
+        const send = (message: unknown) => channel.port1.postMessage(message);
+        for (const junk of [
+          null,
+          42,
+          'get',
+          [],
+          { switchboardAction: 'get' },
+          { switchboardAction: 'get', method: 'getScrollSize', messageId: 7 },
+          { switchboardAction: 'reply', messageId: 'x', result: 1 },
+        ])
+          send(junk);
+        send({ switchboardAction: 'emit', method: 'guestToken', args: { guestToken: 12 } });
+        send({ switchboardAction: 'emit', method: 'guestToken' });
+        send({ switchboardAction: 'get', method: '__proto__', messageId: 'p' });
+        send({ switchboardAction: 'get', method: 'getScrollSize', messageId: 'ok', args: 'x'.repeat(100_000) });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return seen;
+      }, new URL(t.url).origin);
+      // Only the well-formed gets are answered; the stray port got nothing.
+      expect(answers).toEqual([
+        { switchboardAction: 'error', messageId: 'p', error: '[superset] Method "__proto__" is not defined' },
+        { switchboardAction: 'reply', messageId: 'ok', result: { width: expect.any(Number), height: expect.any(Number) } },
+      ]);
+      expect(await frame.evaluate(() => document.body.dataset.state)).toBe('waiting');
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -25,6 +25,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   const server = await startSuperset(tool.python);
+  console.log(`superset: ${server.manifest.version} ready in ${server.manifest.startupSeconds} s at ${server.url}`);
   project.provide('superset', server.manifest);
   return () => server.dispose();
 }

@@ -68,6 +68,8 @@ export type { VariableLimits } from './variables.js';
 export type { SrcValues } from './frame-src.js';
 
 export { SUPERSET_ROUTES, SUPERSET_CSRF_HEADER, SUPERSET_GUEST_TOKEN_HEADER, SUPERSET_GUEST_TOKEN, isSupersetEmbeddedUuid } from './superset/api.js';
+export { SUPERSET_SESSION_COOKIE, SUPERSET_USER_TOKEN_SECONDS } from './superset/api.js';
+export type { SupersetJwtErrorBody, SupersetMessageBody, SupersetErrorsBody } from './superset/api.js';
 export type {
   SupersetLoginProvider,
   SupersetLoginRequest,

@@ -125,6 +125,7 @@ def _run_secrets(home: str) -> dict:
         "users": {
             "admin": {"username": "embed-admin", "password": secrets.token_urlsafe(18)},
             "service": {"username": "embed-service", "password": secrets.token_urlsafe(18)},
+            "viewer": {"username": "embed-viewer", "password": secrets.token_urlsafe(18)},
         },
     }
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -174,6 +175,11 @@ def serve(args: argparse.Namespace) -> int:
                 "--threads", "8",
                 "--timeout", "120",
                 "--graceful-timeout", "5",
+                # gunicorn closes an idle keep-alive connection after 2 s by default, Node's fetch
+                # (undici) reuses one for 4 s: a request sent in between meets a closed socket
+                # (ECONNRESET). Longer here than the client's, so the tests see Superset, not that race;
+                # docs/ARCHITECTURE.md §8 says what a client of a default deployment must do.
+                "--keep-alive", "5",
                 "--bind", f"127.0.0.1:{port}",
                 "--pythonpath", HERE,
                 # gunicorn 23+ opens a control socket in ~/.gunicorn by default: one path for every run.
@@ -230,6 +236,7 @@ def serve(args: argparse.Namespace) -> int:
             "startupSeconds": round(time.monotonic() - started, 1),
             "admin": run["users"]["admin"],
             "serviceAccount": run["users"]["service"],
+            "viewer": run["users"]["viewer"],
             "guestToken": {"secret": run["guestSecret"], "audience": run["audience"], "lifetimeSeconds": int(lifetime), "algorithm": "HS256"},
         }
     )

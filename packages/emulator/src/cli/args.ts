@@ -1,6 +1,6 @@
 import { ENVIRONMENTS, EXPLO_EMBED_KEY_BYTES, isExploEmbedKeyId, type Environment } from '@embedded-dashboard/protocol';
 import { DEFAULT_CLI_RATE_LIMIT_PER_MINUTE } from '../options.js';
-import type { StartEmulatorOptions } from '../server.js';
+import type { StartEmulatorOptions, StartSupersetEmulatorOptions } from '../server.js';
 
 export const USAGE = `Usage: embedded-dashboard-emulator [options]
 
@@ -25,9 +25,31 @@ Options:
                              tokens (JWE, dir + A256GCM, kid ID) encrypted with VALUE's UTF-8
                              bytes (exactly 32), and generate_jwt encrypts with it; repeatable
   --admin                    enable the /__emulator/* admin routes  (default off)
-  --help                     print this help`;
+  --help                     print this help
 
-export type CliCommand = { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions };
+  --vendor explo|superset    which vendor to emulate                (default explo)
+With --vendor superset (Apache Superset 6.1.0's login, CSRF, guest-token and chart-data routes and
+its /embedded/<uuid> page; --port, --host, --admin and --embed-origin, as frame-ancestors, apply):
+  --superset-user NAME:PASSWORD  a service account (may mint guest tokens); repeatable
+                             (default embed-service:embed-service-password)
+  --guest-secret SECRET      GUEST_TOKEN_JWT_SECRET (default Superset's test-guest-secret-change-me)
+  --guest-audience AUD       GUEST_TOKEN_JWT_AUDIENCE (default embedded-dashboard-emulator)
+  --guest-token-ttl SEC      GUEST_TOKEN_JWT_EXP_SECONDS (default 300)`;
+
+export type CliCommand =
+  { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions } | { kind: 'start-superset'; options: StartSupersetEmulatorOptions };
+
+const SUPERSET_FLAGS = new Set(['--superset-user', '--guest-secret', '--guest-audience', '--guest-token-ttl']);
+const EXPLO_ONLY_FLAGS = [
+  '--api-key',
+  '--data',
+  '--token-ttl',
+  '--rotation-grace',
+  '--dashboard-refresh',
+  '--rate-limit',
+  '--rate-limit-burst',
+  '--embed-secret',
+];
 
 const VALUE_FLAGS = new Set([
   '--port',
@@ -41,6 +63,8 @@ const VALUE_FLAGS = new Set([
   '--rate-limit',
   '--rate-limit-burst',
   '--embed-secret',
+  '--vendor',
+  ...SUPERSET_FLAGS,
 ]);
 const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
 
@@ -80,6 +104,11 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
     } else problems.push(`unknown argument ${JSON.stringify(arg)}; see --help`);
   }
   if (help) return { command: { kind: 'help' }, problems: [] };
+  const vendors = values.get('--vendor') ?? [];
+  if (vendors.length > 1) problems.push('--vendor given more than once');
+  if (vendors[0] !== undefined && vendors[0] !== 'explo' && vendors[0] !== 'superset') problems.push('--vendor must be explo or superset');
+  if (vendors[0] === 'superset') return parseSupersetArgs(values, admin, problems);
+  for (const flag of SUPERSET_FLAGS) if (values.has(flag)) problems.push(`${flag} is a --vendor superset option`);
 
   const single = (flag: string): string | undefined => {
     const list = values.get(flag);
@@ -160,4 +189,58 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
     options.embedOrigins = origins;
   }
   return problems.length > 0 ? { problems } : { command: { kind: 'start', options }, problems };
+}
+
+/** `--vendor superset`: its own options; Explo's are refused, one line each. */
+function parseSupersetArgs(values: Map<string, string[]>, admin: boolean, problems: string[]): { command?: CliCommand; problems: string[] } {
+  for (const flag of EXPLO_ONLY_FLAGS) if (values.has(flag)) problems.push(`${flag} is an Explo option; not with --vendor superset`);
+  const single = (flag: string): string | undefined => {
+    const list = values.get(flag);
+    if (list && list.length > 1) problems.push(`${flag} given more than once`);
+    return list?.[0];
+  };
+  const options: StartSupersetEmulatorOptions = { admin };
+  const port = single('--port');
+  if (port !== undefined) options.port = integer('--port', port, 65_535, problems);
+  const host = single('--host');
+  if (host !== undefined) {
+    if (host.trim() === '' || /\s/.test(host)) problems.push('--host must be a host name or address');
+    else options.host = host;
+  }
+  const users = values.get('--superset-user');
+  if (users) {
+    options.users = [];
+    for (const spec of users) {
+      const colon = spec.indexOf(':');
+      const username = spec.slice(0, colon);
+      if (colon <= 0 || colon === spec.length - 1 || !/^[\x21-\x7e]+$/.test(username))
+        problems.push('--superset-user must be NAME:PASSWORD, NAME visible ASCII');
+      else if (options.users.some((user) => user.username === username)) problems.push(`--superset-user repeats ${username}`);
+      else options.users.push({ username, password: spec.slice(colon + 1), grantGuestToken: true });
+    }
+  }
+  const secret = single('--guest-secret');
+  if (secret !== undefined) {
+    if (secret === '') problems.push('--guest-secret must not be empty');
+    else options.guestTokenSecret = secret;
+  }
+  const audience = single('--guest-audience');
+  if (audience !== undefined) {
+    if (audience === '') problems.push('--guest-audience must not be empty');
+    else options.guestTokenAudience = audience;
+  }
+  const ttl = single('--guest-token-ttl');
+  if (ttl !== undefined) {
+    options.guestTokenSeconds = integer('--guest-token-ttl', ttl, 31_536_000, problems);
+    if (options.guestTokenSeconds === 0) problems.push('--guest-token-ttl must be at least 1');
+  }
+  const origins = values.get('--embed-origin');
+  if (origins) {
+    for (const origin of origins) {
+      if (!ORIGIN.test(origin))
+        problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
+    }
+    options.frameAncestors = origins;
+  }
+  return problems.length > 0 ? { problems } : { command: { kind: 'start-superset', options }, problems };
 }

@@ -1,7 +1,8 @@
 import { EMULATOR_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { parseArgs, USAGE } from './args.js';
 import { DEFAULT_API_KEYS } from '../options.js';
-import { startEmulator } from '../server.js';
+import { startEmulator, startSupersetEmulator } from '../server.js';
+import { DEFAULT_SUPERSET_USERS } from '../superset/index.js';
 
 /** The `embedded-dashboard-emulator` command (ARCHITECTURE §7). */
 async function main(argv: readonly string[]): Promise<void> {
@@ -17,15 +18,25 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   let running;
   try {
-    running = await startEmulator(command.options);
+    if (command.kind === 'start-superset') {
+      const superset = await startSupersetEmulator(command.options);
+      console.log(`${EMULATOR_LISTENING_PREFIX}${superset.url}`);
+      console.log('vendor: superset (Apache Superset 6.1.0 as the toolkit uses it)');
+      for (const user of command.options.users ?? DEFAULT_SUPERSET_USERS.filter((u) => u.grantGuestToken)) console.log(`service account: ${user.username}`);
+      console.log(`guest token audience: ${superset.emulator.guestToken.audience}`);
+      for (const dashboard of superset.emulator.dashboards) console.log(`embedded dashboard ${dashboard.slug}: ${dashboard.uuid}`);
+      running = { close: superset.close };
+    } else running = await startEmulator(command.options);
   } catch (error) {
     console.error(`embedded-dashboard-emulator: ${(error as Error).message}`);
     process.exitCode = 1;
     return;
   }
-  console.log(`${EMULATOR_LISTENING_PREFIX}${running.url}`);
-  for (const key of command.options.apiKeys ?? DEFAULT_API_KEYS) console.log(`api key (${key.environment}): ${key.token}`);
-  for (const secret of command.options.embedSecrets ?? []) console.log(`embed secret (Customer): ${secret.id}`);
+  if (command.kind === 'start' && 'url' in running) {
+    console.log(`${EMULATOR_LISTENING_PREFIX}${running.url}`);
+    for (const key of command.options.apiKeys ?? DEFAULT_API_KEYS) console.log(`api key (${key.environment}): ${key.token}`);
+    for (const secret of command.options.embedSecrets ?? []) console.log(`embed secret (Customer): ${secret.id}`);
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

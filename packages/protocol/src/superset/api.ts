@@ -90,3 +90,31 @@ export interface SupersetGuestTokenClaims {
 /** Whether `value` is an embedded dashboard's UUID as Superset writes it (lower-case, hyphenated, 36 characters). */
 export const isSupersetEmbeddedUuid = (value: unknown): value is string =>
   typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
+
+// Verified against the running 6.1.0 by test/superset/conformance.test.ts (the same cases run
+// against the emulator's Superset mode): what a client of these routes meets besides the shapes above.
+
+/** The cookie the CSRF token is bound to (Flask's session cookie: HttpOnly, Path=/, SameSite=Lax). */
+export const SUPERSET_SESSION_COOKIE = 'session';
+
+/** Flask-JWT-Extended's defaults in Superset: the access token lives 15 minutes, the refresh token 30 days. */
+export const SUPERSET_USER_TOKEN_SECONDS = { access: 900, refresh: 30 * 86_400 } as const;
+
+/**
+ * Flask-JWT-Extended's answer to a missing or bad bearer token, and to a request whose guest token
+ * is refused (bad signature, wrong `aud`, expired, a claim missing: the request then has no user):
+ * 401 `{ msg: "Missing Authorization Header" }`; 422 for a malformed or wrong-type bearer token.
+ */
+export interface SupersetJwtErrorBody {
+  msg: string;
+}
+
+/** Flask-AppBuilder's errors: a sentence, or marshmallow's errors by field (`{ password: ["Missing data for required field."] }`). */
+export interface SupersetMessageBody {
+  message: string | Record<string, unknown>;
+}
+
+/** Superset's own error envelope (CSRF failures are 400 with `errors[0].message` "400 Bad Request: The CSRF token is missing."). */
+export interface SupersetErrorsBody {
+  errors: { message: string; error_type: string; level: string; extra?: Record<string, unknown> }[];
+}

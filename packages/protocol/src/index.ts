@@ -78,4 +78,5 @@ export type {
   SupersetGuestTokenRequest,
   SupersetGuestTokenResponse,
   SupersetGuestTokenClaims,
+  SupersetCsrfTokenResponse,
 } from './superset/api.js';

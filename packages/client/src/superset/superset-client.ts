@@ -190,7 +190,10 @@ export class SupersetClient {
     const response = await this.#exchange(what, method, path, { ...headers, Accept: 'application/json' }, body, scope);
     const { status } = response;
     if (status === 429) {
-      throw new UserGroupRateLimitedError(`Superset ${what}: HTTP 429`, { status, retryAfterMs: parseRetryAfter(response.headers['retry-after'], this.#now()) });
+      throw new UserGroupRateLimitedError(`Superset ${what}: HTTP 429`, {
+        status,
+        retryAfterMs: parseRetryAfter(response.headers['retry-after'], this.#now()),
+      });
     }
     if (status === 401 && what !== 'login') throw new SupersetSessionRejectedError(`Superset ${what}: HTTP 401 (the access token was refused)`, status);
     if (status === 400 && what !== 'login' && /csrf/i.test(response.body.slice(0, 2048))) {
@@ -203,11 +206,19 @@ export class SupersetClient {
     } catch {
       throw new UserGroupMalformedResponseError(`Superset ${what}: the answer is not JSON`, { status });
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserGroupMalformedResponseError(`Superset ${what}: the answer is not a JSON object`, { status });
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UserGroupMalformedResponseError(`Superset ${what}: the answer is not a JSON object`, { status });
     return { body: parsed as Record<string, unknown>, headers: response.headers };
   }
 
-  async #exchange(what: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string, scope: AbortSignal | undefined): Promise<TransportResponse> {
+  async #exchange(
+    what: string,
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+    scope: AbortSignal | undefined,
+  ): Promise<TransportResponse> {
     const attempt = linkedController([scope]);
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -216,7 +227,10 @@ export class SupersetClient {
     }, this.#timeoutMs);
     try {
       const signal = attempt.controller.signal;
-      return await raceAbort(invoke(() => this.#transport({ method, url: `${this.#url}${path}`, headers, body, signal })), signal);
+      return await raceAbort(
+        invoke(() => this.#transport({ method, url: `${this.#url}${path}`, headers, body, signal })),
+        signal,
+      );
     } catch (caught) {
       if (timedOut) throw new UserGroupTimeoutError(`Superset ${what}: no answer within ${this.#timeoutMs} ms`);
       if (scope?.aborted === true) throw new UserGroupAbortedError(`Superset ${what}: aborted`);

@@ -25,7 +25,7 @@ describe('renderSqlTemplate', () => {
     expect(render('customer_id = {org_id}', { org_id: '42' })).toBe("customer_id = '42'");
     expect(render('share >= {s}', { s: 0.25 })).toBe('share >= 0.25');
     expect(render('region = {region} AND c = {org_id}', { region: 'EU', org_id: 'a' })).toBe("region = 'EU' AND c = 'a'");
-    expect(render("x = {{literal}} AND c = {org_id}", { org_id: 'a' })).toBe("x = {literal} AND c = 'a'");
+    expect(render('x = {{literal}} AND c = {org_id}', { org_id: 'a' })).toBe("x = {literal} AND c = 'a'");
   });
 
   it.each([

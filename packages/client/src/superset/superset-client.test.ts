@@ -82,7 +82,11 @@ describe('SupersetClient', () => {
     ['not JSON', (res: import('node:http').ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>'), 'malformed_response'],
     ['no token', (res: import('node:http').ServerResponse) => void res.writeHead(200).end('{"token": 5}'), 'malformed_response'],
     ['a token without exp', (res: import('node:http').ServerResponse) => void res.writeHead(200).end('{"token": "a.eyJ4IjoxfQ.c"}'), 'malformed_response'],
-    ['an expired token', (res: import('node:http').ServerResponse) => void res.writeHead(200).end(`{"token": "a.${Buffer.from('{"exp":1}').toString('base64url')}.c"}`), 'malformed_response'],
+    [
+      'an expired token',
+      (res: import('node:http').ServerResponse) => void res.writeHead(200).end(`{"token": "a.${Buffer.from('{"exp":1}').toString('base64url')}.c"}`),
+      'malformed_response',
+    ],
     ['a JSON array', (res: import('node:http').ServerResponse) => void res.writeHead(200).end('[]'), 'malformed_response'],
     ['429', (res: import('node:http').ServerResponse) => void res.writeHead(429, { 'retry-after': '7' }).end('{}'), 'rate_limited'],
   ])('guest token answered with %s: %s', async (_name, behaviour, code) => {

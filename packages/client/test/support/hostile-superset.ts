@@ -75,7 +75,8 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
       } catch {
         return json(res, 400, { message: 'Request payload is not JSON' });
       }
-      if (body.username !== SUPERSET_USER || body.password !== SUPERSET_PASSWORD || body.provider !== 'db') return json(res, 401, { message: 'Not authorized' });
+      if (body.username !== SUPERSET_USER || body.password !== SUPERSET_PASSWORD || body.provider !== 'db')
+        return json(res, 401, { message: 'Not authorized' });
       const access_token = await new SignJWT({ fresh: true, type: 'access', sub: '1' })
         .setProtectedHeader({ alg: 'HS256' })
         .setIssuedAt(Math.floor(now() / 1000))
@@ -99,7 +100,8 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
       const raw = sessions.get(cookieSession(req) ?? '');
       const header = req.headers['x-csrftoken'];
       if (raw === undefined) return json(res, 400, { errors: [{ message: '400 Bad Request: The CSRF session token is missing.' }] });
-      if (typeof header !== 'string' || header !== sign(raw)) return json(res, 400, { errors: [{ message: '400 Bad Request: The CSRF tokens do not match.' }] });
+      if (typeof header !== 'string' || header !== sign(raw))
+        return json(res, 400, { errors: [{ message: '400 Bad Request: The CSRF tokens do not match.' }] });
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(text) as Record<string, unknown>;

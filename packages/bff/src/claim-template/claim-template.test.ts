@@ -68,7 +68,7 @@ describe('renderSqlTemplate', () => {
     ['Infinity', { org_id: Number.POSITIVE_INFINITY }],
     ['an integer past 2^53', { org_id: 2 ** 53 + 2 }],
   ])('refuses a claim that is %s with 403, never a widened clause', (_name, claims) => {
-    const error = refused('customer_id = {org_id}', claims as Record<string, unknown>);
+    const error = refused('customer_id = {org_id}', claims);
     expect(error.message).toContain('"org_id"');
   });
 

@@ -80,3 +80,25 @@ export type {
   SupersetGuestTokenClaims,
   SupersetCsrfTokenResponse,
 } from './superset/api.js';
+export {
+  SUPERSET_COMMS_TYPE,
+  SUPERSET_PORT_TRANSFER,
+  SUPERSET_FILTER_PARAMS,
+  SUPERSET_EMBEDDED_PATH,
+  SwitchboardAction,
+  SupersetFrameMethod,
+  SupersetHostMethod,
+  SupersetUiConfig,
+  supersetHandshake,
+} from './superset/switchboard.js';
+export type {
+  SupersetHandshake,
+  SwitchboardGet,
+  SwitchboardReply,
+  SwitchboardError,
+  SwitchboardEmit,
+  SwitchboardMessage,
+  SupersetGuestTokenArgs,
+  SupersetScrollSize,
+  SupersetUiConfigFlag,
+} from './superset/switchboard.js';

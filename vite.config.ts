@@ -65,6 +65,8 @@ export default defineConfig({
           exclude: [
             'test/e2e/**',
             'test/superset/**',
+            // A package's tests against the real Superset run in the superset project.
+            '**/*.superset.test.ts',
             'test/packaging/**',
             'test/topology/**',
             '**/node_modules/**',
@@ -100,7 +102,7 @@ export default defineConfig({
           // against the emulator's Superset mode too.
           name: 'superset',
           environment: 'node',
-          include: ['test/superset/**/*.test.ts'],
+          include: ['test/superset/**/*.test.ts', 'packages/{client,bff}/src/**/*.superset.test.ts'],
           globalSetup: ['test/superset/global-setup.ts'],
         },
       },

@@ -202,6 +202,16 @@ describe('Superset, guest tokens minted by Superset', () => {
     expect(superset.calls.guest - before.guest).toBe(2);
   });
 
+  it('an access token Superset no longer verifies (restarted with another SECRET_KEY: 422) is replaced by one sign-in', async () => {
+    const app = mintedApp();
+    await call(app, '/embed/token', post(await session(ada), { dashboard: DASHBOARD }));
+    superset.newAccessKey();
+    const before = counts();
+    const res = await call(app, '/embed/token', post(await session({ ...ada, org_id: 'umbrella' }), { dashboard: DASHBOARD }));
+    expect(res.status).toBe(200);
+    expect(superset.calls.login - before.login).toBe(1);
+  });
+
   it('a refused login is 502 upstream_error, never a 401, never quoting the password', async () => {
     superset.behave('login', (res) => void res.writeHead(401, { 'content-type': 'application/json' }).end('{"message": "Not authorized"}'));
     const res = await call(mintedApp(), '/embed/token', post(await session(ada), { dashboard: DASHBOARD }));

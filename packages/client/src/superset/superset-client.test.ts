@@ -69,6 +69,9 @@ describe('SupersetClient', () => {
     const session = await c.signIn();
     expect(await failure(c.guestToken({ ...session, cookie: '' }, request))).toBeInstanceOf(SupersetSessionRejectedError);
     expect(await failure(c.guestToken({ ...session, csrfToken: 'forged.token' }, request))).toBeInstanceOf(SupersetSessionRejectedError);
+    const unverifiable = await failure(c.guestToken({ ...session, accessToken: `${session.accessToken.slice(0, -2)}xx` }, request));
+    expect(unverifiable).toMatchObject({ status: 422 });
+    expect(unverifiable).toBeInstanceOf(SupersetSessionRejectedError);
   });
 
   it('an unknown dashboard is http_status 400, not retryable', async () => {

@@ -61,8 +61,8 @@ export interface SupersetGuestToken {
 const MAX_TOKEN_CHARS = 16_384;
 
 /**
- * A refusal of the service session itself (a 401, the expired access token; a 400 naming the CSRF
- * token: its cookie is gone or no longer matches): signing in again may fix it, unlike any other
+ * A refusal of the service session itself (a 401 or 422: the access token expired or cannot be
+ * verified; a 400 naming the CSRF token: its cookie is gone or no longer matches): signing in again may fix it, unlike any other
  * failure of the call.
  */
 export class SupersetSessionRejectedError extends UserGroupHttpStatusError {
@@ -195,7 +195,11 @@ export class SupersetClient {
         retryAfterMs: parseRetryAfter(response.headers['retry-after'], this.#now()),
       });
     }
-    if (status === 401 && what !== 'login') throw new SupersetSessionRejectedError(`Superset ${what}: HTTP 401 (the access token was refused)`, status);
+    // Flask-JWT-Extended answers 401 for an expired access token and 422 for one it cannot verify
+    // (a Superset restarted with another SECRET_KEY): signing in again is the cure for both.
+    if ((status === 401 || status === 422) && what !== 'login') {
+      throw new SupersetSessionRejectedError(`Superset ${what}: HTTP ${status} (the access token was refused)`, status);
+    }
     if (status === 400 && what !== 'login' && /csrf/i.test(response.body.slice(0, 2048))) {
       throw new SupersetSessionRejectedError(`Superset ${what}: HTTP 400 (the CSRF token or its session cookie was refused)`, status);
     }

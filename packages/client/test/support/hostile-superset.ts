@@ -1,14 +1,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { SignJWT } from 'jose';
+import { errors, jwtVerify, SignJWT } from 'jose';
 
 /**
  * Superset's security API on a real socket (127.0.0.1, port 0), for fault tests: what a test
  * decides per route (refusals, 5xx, silence, wrong shapes) on top of the behaviour read off the
  * installed 6.1.0 sources: Flask-AppBuilder's login (JWT access token with `exp`), Flask-WTF's
  * CSRF (the raw value in the `session` cookie the csrf_token answer sets, the header's signed
- * token checked against it, a JSON 400 naming CSRF when they do not match; on https a Referer
+ * token checked against it, a JSON 400 naming CSRF when they do not match, as the real one
+ * answers; an expired access token 401, one that does not verify 422; on https a Referer
  * of the host, not modelled: this server is http) and `guest_token` (400 for an unknown
  * dashboard). The real server is what the integration tests run against (test/support/superset*).
  */
@@ -20,8 +21,10 @@ export interface HostileSuperset {
   guestBodies: Record<string, unknown>[];
   /** Replaces a route's behaviour; `undefined` restores the modelled one. */
   behave(route: 'login' | 'csrf' | 'guest', behaviour: ((res: ServerResponse, req: IncomingMessage) => void) | undefined): void;
-  /** Forgets every CSRF session (a restarted server with a new SECRET_KEY): the next guest token request is a CSRF 400. */
+  /** Forgets every CSRF session (the session cookie's server-side value is gone): the next guest token request is a CSRF 400. */
   forgetSessions(): void;
+  /** A new signing key for access tokens (a restart with another SECRET_KEY): every access token issued so far is a 422. */
+  newAccessKey(): void;
   close(): Promise<void>;
 }
 
@@ -45,23 +48,25 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
 export async function startHostileSuperset(options: HostileSupersetOptions): Promise<HostileSuperset> {
   const now = options.now ?? Date.now;
   const key = new TextEncoder().encode(GUEST_SECRET);
-  const accessKey = randomBytes(32);
+  let accessKey = randomBytes(32);
   const calls = { login: 0, csrf: 0, guest: 0, other: 0 };
   const guestBodies: Record<string, unknown>[] = [];
   const overrides: Partial<Record<'login' | 'csrf' | 'guest', (res: ServerResponse, req: IncomingMessage) => void>> = {};
   let sessions = new Map<string, string>();
   const sign = (raw: string) => `${Buffer.from(JSON.stringify(raw)).toString('base64url')}.${createHmac('sha256', accessKey).update(raw).digest('base64url')}`;
-  const bearer = async (req: IncomingMessage): Promise<boolean> => {
+  /** Flask-JWT-Extended: no or an expired token 401, one it cannot verify 422. */
+  const bearer = async (req: IncomingMessage): Promise<200 | 401 | 422> => {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    if (token === undefined) return false;
+    if (token === undefined) return 401;
     try {
-      const { jwtVerify } = await import('jose');
       await jwtVerify(token, accessKey, { currentDate: new Date(now()) });
-      return true;
-    } catch {
-      return false;
+      return 200;
+    } catch (error) {
+      return error instanceof errors.JWTExpired ? 401 : 422;
     }
   };
+  const refuseBearer = (res: ServerResponse, status: 401 | 422) =>
+    json(res, status, { msg: status === 401 ? 'Token has expired' : 'Signature verification failed' });
   const cookieSession = (req: IncomingMessage) => /(?:^|;\s*)session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
 
   const handle = async (req: IncomingMessage, res: ServerResponse, text: string) => {
@@ -87,7 +92,8 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
     if (req.method === 'GET' && path === '/api/v1/security/csrf_token/') {
       calls.csrf++;
       if (overrides.csrf) return overrides.csrf(res, req);
-      if (!(await bearer(req))) return json(res, 401, { msg: 'Token has expired' });
+      const auth = await bearer(req);
+      if (auth !== 200) return refuseBearer(res, auth);
       const id = randomBytes(12).toString('base64url');
       const raw = randomBytes(20).toString('hex');
       sessions.set(id, raw);
@@ -96,7 +102,8 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
     if (req.method === 'POST' && path === '/api/v1/security/guest_token/') {
       calls.guest++;
       if (overrides.guest) return overrides.guest(res, req);
-      if (!(await bearer(req))) return json(res, 401, { msg: 'Token has expired' });
+      const auth = await bearer(req);
+      if (auth !== 200) return refuseBearer(res, auth);
       const raw = sessions.get(cookieSession(req) ?? '');
       const header = req.headers['x-csrftoken'];
       if (raw === undefined) return json(res, 400, { errors: [{ message: '400 Bad Request: The CSRF session token is missing.' }] });
@@ -146,6 +153,9 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
     },
     forgetSessions() {
       sessions = new Map();
+    },
+    newAccessKey() {
+      accessKey = randomBytes(32);
     },
     async close() {
       for (const socket of sockets) socket.destroy();

@@ -65,7 +65,7 @@ function app(vendor: Partial<SupersetVendorOptions>, store = createMemoryStore()
     logger: captureLogs().logger,
     store,
     circuitBreaker: false,
-    vendor: supersetVendor({ dashboards: [m.dashboards.sales.uuid], rls: RLS, ...vendor } as SupersetVendorOptions),
+    vendor: supersetVendor({ dashboards: [m.dashboards.sales.uuid], rls: RLS, ...vendor }),
   });
 }
 

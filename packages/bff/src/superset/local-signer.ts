@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
-import { SUPERSET_GUEST_TOKEN, type SupersetGuestTokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isUserGroupToken, MAX_USER_GROUP_TOKEN_CHARS, SUPERSET_GUEST_TOKEN, type SupersetGuestTokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
+import { BffError } from '../errors/bff-error.js';
 
 /**
  * Signs guest tokens in this process, as Superset's `create_guest_access_token` does with the
@@ -19,6 +20,13 @@ export function supersetLocalSigner(settings: { secret: Uint8Array; audience: st
       .setExpirationTime(exp)
       .setAudience(settings.audience)
       .sign(settings.secret);
+    // The element takes tokens of at most 4,096 characters: long rules or names are the configuration's to shorten.
+    const length = token.length;
+    if (!isUserGroupToken(token)) {
+      throw new BffError('internal', 'internal error', {
+        cause: new Error(`the guest token is ${length} characters, over ${MAX_USER_GROUP_TOKEN_CHARS}: shorten the row-level security rules`),
+      });
+    }
     return { token, expiresAt: exp * 1000, serverTime };
   };
 }

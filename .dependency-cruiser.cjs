@@ -35,11 +35,11 @@ const LAYERS = {
     ['routes'],
     // Step 4: the wired runtime; step 3: resolved settings; step 2: the options' types.
     ['runtime.ts'],
-    // The vendors' adapters, each a folder of its own over the seam (`vendor/`, below).
-    VENDOR_FOLDERS,
     ['settings.ts'],
     ['options.ts'],
-    ['embed-token'],
+    // The vendors' adapters, each a folder of its own over the seam (`vendor/`, below); Explo's
+    // embed tokens are `explo/embed-token/`, its user groups still `customer-token/` (below).
+    VENDOR_FOLDERS,
     // The vendor seam: what an adapter is, and the shared layers it is built on.
     ['vendor'],
     ['session-rate-limit'],

@@ -17,7 +17,7 @@ export { groupFingerprint } from './customer-token/fingerprint.js';
 
 export type { BffOptions, BffAppOptions } from './options.js';
 export type { RateLimitRule } from './session-rate-limit/rate-limiter.js';
-export type { EmbedTokenOptions } from './embed-token/options.js';
+export type { EmbedTokenOptions } from './explo/embed-token/options.js';
 export type { BffNodeListenerOptions, NodeRequestListener } from './http/node-listener.js';
 export type { BffErrorOptions } from './errors/bff-error.js';
 export type { InitialToken, InitialTokenOptions, PageRequest, FetchHandler } from './page/initial-token.js';

@@ -1,5 +1,5 @@
 import type { CircuitBreakerOptions } from './circuit-breaker/circuit-breaker.js';
-import type { EmbedTokenOptions } from './embed-token/options.js';
+import type { EmbedTokenOptions } from './explo/embed-token/options.js';
 import type { Environment } from '@embedded-dashboard/protocol';
 import type { BffLogger, LogLevel } from './observability/logger.js';
 import type { BffMetrics } from './observability/metrics.js';

@@ -1,9 +1,9 @@
 import { createCallerOf, type CallerOf } from './caller/caller.js';
 import { createUpstreamBudget } from './vendor-budget/upstream-budget.js';
-import { EmbedTokens } from './embed-token/embed-tokens.js';
-import { localMinter, type EmbedTokenMinter } from './embed-token/local-minter.js';
-import type { EmbedTokenSettings } from './embed-token/settings.js';
-import { VendorMinter } from './embed-token/vendor-minter.js';
+import { EmbedTokens } from './explo/embed-token/embed-tokens.js';
+import { localMinter, type EmbedTokenMinter } from './explo/embed-token/local-minter.js';
+import type { EmbedTokenSettings } from './explo/embed-token/settings.js';
+import { VendorMinter } from './explo/embed-token/vendor-minter.js';
 import { createJsonLogger, withRedaction, type BffLogger } from './observability/logger.js';
 import { defaultMetrics } from '#bff-platform';
 import type { BffMetrics } from './observability/metrics.js';

@@ -1,5 +1,5 @@
 import { monotonicNow } from './customer-token/store-health.js';
-import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './embed-token/settings.js';
+import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './explo/embed-token/settings.js';
 import type { BffOptions } from './options.js';
 import type { TokenServiceSettings } from './customer-token/token-service.js';
 

@@ -2,7 +2,7 @@ import { ENVIRONMENTS, UPSTREAM_APIS, type DataSourceMapping, type Environment, 
 import type { LogLevel } from '../observability/logger.js';
 import { DEFAULT_CLAIM_NAMES, isDataSourceMapping } from '../session/claims.js';
 import type { SessionOptions } from '../session/session-verifier.js';
-import type { EmbedTokenOptions } from '../embed-token/options.js';
+import type { EmbedTokenOptions } from '../explo/embed-token/options.js';
 import { EMBED_TOKEN_CONFIG_KEYS, parseEmbedTokenConfig } from './embed-token-config.js';
 import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';

@@ -1,6 +1,6 @@
 import type { TokenRequest } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
-import { CHART_NEEDS_VENDOR_MINT, type EmbedTokens } from '../embed-token/embed-tokens.js';
+import { CHART_NEEDS_VENDOR_MINT, type EmbedTokens } from './embed-token/embed-tokens.js';
 import type { TokenService } from '../customer-token/token-service.js';
 import type { VendorAdapter } from '../vendor/vendor-adapter.js';
 

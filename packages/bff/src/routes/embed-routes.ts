@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { BFF_ROUTES, isChartId, isDashboardId, TOKEN_REQUEST_FIELDS, type TokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
-import { pageOriginOf } from '../embed-token/page-origin.js';
+import { pageOriginOf } from './page-origin.js';
 import { BffError } from '../errors/bff-error.js';
 import { hotCounter } from '../observability/metrics.js';
 import type { BffOptions } from '../options.js';

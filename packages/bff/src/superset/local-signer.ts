@@ -1,5 +1,11 @@
 import { SignJWT } from 'jose';
-import { isUserGroupToken, MAX_USER_GROUP_TOKEN_CHARS, SUPERSET_GUEST_TOKEN, type SupersetGuestTokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
+import {
+  isUserGroupToken,
+  MAX_USER_GROUP_TOKEN_CHARS,
+  SUPERSET_GUEST_TOKEN,
+  type SupersetGuestTokenRequest,
+  type TokenResponse,
+} from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 
 /**

@@ -105,7 +105,9 @@ describe('Superset, guest tokens signed by the BFF', () => {
   });
 
   it('a token longer than the element takes (4,096 characters) is a 500, never sent', async () => {
-    const app = localApp({ rls: Array.from({ length: 40 }, (_, i) => ({ clause: `customer_id = {org_id} AND column_number_${i} IS NOT NULL`, dataset: i + 1 })) });
+    const app = localApp({
+      rls: Array.from({ length: 40 }, (_, i) => ({ clause: `customer_id = {org_id} AND column_number_${i} IS NOT NULL`, dataset: i + 1 })),
+    });
     const res = await call(app, '/embed/token', post(await session({ ...ada, org_id: 'a'.repeat(200) }), { dashboard: DASHBOARD }));
     expect(res.status).toBe(500);
     expect(res.text).not.toMatch(/eyJ/);

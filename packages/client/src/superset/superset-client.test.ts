@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { createFetchTransport } from '../transport/fetch.js';
+import type { TransportRequest, TransportResponse } from '../transport/types.js';
 import { UserGroupApiError } from '../errors/errors.js';
 import { SupersetClient, SupersetSessionRejectedError, cookiesOf, jwtExpiresAt } from './superset-client.js';
 import { startHostileSuperset, SUPERSET_PASSWORD, SUPERSET_USER, type HostileSuperset } from '../../test/support/hostile-superset.js';
@@ -131,6 +132,34 @@ describe('SupersetClient', () => {
   it('a refused connection is network', async () => {
     const c = new SupersetClient({ baseUrl: 'http://127.0.0.1:9', username: SUPERSET_USER, password: SUPERSET_PASSWORD });
     expect((await failure(c.signIn())).code).toBe('network');
+  });
+
+  it('on https sends Referer: <origin>/ with the guest token request (Flask-WTF refuses it without, WTF_CSRF_SSL_STRICT), and the cookie and CSRF header it got', async () => {
+    const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const seen: Record<string, string>[] = [];
+    const transport = async (req: TransportRequest): Promise<TransportResponse> => {
+      seen.push(req.headers);
+      const path = new URL(req.url).pathname;
+      if (path === '/bi/api/v1/security/login') return { status: 200, headers: {}, body: JSON.stringify({ access_token: jwt({ exp }) }) };
+      if (path === '/bi/api/v1/security/csrf_token/')
+        return { status: 200, headers: { 'set-cookie': 'session=s1; HttpOnly; Path=/; Secure' }, body: '{"result":"csrf.value"}' };
+      return { status: 200, headers: {}, body: JSON.stringify({ token: jwt({ exp }) }) };
+    };
+    const c = new SupersetClient({ baseUrl: 'https://bi.example.com/bi/', username: SUPERSET_USER, password: SUPERSET_PASSWORD, transport });
+    await c.guestToken(await c.signIn(), request);
+    expect(seen[0]).not.toHaveProperty('Referer');
+    expect(seen[2]).toMatchObject({
+      Referer: 'https://bi.example.com/',
+      Cookie: 'session=s1',
+      'X-CSRFToken': 'csrf.value',
+      Authorization: `Bearer ${jwt({ exp })}`,
+    });
+    seen.length = 0;
+    const overHttp = new SupersetClient({ baseUrl: 'http://bi.example.com/bi', username: SUPERSET_USER, password: SUPERSET_PASSWORD, transport });
+    await overHttp.guestToken(await overHttp.signIn(), request);
+    expect(seen[2]).toMatchObject({ Cookie: 'session=s1', 'X-CSRFToken': 'csrf.value' });
+    expect(seen[2]).not.toHaveProperty('Referer');
   });
 
   it('refuses bad options, never quoting the password', () => {

@@ -5,6 +5,7 @@ import {
   type SupersetLoginProvider,
   type SupersetLoginRequest,
   parseRetryAfter,
+  VENDOR_ATTEMPT_TIMEOUT_MS,
 } from '@embedded-dashboard/protocol';
 import { defaultTransport, sha256Hex } from '#client-platform';
 import { invoke, linkedController, raceAbort } from '../transport/signals.js';
@@ -31,7 +32,12 @@ export interface SupersetClientOptions {
   provider?: SupersetLoginProvider;
   /** Network seam. Default: node:http(s) with keep-alive. */
   transport?: Transport;
-  /** Per call, in ms: one attempt, no retries (the BFF's breaker, budget and deadline own retrying). Default 3000. */
+  /**
+   * Per exchange, in ms: one attempt, no retries (the BFF's breaker, budget and deadline own
+   * retrying). Default 3000 (`VENDOR_ATTEMPT_TIMEOUT_MS`). A first view without a stored sign-in
+   * makes three exchanges; past the BFF's 8 s request deadline it is answered 504 while the work
+   * goes on, and the element's retry is served by its result.
+   */
   timeoutMs?: number;
   /** Clock in epoch ms, to read the tokens' `exp` against. Default `Date.now`. */
   now?: () => number;
@@ -120,7 +126,7 @@ export class SupersetClient {
 
   constructor(options: SupersetClientOptions) {
     if (typeof options !== 'object' || options === null) throw new TypeError('SupersetClient: options must be an object');
-    const { baseUrl, username, password, provider = 'db', timeoutMs = 3000 } = options;
+    const { baseUrl, username, password, provider = 'db', timeoutMs = VENDOR_ATTEMPT_TIMEOUT_MS } = options;
     let url: URL;
     try {
       url = new URL(baseUrl);

@@ -17,7 +17,7 @@ export { groupFingerprint } from './customer-token/fingerprint.js';
 
 export type { BffOptions, BffAppOptions } from './options.js';
 export type { RateLimitRule } from './session-rate-limit/rate-limiter.js';
-export type { EmbedTokenOptions } from './embed-token/options.js';
+export type { EmbedTokenOptions } from './explo/embed-token/options.js';
 export type { BffNodeListenerOptions, NodeRequestListener } from './http/node-listener.js';
 export type { BffErrorOptions } from './errors/bff-error.js';
 export type { InitialToken, InitialTokenOptions, PageRequest, FetchHandler } from './page/initial-token.js';
@@ -29,6 +29,7 @@ export type { SessionOptions } from './session/session-verifier.js';
 export type { ClaimNames } from './session/claims.js';
 export type { EmbedIdentity, IdentifyFunction } from './session/identity.js';
 export type { UserGroupUpstream, UpstreamCallOptions } from './customer-token/upstream.js';
+export type { BffVendor, VendorAdapter, VendorContext } from './vendor/vendor-adapter.js';
 
 /**
  * A Node `(req, res)` listener for the BFF app (`@hono/node-server`), answering its own refusals

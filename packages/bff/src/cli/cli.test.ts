@@ -8,11 +8,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
-import { jwtDecrypt } from 'jose';
+import { jwtDecrypt, jwtVerify } from 'jose';
 import { assertFreshBuild } from '../../../../test/support/fresh-build.js';
 import { startNodeProcess } from '../../../../test/support/processes.js';
 import { scriptTool } from '../../../../test/support/tools.js';
 import { API_TOKEN, session, SESSION_SECRET } from '../../test/support/fixtures.js';
+import { startHostileSuperset } from '../../../client/test/support/hostile-superset.js';
+
+const SUPERSET_DASHBOARD = '0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0';
 
 const packageDir = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(packageDir, 'bin/embedded-dashboard-bff.js');
@@ -119,6 +122,73 @@ describe('embedded-dashboard-bff CLI', () => {
     } finally {
       await proc.stop();
       emu.emulator.reset();
+    }
+  });
+
+  it('EMBED_VENDOR=superset: one line per problem and exit 1; from a --config file, signs guest tokens and sends Superset nothing', async () => {
+    const superset = await startHostileSuperset({ dashboards: [SUPERSET_DASHBOARD] });
+    const dir = mkdtempSync(join(tmpdir(), 'bff-cli-superset-'));
+    try {
+      const bad = spawnSync(process.execPath, [bin], {
+        env: {
+          ...cleanEnv,
+          EMBED_VENDOR: 'superset',
+          EMBED_UPSTREAM_URL: superset.url,
+          EMBED_SESSION_SECRET: SESSION_SECRET,
+          EMBED_SUPERSET_GUEST_SECRET: 'LEAKCHECK-short',
+        },
+        encoding: 'utf8',
+        timeout: 15_000,
+      });
+      expect(bad.status).toBe(1);
+      expect(bad.stderr.trim().split('\n')).toEqual([
+        'config: EMBED_SUPERSET_GUEST_SECRET must be at least 32 bytes, as GUEST_TOKEN_JWT_SECRET in superset_config.py (value not shown)',
+        "config: EMBED_SUPERSET_AUDIENCE is required with EMBED_SUPERSET_GUEST_SECRET: Superset's GUEST_TOKEN_JWT_AUDIENCE",
+        "config: EMBED_DASHBOARDS is required with EMBED_VENDOR=superset: the embedded dashboards' UUIDs (Superset's Embed dialog), comma-separated",
+        'config: EMBED_SUPERSET_RLS is required (e.g. customer_id = {org_id}): without it every guest sees every row; set EMBED_SUPERSET_RLS_DISABLED=true to embed without row-level security on purpose',
+      ]);
+      expect(bad.stdout + bad.stderr).not.toContain('LEAKCHECK');
+
+      const guestSecret = 'LEAKCHECK-cli-guest-secret-0123456789abcdef';
+      const file = join(dir, 'config.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          EMBED_VENDOR: 'superset',
+          EMBED_UPSTREAM_URL: superset.url,
+          EMBED_DASHBOARDS: SUPERSET_DASHBOARD,
+          EMBED_SUPERSET_RLS: 'customer_id = {org_id}',
+          EMBED_SUPERSET_AUDIENCE: 'superset',
+          EMBED_TOKEN_TTL: 120,
+        }),
+      );
+      const proc = await startNodeProcess(bin, ['--config', file], {
+        env: { ...cleanEnv, EMBED_SESSION_SECRET: SESSION_SECRET, EMBED_PORT: '0', EMBED_SUPERSET_GUEST_SECRET: guestSecret },
+        readyPrefix: BFF_LISTENING_PREFIX,
+      });
+      try {
+        const res = await fetch(`${proc.url}/embed/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${await session()}`, origin: proc.url },
+          body: JSON.stringify({ dashboard: SUPERSET_DASHBOARD }),
+        });
+        expect(res.status).toBe(200);
+        const { token } = (await res.json()) as { token: string };
+        const { payload } = await jwtVerify(token, new TextEncoder().encode(guestSecret), { audience: 'superset' });
+        expect(payload).toMatchObject({
+          type: 'guest',
+          rls_rules: [{ clause: "customer_id = 'acme'" }],
+          resources: [{ type: 'dashboard', id: SUPERSET_DASHBOARD }],
+        });
+        expect(payload.exp! - payload.iat!).toBe(120);
+        expect(superset.calls).toEqual({ login: 0, csrf: 0, guest: 0, other: 0 });
+        expect(proc.output.join('\n')).not.toContain(guestSecret);
+      } finally {
+        await proc.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await superset.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { EXPLO_EMBED_KEY_BYTES, isDashboardId, isExploEmbedKeyId, type UpstreamApiName } from '@embedded-dashboard/protocol';
-import type { EmbedTokenOptions } from '../embed-token/options.js';
+import type { EmbedTokenOptions } from '../explo/embed-token/options.js';
 import type { ConfigGet } from './values.js';
 
 /*

@@ -1,5 +1,5 @@
 import { exploEmbedKey, isDashboardId, isExploEmbedKeyId } from '@embedded-dashboard/protocol';
-import type { UserGroupUpstream } from '../customer-token/upstream.js';
+import type { UserGroupUpstream } from '../../customer-token/upstream.js';
 import type { EmbedTokenOptions } from './options.js';
 
 /*

@@ -1,10 +1,10 @@
 import { jwtDecrypt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserGroupApiError, UserGroupNetworkError } from '@embedded-dashboard/client';
-import { createBffApp } from '../app.js';
-import type { BffAppOptions } from '../options.js';
-import { createMemoryStore } from '../store/memory.js';
-import { FakeJwtVendor } from '../../test/support/fake-jwt-vendor.js';
+import { createBffApp } from '../../app.js';
+import type { BffAppOptions } from '../../options.js';
+import { createMemoryStore } from '../../store/memory.js';
+import { FakeJwtVendor } from '../../../test/support/fake-jwt-vendor.js';
 import {
   acme,
   API_TOKEN,
@@ -17,7 +17,7 @@ import {
   session,
   SESSION_SECRET,
   tokenRequest,
-} from '../../test/support/fixtures.js';
+} from '../../../test/support/fixtures.js';
 
 const KEY = 'LEAKCHECK-vendor-embed-key-32byt';
 const KEY_BYTES = new TextEncoder().encode(KEY);

@@ -1,9 +1,9 @@
 import { decodeProtectedHeader, jwtDecrypt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isCompactJwe, isTokenResponse } from '@embedded-dashboard/protocol';
-import { createBffApp } from '../app.js';
-import type { BffAppOptions } from '../options.js';
-import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
+import { createBffApp } from '../../app.js';
+import type { BffAppOptions } from '../../options.js';
+import { acme, API_TOKEN, call, captureLogs, emitted, FakeUpstream, findLeaks, session, SESSION_SECRET, tokenRequest } from '../../../test/support/fixtures.js';
 
 const KEY = 'LEAKCHECK-embed-secret-32-bytes!';
 const ORIGIN = 'http://localhost';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServer } from '../../../../test/support/redis-server.js';
-import { redisServerTool } from '../../../../test/support/tools.js';
-import { createBffApp } from '../app.js';
-import { createRedisStore } from '../store/redis/index.js';
-import type { TokenStore } from '../store/types.js';
-import { FakeJwtVendor } from '../../test/support/fake-jwt-vendor.js';
-import { API_TOKEN, call, captureLogs, deferred, session, SESSION_SECRET, tokenRequest } from '../../test/support/fixtures.js';
+import { startRedisServer, type RedisServer } from '../../../../../test/support/redis-server.js';
+import { redisServerTool } from '../../../../../test/support/tools.js';
+import { createBffApp } from '../../app.js';
+import { createRedisStore } from '../../store/redis/index.js';
+import type { TokenStore } from '../../store/types.js';
+import { FakeJwtVendor } from '../../../test/support/fake-jwt-vendor.js';
+import { API_TOKEN, call, captureLogs, deferred, session, SESSION_SECRET, tokenRequest } from '../../../test/support/fixtures.js';
 
 const tool = redisServerTool();
 const KEY_BYTES = new TextEncoder().encode('LEAKCHECK-redis-embed-key-32byte');

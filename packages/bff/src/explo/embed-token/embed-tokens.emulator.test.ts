@@ -1,9 +1,9 @@
 import { jwtDecrypt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UPSTREAM_APIS } from '@embedded-dashboard/protocol';
-import { acme, API_TOKEN, emitted, findLeaks, session } from '../../test/support/fixtures.js';
-import { createMemoryStore } from '../store/memory.js';
-import { emulatorBffs } from '../../test/support/socket-bffs.js';
+import { acme, API_TOKEN, emitted, findLeaks, session } from '../../../test/support/fixtures.js';
+import { createMemoryStore } from '../../store/memory.js';
+import { emulatorBffs } from '../../../test/support/socket-bffs.js';
 
 const KEY = 'LEAKCHECK-emulator-embed-key-32b';
 const emu = emulatorBffs({ testingApiToken: 'LEAKCHECK-testing-api-token-77a1', admin: true, embedSecrets: [{ id: 'key-1', value: KEY }] });

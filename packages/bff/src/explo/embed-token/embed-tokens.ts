@@ -1,8 +1,8 @@
 import type { TokenRequest, TokenResponse } from '@embedded-dashboard/protocol';
-import type { Caller } from '../caller/caller.js';
-import { BffError } from '../errors/bff-error.js';
-import type { TokenService } from '../customer-token/token-service.js';
-import { andThen, type MaybePromise } from '../util/maybe-promise.js';
+import type { Caller } from '../../caller/caller.js';
+import { BffError } from '../../errors/bff-error.js';
+import type { TokenService } from '../../customer-token/token-service.js';
+import { andThen, type MaybePromise } from '../../util/maybe-promise.js';
 import type { EmbedTokenMinter, EmbedTokenRequest } from './local-minter.js';
 import type { EmbedTokenSettings } from './settings.js';
 

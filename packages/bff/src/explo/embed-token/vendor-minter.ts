@@ -6,13 +6,13 @@ import {
   type ExploGenerateJwtResponse,
   type TokenResponse,
 } from '@embedded-dashboard/protocol';
-import type { CallPriority } from '../vendor-budget/upstream-budget.js';
-import { BffError } from '../errors/bff-error.js';
-import type { BffLogger } from '../observability/logger.js';
-import type { GroupEntry } from '../store/types.js';
-import type { HeldEntry } from '../customer-token/fleet-lock.js';
-import type { GroupEntries } from '../customer-token/group-entries.js';
-import { isVendorOutage, type VendorCalls } from '../customer-token/vendor-calls.js';
+import type { CallPriority } from '../../vendor-budget/upstream-budget.js';
+import { BffError } from '../../errors/bff-error.js';
+import type { BffLogger } from '../../observability/logger.js';
+import type { GroupEntry } from '../../store/types.js';
+import type { HeldEntry } from '../../customer-token/fleet-lock.js';
+import type { GroupEntries } from '../../customer-token/group-entries.js';
+import { isVendorOutage, type VendorCalls } from '../../customer-token/vendor-calls.js';
 import type { EmbedTokenMinter, EmbedTokenRequest } from './local-minter.js';
 
 export interface VendorMinterSettings {

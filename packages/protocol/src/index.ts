@@ -66,3 +66,26 @@ export { parseCustomEvent, CUSTOM_EVENT_LIMITS, MAX_CUSTOM_EVENT_NAME_LENGTH } f
 export type { JsonValue, DashboardCustomEventDetail } from './custom-events.js';
 export type { VariableLimits } from './variables.js';
 export type { SrcValues } from './frame-src.js';
+
+export {
+  SUPERSET_COMMS_TYPE,
+  SUPERSET_PORT_TRANSFER,
+  SUPERSET_FILTER_PARAMS,
+  SUPERSET_EMBEDDED_PATH,
+  SwitchboardAction,
+  SupersetFrameMethod,
+  SupersetHostMethod,
+  SupersetUiConfig,
+  supersetHandshake,
+} from './superset/switchboard.js';
+export type {
+  SupersetHandshake,
+  SwitchboardGet,
+  SwitchboardReply,
+  SwitchboardError,
+  SwitchboardEmit,
+  SwitchboardMessage,
+  SupersetGuestTokenArgs,
+  SupersetScrollSize,
+  SupersetUiConfigFlag,
+} from './superset/switchboard.js';

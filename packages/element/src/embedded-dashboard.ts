@@ -5,10 +5,7 @@ import { emit } from './events.js';
 import { FrameController } from './frame/frame-controller.js';
 import type { FrameHost } from './frame/frame-host.js';
 import { parseVariables } from './frame/parse-variables.js';
-import { exploJwtProtocol } from './protocol/explo-jwt-protocol.js';
-import { exploProtocol } from './protocol/explo-protocol.js';
 import type { FrameProtocol } from './protocol/frame-protocol.js';
-import { messageProtocol } from './protocol/message-protocol.js';
 import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import type { TokenReason, TokenRequestError } from './token/request-token.js';
@@ -16,11 +13,13 @@ import { TokenController, type FetchToken, type TokenHost } from './token/token-
 import { DEFAULT_ALLOW, ShadowView } from './view/shadow-view.js';
 
 /**
- * The frame protocols the element knows, by `protocol` attribute value: `message`, `explo` and
- * `explo-jwt`, in every entry point (the module and the standalone script). A third vendor is
- * one more entry.
+ * The frame protocols the element knows, by `protocol` attribute value: what the entry points
+ * loaded in this page registered (`defineEmbeddedDashboard`). The main entry (and its standalone
+ * script) registers `message`, `explo` and `explo-jwt`; `@embedded-dashboard/element/superset`
+ * `superset`. The element's core knows none by itself: a vendor is a module of its own, and a
+ * page ships only the vendors it imports.
  */
-export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol };
+export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = {};
 
 /**
  * Shows a vendor dashboard in an iframe and keeps its user group token fresh through the BFF.
@@ -82,6 +81,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     strings: { attribute: false },
   };
   static override styles = styles;
+  /** @internal The protocols known (`FRAME_PROTOCOLS`), where a later entry in the page registers its own. */
+  static readonly protocols = FRAME_PROTOCOLS;
 
   /** Id of the dashboard to show (required). Attribute `dashboard`. */
   declare dashboard?: string;
@@ -208,7 +209,10 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       const adapter = FRAME_PROTOCOLS[this.protocol]!;
       const chart = this.chart ?? undefined;
       if (chart !== undefined && !isChartId(chart)) throw new Error('chart must be a chart id (1-128 of A-Za-z0-9_-)');
-      if (chart !== undefined && !adapter.perDashboard) throw new Error('chart needs protocol="explo-jwt"');
+      if (chart !== undefined && !adapter.charts) {
+        const names = Object.keys(FRAME_PROTOCOLS).filter((name) => FRAME_PROTOCOLS[name]!.charts);
+        throw new Error(`chart needs protocol="${names.join('" or "')}"`);
+      }
       // A token for one dashboard (or chart) is no token for another: a new scope starts the tokens over.
       const scope = adapter.perDashboard ? this.dashboard : undefined;
       if ((scope !== this.tokenScope || chart !== this.tokenChart) && this.hasUpdated) this.#tokens.reset();
@@ -269,6 +273,14 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
    */
   retry(): void {
     this.#tokens.retry();
+  }
+
+  /**
+   * @internal Asks the dashboard frame `method` over its channel (protocols that open one; a
+   * vendor's entry wraps it in typed methods). Rejects with `FrameRequestError`.
+   */
+  frameRequest(method: string, args?: unknown): Promise<unknown> {
+    return this.#frames.request(method, args);
   }
 
   /** @internal Called by the token controller with every token obtained. */

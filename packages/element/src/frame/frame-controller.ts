@@ -5,13 +5,11 @@ import {
   MIN_DASHBOARD_HEIGHT,
   VARIABLE_LIMITS,
   copyVariables,
-  parseCustomEvent,
   variablesProblem,
   type DashboardVariables,
 } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
-import type { FrameProtocol } from '../protocol/frame-protocol.js';
-import { messageProtocol } from '../protocol/message-protocol.js';
+import { FrameRequestError, type FrameLink, type FrameProtocol, type FrameSession } from '../protocol/frame-protocol.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
@@ -53,7 +51,11 @@ export class FrameController implements ReactiveController {
   #srcToken?: string | undefined;
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
-  #adapter: FrameProtocol = messageProtocol;
+  #adapter?: FrameProtocol;
+  /** The visible frame's channel, for protocols that open one after the frame loads. */
+  #session?: FrameSession | undefined;
+  /** When the visible frame's URL was set (`loadTime` for protocols whose frame reports none). */
+  #shownAt = 0;
   #origin = '';
   #srcKey?: string;
   /** The options in the visible frame's URL (or in the one loading to replace it). */
@@ -77,11 +79,15 @@ export class FrameController implements ReactiveController {
 
   hostConnected(): void {
     addEventListener('message', this.#onMessage);
+    // `load` does not bubble: caught on its way down through the shadow root, the frames' parent.
+    this.#host.renderRoot.addEventListener('load', this.#onLoad, true);
   }
 
   hostDisconnected(): void {
     removeEventListener('message', this.#onMessage);
+    this.#host.renderRoot.removeEventListener('load', this.#onLoad, true);
     this.#dropSwap();
+    this.#close();
   }
 
   /**
@@ -98,7 +104,7 @@ export class FrameController implements ReactiveController {
     const token = this.#tokens.token;
     const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
     const optionsKey = `${options.localeCode}\n${options.refreshMinutes}`;
-    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars);
+    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars, host);
     this.#adapter = adapter;
     // The src changes with the dashboard, template, environment or protocol; a new token changes
     // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
@@ -113,14 +119,23 @@ export class FrameController implements ReactiveController {
       this.#srcToken = token;
       this.#origin = next?.origin ?? '';
       this.loaded = false;
+      this.#shownAt = performance.now();
+      this.#close();
       // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
       // origin); any other is removed. If its document is in (no longer the initial about:blank,
       // which would refuse the message), it may have said ready before this element listened:
       // it is sent the token now (and again when it says ready).
       // Only a frame as confined as the element's own is adopted: a loaded frame keeps the sandbox
       // and allow it loaded with.
+      // A frame with a channel opens it on its `load`, which an adopted frame may have had before
+      // this element listened: it is not adopted.
       this.#own =
-        own && own.src === next?.href && !cur && own.getAttribute('sandbox') === host.getAttribute('sandbox') && own.allow === (host.allow ?? DEFAULT_ALLOW)
+        own &&
+        !adapter.connect &&
+        own.src === next?.href &&
+        !cur &&
+        own.getAttribute('sandbox') === host.getAttribute('sandbox') &&
+        own.allow === (host.allow ?? DEFAULT_ALLOW)
           ? own
           : own?.remove();
       if ((this.#ready = !!this.#own && own!.contentDocument?.URL != 'about:blank')) {
@@ -146,6 +161,7 @@ export class FrameController implements ReactiveController {
   clear(): void {
     this.#own = this.#host.querySelector('iframe[slot=frame]')?.remove();
     this.#dropSwap();
+    this.#close();
     this.#srcs[this.#cur] = undefined;
   }
 
@@ -175,11 +191,22 @@ export class FrameController implements ReactiveController {
   /** Hands the token to the frame, once it is ready for one (protocols that post it). */
   sendToken(): void {
     const token = this.#tokens.token;
-    if (this.#ready && token) this.#post(this.#adapter.token?.(token));
+    if (token && this.#session) this.#session.token(token);
+    else if (this.#ready && token) this.#post(this.#adapter?.token?.(token));
   }
 
   sendVariables(): void {
-    this.#post(this.#adapter.variables(this.vars));
+    this.#post(this.#adapter?.variables?.(this.vars));
+  }
+
+  /** Asks the visible frame's session (protocols that open a channel); rejects while there is none. */
+  request(method: string, args?: unknown): Promise<unknown> {
+    return this.#session ? this.#session.request(method, args) : Promise.reject(new FrameRequestError('not_connected', 'The dashboard is not connected yet'));
+  }
+
+  #close(): void {
+    this.#session?.close();
+    this.#session = undefined;
   }
 
   /** The host set new variables (checked): they replace all the current ones. */
@@ -222,15 +249,50 @@ export class FrameController implements ReactiveController {
     }
   }
 
+  #loaded(dashboardId: string, height: number | undefined, loadTime: number): void {
+    if (height !== undefined) this.#resize(height);
+    // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
+    if (!this.loaded) {
+      this.#ready = this.loaded = true;
+      this.#host.requestUpdate();
+      emit(this.#host, 'dashboard-load', { dashboardId, height: this.#height ?? 0, loadTime });
+      if (Object.keys(this.vars).length) this.sendVariables();
+    }
+  }
+
+  /**
+   * The visible frame loaded a document: a protocol with a channel opens a new one to it (the old
+   * one, to the document before, is closed) and hands it the token. Only the visible frame's own
+   * window, while it shows the element's URL.
+   */
+  #onLoad = (event: Event): void => {
+    const connect = this.#adapter?.connect;
+    const win = this.#win(this.#cur);
+    if (!connect || !win || !this.#srcs[this.#cur] || (event.target as HTMLIFrameElement | null)?.contentWindow !== win) return;
+    this.#close();
+    // A session reports nothing once closed, so what it reports is for the visible frame's document.
+    const link: FrameLink = {
+      win,
+      origin: this.#origin,
+      height: () => this.#height,
+      loaded: (height) => this.#loaded(this.#host.dashboard!, height, Math.round(performance.now() - this.#shownAt)),
+      resized: (height) => this.#resize(height),
+      expired: () => this.#tokens.rotate(),
+      emit: (type, detail) => this.#host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true })),
+    };
+    this.#session = connect(link);
+    this.sendToken();
+  };
+
   #onMessage = (event: MessageEvent): void => {
     const cur = this.#cur;
     if (!event.source || event.origin !== this.#origin) return;
-    const message = this.#adapter.parse(event.data);
+    const message = this.#adapter?.parse(event.data);
     if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
       // The hidden new frame: handed the token when it asks (protocols that post it), and
       // replaces the visible one only once it has loaded.
       const token = this.#tokens.token;
-      if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter.token?.(token), cur ^ 1);
+      if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter?.token?.(token), cur ^ 1);
       if (message?.event !== DashboardEvent.loaded) return;
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
@@ -250,18 +312,7 @@ export class FrameController implements ReactiveController {
         this.sendToken();
         break;
       case DashboardEvent.loaded:
-        this.#resize(message.detail.dashboardHeight);
-        // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
-        if (!this.loaded) {
-          this.#ready = this.loaded = true;
-          this.#host.requestUpdate();
-          emit(this.#host, 'dashboard-load', {
-            dashboardId: message.detail.dashboardId,
-            height: this.#height ?? 0,
-            loadTime: message.detail.loadTime,
-          });
-          if (Object.keys(this.vars).length) this.sendVariables();
-        }
+        this.#loaded(message.detail.dashboardId, message.detail.dashboardHeight, message.detail.loadTime);
         break;
       case DashboardEvent.resized:
         this.#resize(message.detail.dashboardHeight);
@@ -282,7 +333,7 @@ export class FrameController implements ReactiveController {
       }
       case undefined: {
         // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when JSON within the limits.
-        const custom = parseCustomEvent(event.data, this.#adapter.lifecycle);
+        const custom = this.#adapter?.custom?.(event.data);
         if (custom) emit(this.#host, 'dashboard-custom-event', custom);
       }
     }

@@ -20,8 +20,9 @@ export interface FrameHost extends ReactiveControllerHost, EventTarget {
   readonly renderRoot: ParentNode;
   /** Finds the frame the server rendered into the element (a light DOM child). */
   querySelector<E extends Element>(selectors: string): E | null;
-  /** Its `sandbox` attribute, which an adopted frame must have too. */
-  getAttribute(name: 'sandbox'): string | null;
+  /** Its `sandbox` attribute, which an adopted frame must have too; a vendor's own attributes. */
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
   /** The frames' `allow`, which an adopted frame must have too (unset: `DEFAULT_ALLOW`). */
   readonly allow?: string | undefined;
 }

@@ -1,4 +1,4 @@
-import type { DashboardMessage, DashboardVariables, SrcValues } from '@embedded-dashboard/protocol';
+import type { DashboardCustomEventDetail, DashboardMessage, DashboardVariables, SrcValues } from '@embedded-dashboard/protocol';
 
 /**
  * How the element talks to one vendor's dashboard frame. The element keeps every guarantee
@@ -17,8 +17,13 @@ export interface FrameProtocol {
    * dashboard, and are shared (in the page and across tabs) only with elements of that dashboard.
    */
   readonly perDashboard?: boolean;
-  /** The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad template. */
-  src(template: string | undefined, values: SrcValues, variables: DashboardVariables): URL | undefined;
+  /** Tokens may be for one chart of the dashboard (the element's `chart`): requests name it too. */
+  readonly charts?: boolean;
+  /**
+   * The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad
+   * template (or a bad vendor attribute, read from `el`: the element's core declares none).
+   */
+  src(template: string | undefined, values: SrcValues, variables: DashboardVariables, el: FrameAttributes): URL | undefined;
   /**
    * The names of the frame events `parse` handles (the lifecycle events): any other name from the
    * verified frame is the dashboard's own event (`dashboard-custom-event`).
@@ -28,6 +33,69 @@ export interface FrameProtocol {
   parse(data: unknown): DashboardMessage | undefined;
   /** The message handing a token to the running frame; absent when the token travels in the URL. */
   token?(token: string): object;
-  /** The message setting variables in the running frame. */
-  variables(variables: DashboardVariables): object;
+  /** The message setting variables in the running frame; absent when the vendor takes none. */
+  variables?(variables: DashboardVariables): object;
+  /**
+   * Reads what is not a lifecycle event (`parse` said `undefined`) as the dashboard's own event
+   * (`dashboard-custom-event`); absent: such messages are ignored.
+   */
+  custom?(data: unknown): DashboardCustomEventDetail | undefined;
+  /**
+   * A vendor whose frame talks over a channel opened after it loads (a `MessagePort` handed over
+   * in a handshake): called on each `load` of the visible frame, with what the element lets it
+   * do; the session it returns gets the tokens (instead of `token`), the element's requests and
+   * is closed when the frame goes. Window messages are then only what `parse` reads.
+   */
+  connect?(link: FrameLink): FrameSession;
+}
+
+/** The vendor attributes an adapter reads from its element (read when the frame URL is built). */
+export interface FrameAttributes {
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
+}
+
+/**
+ * What a connected vendor session may do with its element (heights are checked by the element
+ * again). A session calls nothing once it is closed.
+ */
+export interface FrameLink {
+  /** The visible frame's window: the only one a handshake goes to. */
+  readonly win: Window;
+  /** The frame URL's exact origin: the only target of a handshake. */
+  readonly origin: string;
+  /** The frame's height now (as last applied), or `undefined` while it has the CSS one. */
+  height(): number | undefined;
+  /** The dashboard is shown: `dashboard-load` once per frame, `ready`. */
+  loaded(height?: number): void;
+  /** The dashboard's height (checked against the element's bounds; `dashboard-resize`). */
+  resized(height: number): void;
+  /** The token is refused by the frame: fetch a fresh one (a rotation). */
+  expired(): void;
+  /** An event of the vendor's (`type` names it, e.g. `dashboard-data-mask`), `detail` a checked copy. */
+  emit(type: string, detail: unknown): void;
+}
+
+/** A connected frame, as its vendor adapter holds it. */
+export interface FrameSession {
+  /** Hands a (new) token to the running frame. */
+  token(token: string): void;
+  /** Asks the frame `method` and resolves with its checked answer; rejects with `FrameRequestError`. */
+  request(method: string, args?: unknown): Promise<unknown>;
+  /** The frame is gone (replaced, removed, the element disconnected): stop everything. */
+  close(): void;
+}
+
+/**
+ * A request to the frame that failed: `not_connected` (no frame session yet), `timeout`,
+ * `refused` (the frame answered with an error) or `invalid_response` (an answer over the limits
+ * or of the wrong shape). Its message never holds the frame's own words.
+ */
+export class FrameRequestError extends Error {
+  constructor(
+    readonly code: 'not_connected' | 'timeout' | 'refused' | 'invalid_response',
+    message: string,
+  ) {
+    super(message);
+  }
 }

@@ -1,0 +1,19 @@
+import { EmbeddedDashboard, FRAME_PROTOCOLS } from './embedded-dashboard.js';
+import type { FrameProtocol } from './protocol/frame-protocol.js';
+
+/** The element's tag name. */
+export const TAG_NAME = 'embedded-dashboard';
+
+/**
+ * Registers `protocols` (by `protocol` attribute value; a name already known keeps its adapter)
+ * and defines `<embedded-dashboard>` unless it is defined: what each entry point does on import,
+ * its only side effect. A second entry in the page (another vendor's module, or its standalone
+ * script, whose element class is another copy) adds its protocols to the element already defined.
+ * Guarded so SSR (no `customElements`) and double loads do not throw.
+ */
+export function defineEmbeddedDashboard(protocols: Readonly<Record<string, FrameProtocol>>): void {
+  const defined = typeof customElements === 'undefined' ? undefined : (customElements.get(TAG_NAME) as Partial<typeof EmbeddedDashboard> | undefined);
+  const known = defined ? defined.protocols : FRAME_PROTOCOLS;
+  for (const name in protocols) if (known && !Object.hasOwn(known, name)) known[name] = protocols[name]!;
+  if (typeof customElements !== 'undefined' && !defined) customElements.define(TAG_NAME, EmbeddedDashboard);
+}

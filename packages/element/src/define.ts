@@ -12,8 +12,10 @@ export const TAG_NAME = 'embedded-dashboard';
  * Guarded so SSR (no `customElements`) and double loads do not throw.
  */
 export function defineEmbeddedDashboard(protocols: Readonly<Record<string, FrameProtocol>>): void {
-  const defined = typeof customElements === 'undefined' ? undefined : (customElements.get(TAG_NAME) as Partial<typeof EmbeddedDashboard> | undefined);
+  const ready = typeof customElements !== 'undefined';
+  const defined = ready && (customElements.get(TAG_NAME) as Partial<typeof EmbeddedDashboard> | undefined);
+  // Another copy's class (an older one) may have no registry: then nothing is added.
   const known = defined ? defined.protocols : FRAME_PROTOCOLS;
-  for (const name in protocols) if (known && !Object.hasOwn(known, name)) known[name] = protocols[name]!;
-  if (typeof customElements !== 'undefined' && !defined) customElements.define(TAG_NAME, EmbeddedDashboard);
+  if (known) for (const name in protocols) known[name] ??= protocols[name]!;
+  if (ready && !defined) customElements.define(TAG_NAME, EmbeddedDashboard);
 }

@@ -5,7 +5,7 @@ import { emit } from './events.js';
 import { FrameController } from './frame/frame-controller.js';
 import type { FrameHost } from './frame/frame-host.js';
 import { parseVariables } from './frame/parse-variables.js';
-import type { FrameProtocol } from './protocol/frame-protocol.js';
+import type { FrameProtocol, FrameSession } from './protocol/frame-protocol.js';
 import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import type { TokenReason, TokenRequestError } from './token/request-token.js';
@@ -276,11 +276,11 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   }
 
   /**
-   * @internal Asks the dashboard frame `method` over its channel (protocols that open one; a
-   * vendor's entry wraps it in typed methods). Rejects with `FrameRequestError`.
+   * @internal The visible frame's channel (protocols that open one after the frame loads), for a
+   * vendor's entry to wrap in typed methods; `undefined` while there is none.
    */
-  frameRequest(method: string, args?: unknown): Promise<unknown> {
-    return this.#frames.request(method, args);
+  get frameSession(): FrameSession | undefined {
+    return this.#frames.session;
   }
 
   /** @internal Called by the token controller with every token obtained. */

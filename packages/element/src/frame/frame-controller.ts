@@ -9,7 +9,7 @@ import {
   type DashboardVariables,
 } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
-import { FrameRequestError, type FrameLink, type FrameProtocol, type FrameSession } from '../protocol/frame-protocol.js';
+import type { FrameProtocol, FrameSession } from '../protocol/frame-protocol.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
@@ -52,10 +52,8 @@ export class FrameController implements ReactiveController {
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
   #adapter?: FrameProtocol;
-  /** The visible frame's channel, for protocols that open one after the frame loads. */
-  #session?: FrameSession | undefined;
-  /** When the visible frame's URL was set (`loadTime` for protocols whose frame reports none). */
-  #shownAt = 0;
+  /** The visible frame's channel, for protocols that open one after the frame loads; else `undefined`. */
+  session?: FrameSession | undefined;
   #origin = '';
   #srcKey?: string;
   /** The options in the visible frame's URL (or in the one loading to replace it). */
@@ -69,7 +67,8 @@ export class FrameController implements ReactiveController {
   /** The adopted frame, when it had focus as a swap removed it (before the render that follows). */
   #lostFocus?: Element | null;
   #ready = false;
-  #height?: number;
+  /** The height the frame has, as last applied (`undefined`: its CSS height). */
+  height?: number;
 
   constructor(host: FrameHost, tokens: TokenController) {
     this.#host = host;
@@ -79,13 +78,10 @@ export class FrameController implements ReactiveController {
 
   hostConnected(): void {
     addEventListener('message', this.#onMessage);
-    // `load` does not bubble: caught on its way down through the shadow root, the frames' parent.
-    this.#host.renderRoot.addEventListener('load', this.#onLoad, true);
   }
 
   hostDisconnected(): void {
     removeEventListener('message', this.#onMessage);
-    this.#host.renderRoot.removeEventListener('load', this.#onLoad, true);
     this.#dropSwap();
     this.#close();
   }
@@ -114,13 +110,14 @@ export class FrameController implements ReactiveController {
       this.#srcKey = key;
       this.#optionsKey = optionsKey;
       // A repeat view in this page session reserves the height the dashboard last reported.
-      this.#height = recallHeight(this.#memoryKey()) ?? this.#height;
+      this.height = recallHeight(this.#memoryKey()) ?? this.height;
       this.#srcs[cur] = next?.href;
       this.#srcToken = token;
       this.#origin = next?.origin ?? '';
       this.loaded = false;
-      this.#shownAt = performance.now();
       this.#close();
+      // A vendor with a channel opens it to each document its frame loads at this URL.
+      if ((this.session = next && adapter.connect?.(this, next.href, host))) this.sendToken();
       // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
       // origin); any other is removed. If its document is in (no longer the initial about:blank,
       // which would refuse the message), it may have said ready before this element listened:
@@ -174,7 +171,7 @@ export class FrameController implements ReactiveController {
       adopted: !!this.#own,
       srcs: this.#srcs,
       cur: this.#cur,
-      height: !this.#host.noAutoResize && this.#height,
+      height: !this.#host.noAutoResize && this.height,
     };
   }
 
@@ -191,7 +188,7 @@ export class FrameController implements ReactiveController {
   /** Hands the token to the frame, once it is ready for one (protocols that post it). */
   sendToken(): void {
     const token = this.#tokens.token;
-    if (token && this.#session) this.#session.token(token);
+    if (token && this.session) this.session.token(token);
     else if (this.#ready && token) this.#post(this.#adapter?.token?.(token));
   }
 
@@ -199,14 +196,8 @@ export class FrameController implements ReactiveController {
     this.#post(this.#adapter?.variables?.(this.vars));
   }
 
-  /** Asks the visible frame's session (protocols that open a channel); rejects while there is none. */
-  request(method: string, args?: unknown): Promise<unknown> {
-    return this.#session ? this.#session.request(method, args) : Promise.reject(new FrameRequestError('not_connected', 'The dashboard is not connected yet'));
-  }
-
   #close(): void {
-    this.#session?.close();
-    this.#session = undefined;
+    this.session = this.session?.close();
   }
 
   /** The host set new variables (checked): they replace all the current ones. */
@@ -238,51 +229,29 @@ export class FrameController implements ReactiveController {
     return host.chart ? `${host.dashboard}\n${host.chart}` : `${host.dashboard}`;
   }
 
-  #resize(height: number): void {
+  /** The dashboard's height: applied within the bounds, remembered, `dashboard-resize`. */
+  resize(height: number): void {
     if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
     height = Math.ceil(height);
     rememberHeight(this.#memoryKey(), height);
-    if (height !== this.#height) {
-      this.#height = height;
+    if (height !== this.height) {
+      this.height = height;
       this.#host.requestUpdate();
       emit(this.#host, 'dashboard-resize', { height });
     }
   }
 
-  #loaded(dashboardId: string, height: number | undefined, loadTime: number): void {
-    if (height !== undefined) this.#resize(height);
+  /** The dashboard is shown (`dashboard-load` once per frame): from its lifecycle events, or a vendor session. */
+  shown(dashboardId: string, height: number | undefined, loadTime: number): void {
+    if (height !== undefined) this.resize(height);
     // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
     if (!this.loaded) {
       this.#ready = this.loaded = true;
       this.#host.requestUpdate();
-      emit(this.#host, 'dashboard-load', { dashboardId, height: this.#height ?? 0, loadTime });
+      emit(this.#host, 'dashboard-load', { dashboardId, height: this.height ?? 0, loadTime });
       if (Object.keys(this.vars).length) this.sendVariables();
     }
   }
-
-  /**
-   * The visible frame loaded a document: a protocol with a channel opens a new one to it (the old
-   * one, to the document before, is closed) and hands it the token. Only the visible frame's own
-   * window, while it shows the element's URL.
-   */
-  #onLoad = (event: Event): void => {
-    const connect = this.#adapter?.connect;
-    const win = this.#win(this.#cur);
-    if (!connect || !win || !this.#srcs[this.#cur] || (event.target as HTMLIFrameElement | null)?.contentWindow !== win) return;
-    this.#close();
-    // A session reports nothing once closed, so what it reports is for the visible frame's document.
-    const link: FrameLink = {
-      win,
-      origin: this.#origin,
-      height: () => this.#height,
-      loaded: (height) => this.#loaded(this.#host.dashboard!, height, Math.round(performance.now() - this.#shownAt)),
-      resized: (height) => this.#resize(height),
-      expired: () => this.#tokens.rotate(),
-      emit: (type, detail) => this.#host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true })),
-    };
-    this.#session = connect(link);
-    this.sendToken();
-  };
 
   #onMessage = (event: MessageEvent): void => {
     const cur = this.#cur;
@@ -307,15 +276,15 @@ export class FrameController implements ReactiveController {
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
         // The height it will have, when it says so: sized now, not when it has loaded.
-        if (message.detail.dashboardHeight) this.#resize(message.detail.dashboardHeight);
+        if (message.detail.dashboardHeight) this.resize(message.detail.dashboardHeight);
         this.#ready = true;
         this.sendToken();
         break;
       case DashboardEvent.loaded:
-        this.#loaded(message.detail.dashboardId, message.detail.dashboardHeight, message.detail.loadTime);
+        this.shown(message.detail.dashboardId, message.detail.dashboardHeight, message.detail.loadTime);
         break;
       case DashboardEvent.resized:
-        this.#resize(message.detail.dashboardHeight);
+        this.resize(message.detail.dashboardHeight);
         break;
       case DashboardEvent.tokenExpired:
         this.#tokens.rotate();

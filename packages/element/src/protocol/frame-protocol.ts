@@ -42,11 +42,12 @@ export interface FrameProtocol {
   custom?(data: unknown): DashboardCustomEventDetail | undefined;
   /**
    * A vendor whose frame talks over a channel opened after it loads (a `MessagePort` handed over
-   * in a handshake): called on each `load` of the visible frame, with what the element lets it
-   * do; the session it returns gets the tokens (instead of `token`), the element's requests and
-   * is closed when the frame goes. Window messages are then only what `parse` reads.
+   * in a handshake): called when the element points its frame at `src`; the session it returns
+   * opens the channel on each `load` of the frame showing `src` (in `el`'s shadow root), gets the
+   * tokens (instead of `token`) and the element's requests, and is closed when the frame's URL
+   * changes or the element goes. Window messages are then only what `parse` reads.
    */
-  connect?(link: FrameLink): FrameSession;
+  connect?(link: FrameLink, src: string, el: FrameElement): FrameSession;
 }
 
 /** The vendor attributes an adapter reads from its element (read when the frame URL is built). */
@@ -56,24 +57,22 @@ export interface FrameAttributes {
 }
 
 /**
- * What a connected vendor session may do with its element (heights are checked by the element
- * again). A session calls nothing once it is closed.
+ * What a vendor session may do with its element's frames (the element's frame controller): the
+ * height is checked against the element's bounds again. A session calls nothing once closed.
  */
 export interface FrameLink {
-  /** The visible frame's window: the only one a handshake goes to. */
-  readonly win: Window;
-  /** The frame URL's exact origin: the only target of a handshake. */
-  readonly origin: string;
   /** The frame's height now (as last applied), or `undefined` while it has the CSS one. */
-  height(): number | undefined;
-  /** The dashboard is shown: `dashboard-load` once per frame, `ready`. */
-  loaded(height?: number): void;
-  /** The dashboard's height (checked against the element's bounds; `dashboard-resize`). */
-  resized(height: number): void;
-  /** The token is refused by the frame: fetch a fresh one (a rotation). */
-  expired(): void;
-  /** An event of the vendor's (`type` names it, e.g. `dashboard-data-mask`), `detail` a checked copy. */
-  emit(type: string, detail: unknown): void;
+  readonly height?: number | undefined;
+  /** The dashboard's height (`dashboard-resize`). */
+  resize(height: number): void;
+  /** The dashboard is shown, `loadTime` ms after its frame loaded: `dashboard-load` once per frame, `ready`. */
+  shown(dashboardId: string, height: number | undefined, loadTime: number): void;
+}
+
+/** The element as a vendor session sees it: its shadow root (where its frames load) and its events. */
+export interface FrameElement extends EventTarget {
+  readonly renderRoot: ParentNode & EventTarget;
+  readonly dashboard?: string | undefined;
 }
 
 /** A connected frame, as its vendor adapter holds it. */
@@ -83,7 +82,7 @@ export interface FrameSession {
   /** Asks the frame `method` and resolves with its checked answer; rejects with `FrameRequestError`. */
   request(method: string, args?: unknown): Promise<unknown>;
   /** The frame is gone (replaced, removed, the element disconnected): stop everything. */
-  close(): void;
+  close(): undefined;
 }
 
 /**

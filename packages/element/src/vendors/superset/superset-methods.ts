@@ -26,6 +26,10 @@ const MAX_ANCHOR_LENGTH = 200;
 
 const invalid = (): FrameRequestError => new FrameRequestError('invalid_response', 'The dashboard answered with the wrong shape');
 
+/** Asks the element's frame over its port; `not_connected` while it has none (not loaded, another protocol). */
+const ask = (el: EmbeddedDashboard, method: SupersetFrameMethod, args?: unknown): Promise<unknown> =>
+  el.frameSession?.request(method, args) ?? Promise.reject(new FrameRequestError('not_connected', 'The dashboard is not connected yet'));
+
 /**
  * The Superset frame's answers as typed methods of `<embedded-dashboard protocol="superset">`:
  * each asks the running frame over its port and settles within `SUPERSET_REQUEST_TIMEOUT_MS`,
@@ -48,12 +52,12 @@ declare module '../../embedded-dashboard.js' {
 
 const methods: SupersetMethods & ThisType<EmbeddedDashboard> = {
   async getDataMask() {
-    const mask = await this.frameRequest('getDataMask' satisfies SupersetFrameMethod);
+    const mask = await ask(this, 'getDataMask');
     if (!isRecord(mask) || !Object.values(mask).every(isRecord)) throw invalid();
     return mask as SupersetDataMask;
   },
   async getActiveTabs() {
-    const tabs = await this.frameRequest('getActiveTabs' satisfies SupersetFrameMethod);
+    const tabs = await ask(this, 'getActiveTabs');
     if (!Array.isArray(tabs) || !tabs.every((tab) => typeof tab === 'string')) throw invalid();
     return tabs as string[];
   },
@@ -61,7 +65,7 @@ const methods: SupersetMethods & ThisType<EmbeddedDashboard> = {
     if (anchor !== undefined && (typeof anchor !== 'string' || anchor.length > MAX_ANCHOR_LENGTH)) {
       throw new TypeError(`anchor must be a string of at most ${MAX_ANCHOR_LENGTH} characters`);
     }
-    const url = await this.frameRequest('getDashboardPermalink' satisfies SupersetFrameMethod, { anchor });
+    const url = await ask(this, 'getDashboardPermalink', { anchor });
     // A link the page may show or open: an absolute http(s) URL only, never `javascript:`.
     if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw invalid();
     return url;

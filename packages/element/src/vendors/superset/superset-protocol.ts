@@ -10,7 +10,14 @@ import {
   type SwitchboardAction,
   type SwitchboardMessage,
 } from '@embedded-dashboard/protocol';
-import { FrameRequestError, type FrameAttributes, type FrameLink, type FrameProtocol, type FrameSession } from '../../protocol/frame-protocol.js';
+import {
+  FrameRequestError,
+  type FrameAttributes,
+  type FrameElement,
+  type FrameLink,
+  type FrameProtocol,
+  type FrameSession,
+} from '../../protocol/frame-protocol.js';
 import { jsonCopy } from './json-copy.js';
 
 /** A request to the frame (`getDataMask`, …, `getScrollSize`) that has no answer by then fails with `timeout`. */
@@ -99,57 +106,78 @@ export function nextHeight(reported: number, current: number | undefined, lastGr
   return { height, growth: Math.max(change, 0) };
 }
 
-/** The port's half of a session: every message is checked, answers are matched by id only. */
-function connectSuperset(link: FrameLink): FrameSession {
-  const { port1: port, port2 } = new MessageChannel();
-  // The frame takes the port from a window message of this exact shape, sent to its exact origin.
-  link.win.postMessage(HANDSHAKE, link.origin, [port2]);
+/**
+ * The session of one frame URL: on each `load` of the element's frame showing `src` (a new
+ * document: a new port, the old one closed), the handshake to the frame's window at the exact
+ * origin of `src`, then the last token, the height polls and the requests over the port; every
+ * message on it checked, answers matched by id only.
+ */
+function connectSuperset(link: FrameLink, src: string, el: FrameElement): FrameSession {
+  const origin = new URL(src).origin;
   const pending = new Map<string, { ok: (value: unknown) => void; fail: (error: FrameRequestError) => void; timer: ReturnType<typeof setTimeout> }>();
+  let port: MessagePort | undefined;
+  let token: string | undefined;
   let ids = 0;
   let closed = false;
   let polling: ReturnType<typeof setTimeout> | undefined;
   let shown = false;
   let growth = 0;
-  const post = (message: SwitchboardMessage) => port.postMessage(message);
+  let loadedAt = 0;
+  /** Which document of the frame the polls are for: a poll of an earlier one stops. */
+  let documents = 0;
+  let polled = 0;
+  const post = (message: SwitchboardMessage) => port?.postMessage(message);
+  const fail = (error: FrameRequestError) => {
+    for (const [, waiting] of pending) {
+      clearTimeout(waiting.timer);
+      waiting.fail(error);
+    }
+    pending.clear();
+  };
 
   const request = (method: string, args?: unknown): Promise<unknown> =>
-    new Promise((ok, fail) => {
-      if (closed) return fail(new FrameRequestError('not_connected', 'The dashboard is not connected'));
+    new Promise((ok, reject) => {
+      if (closed || !port) return reject(new FrameRequestError('not_connected', 'The dashboard is not connected yet'));
       const messageId = `m_embedded-dashboard_${++ids}`;
       const timer = setTimeout(() => {
         pending.delete(messageId);
-        fail(new FrameRequestError('timeout', `The dashboard did not answer ${method} in time`));
+        reject(new FrameRequestError('timeout', `The dashboard did not answer ${method} in time`));
       }, SUPERSET_REQUEST_TIMEOUT_MS);
-      pending.set(messageId, { ok, fail, timer });
+      pending.set(messageId, { ok, fail: reject, timer });
       post({ switchboardAction: GET, method, messageId, args });
     });
 
-  const poll = async (): Promise<void> => {
-    if (closed) return;
+  const poll = async (current: number): Promise<void> => {
     if (document.visibilityState !== 'hidden') {
       try {
         const size = await request(GET_SCROLL_SIZE);
         const reported = isRecord(size) ? size.height : undefined;
-        if (!closed && typeof reported === 'number' && Number.isFinite(reported)) {
-          const next = nextHeight(reported, link.height(), growth);
+        if (current === documents && typeof reported === 'number' && Number.isFinite(reported)) {
+          const next = nextHeight(reported, link.height, growth);
           if (next) {
             growth = next.growth;
-            link.resized(next.height);
+            link.resize(next.height);
           }
           // The frame answers once its app runs: the dashboard is shown (no other sign exists).
           if (!shown) {
             shown = true;
-            link.loaded();
+            link.shown(el.dashboard!, undefined, Math.round(performance.now() - loadedAt));
           }
         }
       } catch {
-        // No answer this time (a timeout, a refusal): asked again at the next poll.
+        // No answer this time (a timeout, a refusal, a new document): asked again at the next poll.
       }
     }
-    if (!closed) polling = setTimeout(() => void poll(), SUPERSET_HEIGHT_POLL_MS);
+    if (!closed && current === documents) polling = setTimeout(() => void poll(current), SUPERSET_HEIGHT_POLL_MS);
+  };
+  // The first token renders the document's dashboard: from then on its height is followed.
+  const sendToken = () => {
+    if (!token || !port) return;
+    post({ switchboardAction: EMIT, method: GUEST_TOKEN, args: { guestToken: token } });
+    if (polled !== documents) void poll((polled = documents));
   };
 
-  port.onmessage = ({ data }: MessageEvent) => {
+  const onMessage = ({ data }: MessageEvent) => {
     if (closed || !isRecord(data)) return;
     const action = data.switchboardAction;
     if (action === EMIT) {
@@ -158,7 +186,13 @@ function connectSuperset(link: FrameLink): FrameSession {
       const mask = jsonCopy(data.args);
       if (!isRecord(mask)) return;
       const { crossFiltersChanged, nativeFiltersChanged, ...dataMask } = mask;
-      link.emit('dashboard-data-mask', { dataMask, crossFiltersChanged: crossFiltersChanged === true, nativeFiltersChanged: nativeFiltersChanged === true });
+      el.dispatchEvent(
+        new CustomEvent('dashboard-data-mask', {
+          detail: { dataMask, crossFiltersChanged: crossFiltersChanged === true, nativeFiltersChanged: nativeFiltersChanged === true },
+          bubbles: true,
+          composed: true,
+        }),
+      );
       return;
     }
     const messageId = data.messageId;
@@ -186,24 +220,39 @@ function connectSuperset(link: FrameLink): FrameSession {
       );
   };
 
+  // `load` does not bubble: caught on its way down through the shadow root, the frames' parent.
+  const onLoad = ({ target }: Event) => {
+    const frame = target as HTMLIFrameElement;
+    const win = frame.contentWindow;
+    // The element's visible frame at this URL only (not one loading hidden to replace it).
+    if (frame.localName !== 'iframe' || frame.getAttribute('src') !== src || frame.classList.contains('next') || !win) return;
+    port?.close();
+    documents++;
+    clearTimeout(polling);
+    fail(new FrameRequestError('not_connected', 'The dashboard loaded again'));
+    const channel = new MessageChannel();
+    port = channel.port1;
+    port.onmessage = onMessage;
+    // The frame takes the port from a window message of this exact shape, sent to its exact origin.
+    win.postMessage(HANDSHAKE, origin, [channel.port2]);
+    loadedAt = performance.now();
+    sendToken();
+  };
+  el.renderRoot.addEventListener('load', onLoad, true);
+
   return {
-    token(guestToken) {
-      if (closed) return;
-      post({ switchboardAction: EMIT, method: GUEST_TOKEN, args: { guestToken } });
-      // The first token renders the dashboard: from then on its height is followed.
-      if (!polling) void poll();
+    token(next) {
+      token = next;
+      sendToken();
     },
     request,
     close() {
       closed = true;
       clearTimeout(polling);
-      port.onmessage = null;
-      port.close();
-      for (const [, waiting] of pending) {
-        clearTimeout(waiting.timer);
-        waiting.fail(new FrameRequestError('not_connected', 'The dashboard frame is gone'));
-      }
-      pending.clear();
+      el.renderRoot.removeEventListener('load', onLoad, true);
+      port?.close();
+      fail(new FrameRequestError('not_connected', 'The dashboard frame is gone'));
+      return undefined;
     },
   };
 }

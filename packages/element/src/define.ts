@@ -1,5 +1,6 @@
-import { EmbeddedDashboard, FRAME_PROTOCOLS } from './embedded-dashboard.js';
+import { EmbeddedDashboard } from './embedded-dashboard.js';
 import type { FrameProtocol } from './protocol/frame-protocol.js';
+import { FRAME_FEATURES, FRAME_PROTOCOLS, type VariablesSupport } from './protocol/registry.js';
 
 /** The element's tag name. */
 export const TAG_NAME = 'embedded-dashboard';
@@ -11,11 +12,12 @@ export const TAG_NAME = 'embedded-dashboard';
  * script, whose element class is another copy) adds its protocols to the element already defined.
  * Guarded so SSR (no `customElements`) and double loads do not throw.
  */
-export function defineEmbeddedDashboard(protocols: Readonly<Record<string, FrameProtocol>>): void {
+export function defineEmbeddedDashboard(protocols: Readonly<Record<string, FrameProtocol>>, variables?: VariablesSupport): void {
   const ready = typeof customElements !== 'undefined';
   const defined = ready && (customElements.get(TAG_NAME) as Partial<typeof EmbeddedDashboard> | undefined);
   // Another copy's class (an older one) may have no registry: then nothing is added.
-  const known = defined ? defined.protocols : FRAME_PROTOCOLS;
+  const { protocols: known, features } = defined || { protocols: FRAME_PROTOCOLS, features: FRAME_FEATURES };
   if (known) for (const name in protocols) known[name] ??= protocols[name]!;
+  if (features) features.variables ??= variables;
   if (ready && !defined) customElements.define(TAG_NAME, EmbeddedDashboard);
 }

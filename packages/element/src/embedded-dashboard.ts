@@ -4,22 +4,15 @@ import { styles } from './embedded-dashboard.styles.js';
 import { emit } from './events.js';
 import { FrameController } from './frame/frame-controller.js';
 import type { FrameHost } from './frame/frame-host.js';
-import { parseVariables } from './frame/parse-variables.js';
-import type { FrameProtocol, FrameSession } from './protocol/frame-protocol.js';
+import type { FrameSession } from './protocol/frame-protocol.js';
+import { FRAME_FEATURES, FRAME_PROTOCOLS } from './protocol/registry.js';
 import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import type { TokenReason, TokenRequestError } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 import { DEFAULT_ALLOW, ShadowView } from './view/shadow-view.js';
 
-/**
- * The frame protocols the element knows, by `protocol` attribute value: what the entry points
- * loaded in this page registered (`defineEmbeddedDashboard`). The main entry (and its standalone
- * script) registers `message`, `explo` and `explo-jwt`; `@embedded-dashboard/element/superset`
- * `superset`. The element's core knows none by itself: a vendor is a module of its own, and a
- * page ships only the vendors it imports.
- */
-export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = {};
+export { FRAME_PROTOCOLS } from './protocol/registry.js';
 
 /**
  * Shows a vendor dashboard in an iframe and keeps its user group token fresh through the BFF.
@@ -83,6 +76,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   static override styles = styles;
   /** @internal The protocols known (`FRAME_PROTOCOLS`), where a later entry in the page registers its own. */
   static readonly protocols = FRAME_PROTOCOLS;
+  /** @internal What the entries registered beside their protocols (`FRAME_FEATURES`). */
+  static readonly features = FRAME_FEATURES;
 
   /** Id of the dashboard to show (required). Attribute `dashboard`. */
   declare dashboard?: string;
@@ -190,7 +185,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     let problem: string | undefined;
     if (changed.has('variables')) {
       try {
-        this.#frames.setVariables(parseVariables(this.variables));
+        // Only the entries whose protocols have variables bring their checks.
+        this.#frames.setVariables(FRAME_FEATURES.variables?.parse(this.variables) ?? {});
         this.#variablesProblem = undefined;
       } catch (error) {
         this.#variablesProblem = (error as Error).message;

@@ -1,15 +1,8 @@
 import type { ReactiveController } from '@lit/reactive-element';
-import {
-  DashboardEvent,
-  MAX_DASHBOARD_HEIGHT,
-  MIN_DASHBOARD_HEIGHT,
-  VARIABLE_LIMITS,
-  copyVariables,
-  variablesProblem,
-  type DashboardVariables,
-} from '@embedded-dashboard/protocol';
+import { DashboardEvent, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, type DashboardVariables } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
 import type { FrameProtocol, FrameSession } from '../protocol/frame-protocol.js';
+import { FRAME_FEATURES } from '../protocol/registry.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
@@ -202,7 +195,7 @@ export class FrameController implements ReactiveController {
 
   /** The host set new variables (checked): they replace all the current ones. */
   setVariables(variables: DashboardVariables): void {
-    this.vars = frozen(copyVariables(variables));
+    this.vars = frozen(variables);
   }
 
   #ownFocus(): Element | null {
@@ -290,12 +283,10 @@ export class FrameController implements ReactiveController {
         this.#tokens.rotate();
         break;
       case DashboardEvent.variableUpdated: {
-        // Checked as a whole by the parser (limits, no prototype keys); defined as an own property.
+        // Checked as a whole by the parser (limits, no prototype keys); the whole checked again.
         const { varName, newValue } = message.detail;
-        const next = copyVariables(this.vars);
-        Object.defineProperty(next, varName, { value: newValue, enumerable: true, writable: true, configurable: true });
-        // One more variable may put the whole over a limit: then the update is ignored, not half applied.
-        if (variablesProblem(next, VARIABLE_LIMITS)) return;
+        const next = FRAME_FEATURES.variables?.update(this.vars, varName, newValue);
+        if (!next) return;
         this.vars = frozen(next);
         emit(this.#host, 'dashboard-variable-change', { name: varName, value: newValue });
         break;

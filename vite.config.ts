@@ -62,6 +62,7 @@ export default defineConfig({
           include: ['packages/{protocol,client,emulator,bff,vite}/src/**/*.test.ts', 'test/**/*.test.ts', 'demo/**/*.test.ts', 'bench/**/*.test.ts'],
           exclude: [
             'test/e2e/**',
+            'test/superset/**',
             'test/packaging/**',
             'test/topology/**',
             '**/node_modules/**',
@@ -87,6 +88,18 @@ export default defineConfig({
               settings: { enableIframePageLoading: true, navigation: { disableChildFrameNavigation: true } },
             },
           },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Tests against the real Apache Superset, which its global setup starts once per run (or
+          // takes from .ci/run: EMBED_SUPERSET_MANIFEST); the conformance suite runs the same cases
+          // against the emulator's Superset mode too.
+          name: 'superset',
+          environment: 'node',
+          include: ['test/superset/**/*.test.ts'],
+          globalSetup: ['test/superset/global-setup.ts'],
         },
       },
       {

@@ -67,6 +67,18 @@ export type { JsonValue, DashboardCustomEventDetail } from './custom-events.js';
 export type { VariableLimits } from './variables.js';
 export type { SrcValues } from './frame-src.js';
 
+export { SUPERSET_ROUTES, SUPERSET_CSRF_HEADER, SUPERSET_GUEST_TOKEN_HEADER, SUPERSET_GUEST_TOKEN, isSupersetEmbeddedUuid } from './superset/api.js';
+export type {
+  SupersetLoginProvider,
+  SupersetLoginRequest,
+  SupersetLoginResponse,
+  SupersetGuestUser,
+  SupersetGuestResource,
+  SupersetRlsRule,
+  SupersetGuestTokenRequest,
+  SupersetGuestTokenResponse,
+  SupersetGuestTokenClaims,
+} from './superset/api.js';
 export {
   SUPERSET_COMMS_TYPE,
   SUPERSET_PORT_TRANSFER,

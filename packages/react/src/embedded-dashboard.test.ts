@@ -145,7 +145,9 @@ describe('EmbeddedDashboard in the browser', () => {
       const el = mount(props);
       await el.updateComplete;
       expect([el.protocol, el.problem]).toEqual(['superset', undefined]);
-      expect(el.shadowRoot!.querySelector('iframe')!.getAttribute('src')).toBe('https://bi.example.com/embedded/5b7a3c1e-8f2d-4e6a-9c0b-1d2e3f4a5b6c?uiConfig=17');
+      expect(el.shadowRoot!.querySelector('iframe')!.getAttribute('src')).toBe(
+        'https://bi.example.com/embedded/5b7a3c1e-8f2d-4e6a-9c0b-1d2e3f4a5b6c?uiConfig=17',
+      );
       await vi.waitFor(() => expect(bodies).toEqual([{ dashboard: props.dashboard }]));
     } finally {
       vi.unstubAllGlobals();

@@ -71,17 +71,17 @@ export function loadSupersetFrame(m: Pick<Mounted, 'frame' | 'win'>, answers: Re
     emit: (method, args) => port.postMessage({ switchboardAction: 'emit', method, args }),
     raw: (data) => port.postMessage(data),
   };
-  port.onmessage = async ({ data }) => {
-    const message = data as SwitchboardMessage;
+  port.onmessage = ({ data }) => void answer(data as SwitchboardMessage);
+  const answer = async (message: SwitchboardMessage): Promise<void> => {
     frame.received.push(message);
     if (message.switchboardAction !== 'get') return;
-    const answer = frame.answers[message.method];
-    if (!answer) {
+    const method = frame.answers[message.method];
+    if (!method) {
       port.postMessage({ switchboardAction: 'error', messageId: message.messageId, error: `[superset] Method "${message.method}" is not defined` });
       return;
     }
     try {
-      const result = await answer(message.args);
+      const result = await method(message.args);
       if (result !== NO_ANSWER) port.postMessage({ switchboardAction: 'reply', messageId: message.messageId, result });
     } catch {
       port.postMessage({ switchboardAction: 'error', messageId: message.messageId, error: `[superset] Method "${message.method}" threw an error` });

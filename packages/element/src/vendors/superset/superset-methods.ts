@@ -59,7 +59,7 @@ const methods: SupersetMethods & ThisType<EmbeddedDashboard> = {
   async getActiveTabs() {
     const tabs = await ask(this, 'getActiveTabs');
     if (!Array.isArray(tabs) || !tabs.every((tab) => typeof tab === 'string')) throw invalid();
-    return tabs as string[];
+    return tabs;
   },
   async getDashboardPermalink(anchor) {
     if (anchor !== undefined && (typeof anchor !== 'string' || anchor.length > MAX_ANCHOR_LENGTH)) {

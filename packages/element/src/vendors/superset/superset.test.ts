@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { json, mount, ORIGIN, resolved, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../../test/support/fixtures.js';
-import { FakeMessageChannel, handshakes, loadSupersetFrame, NO_ANSWER, type SupersetFrame } from '../../../test/support/superset-frame.js';
+import { FakeMessageChannel, handshakes, loadSupersetFrame, NO_ANSWER } from '../../../test/support/superset-frame.js';
 import '../../superset.js';
 import { FrameRequestError } from '../../protocol/frame-protocol.js';
 import { nextHeight, SUPERSET_HEIGHT_POLL_MS, SUPERSET_REQUEST_TIMEOUT_MS } from './superset-protocol.js';
@@ -85,7 +85,7 @@ describe('<embedded-dashboard protocol="superset">', () => {
 
   it('hands the frame a port on load (exact origin, one transfer), then the guest token over it, never by window message', async () => {
     const { m, first, frame } = await shown();
-    const [[message, origin, transfer]] = handshakes(m.win);
+    const [message, origin, transfer] = handshakes(m.win)[0]!;
     expect(message).toEqual({ type: '__embedded_comms__', handshake: 'port transfer' });
     expect(origin).toBe(ORIGIN);
     expect(transfer).toHaveLength(1);
@@ -275,7 +275,7 @@ describe('the Superset methods', () => {
     ['a permalink that is no string', { getDashboardPermalink: () => 42 }, (m: Mounted) => m.el.getDashboardPermalink(), 'invalid_response'],
     ['no result at all', { getActiveTabs: () => undefined }, (m: Mounted) => m.el.getActiveTabs(), 'invalid_response'],
   ])('reject %s', async (_name, answers, call, code) => {
-    const { m } = await shown({}, answers as Record<string, (args: unknown) => unknown>);
+    const { m } = await shown({}, answers);
     const error = await failing(() => call(m));
     expect(error).toBeInstanceOf(FrameRequestError);
     expect(error.code).toBe(code);

@@ -69,6 +69,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function supersetSrc(template: string | undefined, values: SrcValues, _variables: unknown, el: FrameAttributes): URL | undefined {
   if (template?.includes('{token}')) throw new Error('src-template may not hold {token} under protocol="superset": the guest token goes to the running frame');
   if (!UUID.test(values.dashboard)) throw new Error('dashboard must be an embedded dashboard UUID under protocol="superset"');
+  // Explo's frame options: Superset's frame has neither (and a change would wait for a hidden frame that never reports).
+  if (values.localeCode !== undefined || values.refreshMinutes !== undefined)
+    throw new Error('locale-code and refresh-minutes are not for protocol="superset"');
   const url = resolveSrc(template, { dashboard: values.dashboard, environment: values.environment })!;
   let bits: number = EMIT_DATA_MASKS;
   for (const name in UI_FLAGS) if (el.hasAttribute(name)) bits |= UI_FLAGS[name]!;

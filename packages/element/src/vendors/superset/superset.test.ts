@@ -73,6 +73,8 @@ describe('<embedded-dashboard protocol="superset">', () => {
     ['url-params too long', { 'url-params': `a=${'x'.repeat(2000)}` }, /url-params must be at most 2000 characters/],
     ['url-params setting uiConfig', { 'url-params': 'uiConfig=0' }, /may not set uiConfig/],
     ['a chart', { chart: 'revenue' }, /chart needs protocol="explo-jwt"/],
+    ['a locale-code (an Explo frame option)', { 'locale-code': 'de-DE' }, /not for protocol="superset"/],
+    ['a refresh-minutes (an Explo frame option)', { 'refresh-minutes': '5' }, /not for protocol="superset"/],
   ])('refuses %s with invalid_attribute, asks no token and renders no frame', async (_name, extra, message) => {
     const fetch = stubFetch(json(tokenBody(300)));
     const m = await mount(attributes(extra));

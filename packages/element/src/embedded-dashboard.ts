@@ -2,17 +2,16 @@ import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import { canonicalLocale, isChartId, isRefreshMinutes, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
 import { emit } from './events.js';
-import { FrameController } from './frame/frame-controller.js';
-import type { FrameHost } from './frame/frame-host.js';
+import type { FrameHost, Frames } from './frame/frame-host.js';
 import type { FrameSession } from './protocol/frame-protocol.js';
-import { FRAME_FEATURES, FRAME_PROTOCOLS } from './protocol/registry.js';
+import { FRAME_FEATURES, FRAME_PROTOCOLS } from './frame/registry.js';
 import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import type { TokenReason, TokenRequestError } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 import { DEFAULT_ALLOW, ShadowView } from './view/shadow-view.js';
 
-export { FRAME_PROTOCOLS } from './protocol/registry.js';
+export { FRAME_PROTOCOLS } from './frame/registry.js';
 
 /**
  * Shows a vendor dashboard in an iframe and keeps its user group token fresh through the BFF.
@@ -161,7 +160,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   /** @internal The chart token requests name (`explo-jwt` with `chart`), else `undefined`. */
   tokenChart?: string | undefined;
   readonly #tokens = new TokenController(this);
-  readonly #frames = new FrameController(this, this.#tokens);
+  // The frames controller the entries registered (the main entry's does everything; a lean one does what its protocols need).
+  readonly #frames: Frames = new FRAME_FEATURES.frames!(this, this.#tokens);
   /**
    * What had focus in the element as the coming render began (the adopted frame when a swap
    * removed it before the render); `null` when focus was elsewhere.

@@ -1,5 +1,6 @@
 import { defineEmbeddedDashboard } from './define.js';
 import type { EmbeddedDashboard } from './embedded-dashboard.js';
+import { FrameController } from './frame/frame-controller.js';
 import { parseVariables, updateVariable } from './frame/parse-variables.js';
 import { messageProtocol } from './protocol/message-protocol.js';
 import { exploJwtProtocol } from './vendors/explo/explo-jwt-protocol.js';
@@ -30,4 +31,7 @@ declare global {
 }
 
 // The only side effect of importing this package: our own protocol (the default) and Explo's two.
-defineEmbeddedDashboard({ message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol }, { parse: parseVariables, update: updateVariable });
+defineEmbeddedDashboard({ message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol }, FrameController, {
+  parse: parseVariables,
+  update: updateVariable,
+});

@@ -5,6 +5,7 @@
  * `getDashboardPermalink`. With the main entry in the same page, both sets of protocols are known.
  */
 import { defineEmbeddedDashboard, TAG_NAME } from './define.js';
+import { ChannelFrames } from './frame/channel-frames.js';
 import type { DashboardDataMaskEvent } from './vendors/superset/superset-methods.js';
 import { addSupersetMethods } from './vendors/superset/superset-methods.js';
 import { supersetProtocol } from './vendors/superset/superset-protocol.js';
@@ -28,5 +29,5 @@ declare global {
   }
 }
 
-defineEmbeddedDashboard({ superset: supersetProtocol });
+defineEmbeddedDashboard({ superset: supersetProtocol }, ChannelFrames);
 addSupersetMethods(typeof customElements === 'undefined' ? undefined : customElements.get(TAG_NAME));

@@ -1,23 +1,18 @@
 import type { ReactiveController } from '@lit/reactive-element';
-import { DashboardEvent, MAX_DASHBOARD_HEIGHT, MIN_DASHBOARD_HEIGHT, type DashboardVariables } from '@embedded-dashboard/protocol';
+import { DashboardEvent, type DashboardVariables } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
 import type { FrameProtocol, FrameSession } from '../protocol/frame-protocol.js';
-import { FRAME_FEATURES } from '../protocol/registry.js';
+import { FRAME_FEATURES } from './registry.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
 import { DEFAULT_ALLOW } from '../view/shadow-view.js';
 import type { FrameHost, FrameOptions, FramesView } from './frame-host.js';
-import { recallHeight, rememberHeight } from './height-memory.js';
+import { applyHeight, frozen, memoryKey } from './frame-common.js';
+import { recallHeight } from './height-memory.js';
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;
-
-/** A deep-frozen copy: state handed out is never live (frameworks see a new object per change). */
-const frozen = <T>(value: T): T => {
-  if (typeof value === 'object' && value) for (const item of Object.values(value)) frozen(item);
-  return Object.freeze(value);
-};
 
 /**
  * The dashboard frames of one element, as a reactive controller: the visible frame and, while a
@@ -103,7 +98,7 @@ export class FrameController implements ReactiveController {
       this.#srcKey = key;
       this.#optionsKey = optionsKey;
       // A repeat view in this page session reserves the height the dashboard last reported.
-      this.height = recallHeight(this.#memoryKey()) ?? this.height;
+      this.height = recallHeight(memoryKey(host)) ?? this.height;
       this.#srcs[cur] = next?.href;
       this.#srcToken = token;
       this.#origin = next?.origin ?? '';
@@ -216,22 +211,9 @@ export class FrameController implements ReactiveController {
     if (message) this.#win(slot)?.postMessage(message, this.#origin);
   }
 
-  /** Which dashboard (and chart) a remembered height is for. */
-  #memoryKey(): string {
-    const host = this.#host;
-    return host.chart ? `${host.dashboard}\n${host.chart}` : `${host.dashboard}`;
-  }
-
   /** The dashboard's height: applied within the bounds, remembered, `dashboard-resize`. */
   resize(height: number): void {
-    if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
-    height = Math.ceil(height);
-    rememberHeight(this.#memoryKey(), height);
-    if (height !== this.height) {
-      this.height = height;
-      this.#host.requestUpdate();
-      emit(this.#host, 'dashboard-resize', { height });
-    }
+    this.height = applyHeight(this.#host, this.height, height) ?? this.height;
   }
 
   /** The dashboard is shown (`dashboard-load` once per frame): from its lifecycle events, or a vendor session. */

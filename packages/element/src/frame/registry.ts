@@ -1,5 +1,6 @@
 import type { DashboardVariables } from '@embedded-dashboard/protocol';
-import type { FrameProtocol } from './frame-protocol.js';
+import type { FrameProtocol } from '../protocol/frame-protocol.js';
+import type { FramesClass } from './frame-host.js';
 
 /**
  * The frame protocols the element knows, by `protocol` attribute value: what the entry points
@@ -22,5 +23,9 @@ export interface VariablesSupport {
   update(current: DashboardVariables, name: string, value: unknown): DashboardVariables | undefined;
 }
 
-/** What the entries in the page registered beside their protocols. */
-export const FRAME_FEATURES: { variables?: VariablesSupport } = {};
+/**
+ * What the entries in the page registered beside their protocols: the variables, and the frames
+ * controller (the main entry's `FrameController`; an entry whose protocols all open a channel,
+ * `ChannelFrames`, which a full one replaces).
+ */
+export const FRAME_FEATURES: { variables?: VariablesSupport; frames?: FramesClass } = {};

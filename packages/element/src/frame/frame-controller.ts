@@ -1,5 +1,5 @@
 import type { ReactiveController } from '@lit/reactive-element';
-import { DashboardEvent, type DashboardVariables } from '@embedded-dashboard/protocol';
+import { DashboardEvent, parseCustomEvent, type DashboardVariables } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
 import type { FrameProtocol, FrameSession } from '../protocol/frame-protocol.js';
 import { FRAME_FEATURES } from './registry.js';
@@ -274,8 +274,9 @@ export class FrameController implements ReactiveController {
         break;
       }
       case undefined: {
-        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when JSON within the limits.
-        const custom = this.#adapter?.custom?.(event.data);
+        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when
+        // JSON within the limits; a protocol with a channel has none in window messages.
+        const custom = !this.#adapter!.connect && parseCustomEvent(event.data, this.#adapter!.lifecycle);
         if (custom) emit(this.#host, 'dashboard-custom-event', custom);
       }
     }

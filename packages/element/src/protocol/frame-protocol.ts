@@ -1,4 +1,4 @@
-import type { DashboardCustomEventDetail, DashboardMessage, DashboardVariables, SrcValues } from '@embedded-dashboard/protocol';
+import type { DashboardMessage, DashboardVariables, SrcValues } from '@embedded-dashboard/protocol';
 
 /**
  * How the element talks to one vendor's dashboard frame. The element keeps every guarantee
@@ -35,11 +35,6 @@ export interface FrameProtocol {
   token?(token: string): object;
   /** The message setting variables in the running frame; absent when the vendor takes none. */
   variables?(variables: DashboardVariables): object;
-  /**
-   * Reads what is not a lifecycle event (`parse` said `undefined`) as the dashboard's own event
-   * (`dashboard-custom-event`); absent: such messages are ignored.
-   */
-  custom?(data: unknown): DashboardCustomEventDetail | undefined;
   /**
    * A vendor whose frame talks over a channel opened after it loads (a `MessagePort` handed over
    * in a handshake): called when the element points its frame at `src`; the session it returns

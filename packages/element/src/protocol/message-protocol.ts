@@ -1,7 +1,5 @@
-import { DashboardEvent, HostEvent, parseCustomEvent, parseDashboardMessage, resolveSrc } from '@embedded-dashboard/protocol';
+import { DashboardEvent, HostEvent, parseDashboardMessage, resolveSrc } from '@embedded-dashboard/protocol';
 import type { FrameProtocol } from './frame-protocol.js';
-
-const LIFECYCLE = Object.values(DashboardEvent);
 
 /**
  * Our own protocol (ARCHITECTURE §6): the token and variables go to the running frame by message.
@@ -11,9 +9,8 @@ const LIFECYCLE = Object.values(DashboardEvent);
 export const messageProtocol: FrameProtocol = {
   swap: false,
   src: resolveSrc,
-  lifecycle: LIFECYCLE,
+  lifecycle: Object.values(DashboardEvent),
   parse: parseDashboardMessage,
-  custom: (data) => parseCustomEvent(data, LIFECYCLE),
   token: (token) => ({ event: HostEvent.updateToken, detail: { token } }),
   variables: (variables) => ({ event: HostEvent.updateVariables, detail: { variables } }),
 };

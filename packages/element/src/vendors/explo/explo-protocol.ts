@@ -1,11 +1,4 @@
-import {
-  exploSrc,
-  parseCustomEvent,
-  parseDashboardMessage,
-  type DashboardEvent,
-  type ExploFrameEvent,
-  type ExploHostEvent,
-} from '@embedded-dashboard/protocol';
+import { exploSrc, parseDashboardMessage, type DashboardEvent, type ExploFrameEvent, type ExploHostEvent } from '@embedded-dashboard/protocol';
 import type { FrameProtocol } from '../../protocol/frame-protocol.js';
 
 /**
@@ -21,8 +14,6 @@ const OURS: Readonly<Record<string, DashboardEvent>> = {
   sendVariableUpdatedEvent: 'variableUpdated',
   customerJwtExpired: 'tokenExpired',
 } satisfies Record<ExploFrameEvent, DashboardEvent>;
-const LIFECYCLE = Object.keys(OURS);
-
 const UPDATE_VARIABLES: ExploHostEvent = 'updateExploDashboardVariables';
 
 /**
@@ -33,7 +24,7 @@ const UPDATE_VARIABLES: ExploHostEvent = 'updateExploDashboardVariables';
 export const exploProtocol: FrameProtocol = {
   swap: true,
   src: exploSrc,
-  lifecycle: LIFECYCLE,
+  lifecycle: Object.keys(OURS),
   parse(data) {
     const event = (data as { event?: string } | null)?.event as string;
     // Own keys only: an event named "__proto__" is not a vendor event.
@@ -43,8 +34,6 @@ export const exploProtocol: FrameProtocol = {
       ? parseDashboardMessage({ event: ours, detail: ours === 'tokenExpired' ? { dashboardId: '' } : (data as { detail?: unknown }).detail })
       : undefined;
   },
-  // A JS Event Button's author-named event, analyticsEventFired (ARCHITECTURE §6).
-  custom: (data) => parseCustomEvent(data, LIFECYCLE),
   variables: (variables) => ({
     event: UPDATE_VARIABLES,
     detail: { variables: Object.keys(variables).map((varName) => ({ varName, value: variables[varName] })) },

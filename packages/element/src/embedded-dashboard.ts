@@ -73,10 +73,6 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     strings: { attribute: false },
   };
   static override styles = styles;
-  /** @internal The protocols known (`FRAME_PROTOCOLS`), where a later entry in the page registers its own. */
-  static readonly protocols = FRAME_PROTOCOLS;
-  /** @internal What the entries registered beside their protocols (`FRAME_FEATURES`). */
-  static readonly features = FRAME_FEATURES;
 
   /** Id of the dashboard to show (required). Attribute `dashboard`. */
   declare dashboard?: string;

@@ -68,7 +68,11 @@ const LAYERS = {
     ['http'],
   ],
   element: [
-    ['index.ts', 'explo.ts'],
+    // The entry points: each registers its protocols (the main one ours and Explo's).
+    ['index.ts', 'explo.ts', 'superset.ts'],
+    // A vendor's frame protocol (vendors/<name>/) and the define helper: above the core, which
+    // names no vendor; a vendor imports only the shared layers below (vendor-folders-apart).
+    ['vendors', 'define.ts'],
     ['embedded-dashboard.ts'],
     ['frame'],
     ['events.ts'],
@@ -147,6 +151,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/[^/]+/src/', pathNot: TEST },
       to: { path: '^(packages/[^/]+/test/|test/|bench/|demo/)' },
+    },
+    {
+      name: 'vendor-folders-apart',
+      comment:
+        "A vendor's folder (src/vendors/<name>/ in any package) imports only shared layers, never another vendor's folder: adding a vendor touches no other vendor's files.",
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/vendors/([^/]+)/', pathNot: TEST },
+      to: { path: '^packages/[^/]+/src/vendors/', pathNot: '^packages/[^/]+/src/vendors/$1/' },
     },
     ...packageRules,
     ...layerRules,

@@ -29,61 +29,80 @@ const squeezeLitBuild = (): Plugin => ({
   },
 });
 
-/** The bundle's file name, and what `integrity.json` beside it maps it to. */
-const BUNDLE = 'embedded-dashboard.js';
+/**
+ * One self-contained bundle per vendor entry, each its own build (a shared chunk would make a
+ * page load two files): `vite build` the main entry (ours and Explo's protocols), `--mode
+ * superset` the Superset entry. Their file names, and the entries they bundle.
+ */
+const STANDALONES: Readonly<Record<string, { file: string; entry: string }>> = {
+  production: { file: 'embedded-dashboard.js', entry: './src/index.ts' },
+  superset: { file: 'embedded-dashboard-superset.js', entry: './src/superset.ts' },
+};
 
 /**
  * Beside the bundle as written: `integrity.json` (`{ "embedded-dashboard.js": "sha384-…" }`, its
  * subresource integrity, for `<script integrity>` and `renderElementScript({ integrity })`), and
  * the types of the `./standalone` export (the same exports as the package's main entry).
  */
-const integrityManifest = (): Plugin => ({
+const integrityManifest = (file: string, entry: string): Plugin => ({
   name: 'integrity-manifest',
   writeBundle(options) {
     const dir = options.dir!;
     const hash = createHash('sha384')
-      .update(readFileSync(join(dir, BUNDLE)))
+      .update(readFileSync(join(dir, file)))
       .digest('base64');
-    writeFileSync(join(dir, 'integrity.json'), `${JSON.stringify({ [BUNDLE]: `sha384-${hash}` }, null, 2)}\n`);
-    writeFileSync(join(dir, 'embedded-dashboard.d.ts'), `export * from '../index.js';\n`);
+    // Each build adds its file to what an earlier build of the same run wrote.
+    const manifest = join(dir, 'integrity.json');
+    let known: Record<string, string> = {};
+    try {
+      known = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, string>;
+    } catch {
+      // The first build of the run.
+    }
+    writeFileSync(manifest, `${JSON.stringify({ ...known, [file]: `sha384-${hash}` }, null, 2)}\n`);
+    writeFileSync(join(dir, file.replace(/\.js$/, '.d.ts')), `export * from '../${entry.slice('./src/'.length).replace(/\.ts$/, '.js')}';\n`);
   },
 });
 
-export default defineConfig({
-  plugins: [minifyCssTemplates(), squeezeLitBuild(), integrityManifest()],
-  mode: 'production',
-  resolve: {
-    // Lit's minified production build, whatever NODE_ENV the caller (e.g. vitest) runs under.
-    conditions: ['module', 'browser', 'production'],
-    alias: [
-      {
-        find: '@embedded-dashboard/protocol',
-        replacement: fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+export default defineConfig(({ mode }) => {
+  const { file, entry } = STANDALONES[mode] ?? STANDALONES.production!;
+  return {
+    plugins: [minifyCssTemplates(), squeezeLitBuild(), integrityManifest(file, entry)],
+    mode: 'production',
+    resolve: {
+      // Lit's minified production build, whatever NODE_ENV the caller (e.g. vitest) runs under.
+      conditions: ['module', 'browser', 'production'],
+      alias: [
+        {
+          find: '@embedded-dashboard/protocol',
+          replacement: fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+        },
+      ],
+    },
+    logLevel: 'warn',
+    build: {
+      outDir: fileURLToPath(new URL('./dist/standalone', import.meta.url)),
+      // The first build of a run empties the folder; the next adds its file.
+      emptyOutDir: file === STANDALONES.production!.file,
+      sourcemap: true,
+      // Vite keeps whitespace and annotations in ES library builds; the budget counts every byte.
+      // Terser after Rolldown's minifier: about 130 B less gzipped (three passes); `unsafe` inlines
+      // the frozen-by-type constants (DashboardState) and `keep_fargs: false` drops unused
+      // parameters (no code here reads a function's length): about 30 B more.
+      // Terser takes seconds on a loaded machine; Rolldown's timing notice would be noise in tests.
+      rolldownOptions: { output: { minify: true, comments: false }, checks: { pluginTimings: false } },
+      minify: 'terser',
+      terserOptions: {
+        module: true,
+        ecma: 2020,
+        compress: { passes: 3, unsafe: true, unsafe_arrows: true, pure_getters: true, keep_fargs: false },
+        format: { comments: false },
       },
-    ],
-  },
-  logLevel: 'warn',
-  build: {
-    outDir: fileURLToPath(new URL('./dist/standalone', import.meta.url)),
-    emptyOutDir: true,
-    sourcemap: true,
-    // Vite keeps whitespace and annotations in ES library builds; the budget counts every byte.
-    // Terser after Rolldown's minifier: about 130 B less gzipped (three passes); `unsafe` inlines
-    // the frozen-by-type constants (DashboardState) and `keep_fargs: false` drops unused
-    // parameters (no code here reads a function's length): about 30 B more.
-    // Terser takes seconds on a loaded machine; Rolldown's timing notice would be noise in tests.
-    rolldownOptions: { output: { minify: true, comments: false }, checks: { pluginTimings: false } },
-    minify: 'terser',
-    terserOptions: {
-      module: true,
-      ecma: 2020,
-      compress: { passes: 3, unsafe: true, unsafe_arrows: true, pure_getters: true, keep_fargs: false },
-      format: { comments: false },
+      lib: {
+        entry: fileURLToPath(new URL(entry, import.meta.url)),
+        formats: ['es'],
+        fileName: () => file,
+      },
     },
-    lib: {
-      entry: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
-      formats: ['es'],
-      fileName: () => BUNDLE,
-    },
-  },
+  };
 });

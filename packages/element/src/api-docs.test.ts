@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const read = (path: string) => readFileSync(join(packageDir, path), 'utf8');
 const source = read('src/embedded-dashboard.ts');
-// The frames' events (load, resize, variable change) are dispatched by the frame controller.
-const frames = read('src/frame/frame-controller.ts');
+// The frames' events (load, resize, variable change) are dispatched by the frame controller (resize through frame-common.ts).
+const frames = read('src/frame/frame-controller.ts') + read('src/frame/frame-common.ts');
 const view = read('src/view/shadow-view.ts');
 const styles = read('src/embedded-dashboard.styles.ts');
 const readme = read('README.md');

@@ -35,3 +35,23 @@ it('builds a standalone bundle of at most 10 KB gzipped (level 9), Lit and the t
   const gzipped = gzipSync(bundle, { level: 9 }).length;
   expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES);
 }, 60_000);
+
+it('builds the Superset standalone bundle (--mode superset) beside it: self-contained, the Superset protocol only, its integrity added', async () => {
+  await build({
+    configFile: fileURLToPath(new URL('../vite.standalone.config.ts', import.meta.url)),
+    mode: 'superset',
+    build: { outDir, sourcemap: false },
+  });
+  const bundle = readFileSync(join(outDir, 'embedded-dashboard-superset.js'));
+  const text = bundle.toString();
+  expect(text).not.toMatch(/\bfrom\s*["']|\bimport\s*\(|\bimport\s*["']/);
+  expect(text).toContain('embedded-dashboard');
+  expect(text).toContain('__embedded_comms__');
+  expect(text).toContain('guestToken');
+  // A page ships only the vendor it uses: no Explo protocol, not our own message protocol.
+  for (const other of ['updateExploDashboardVariables', 'updateCustomerJwt', 'customerJwtExpired', 'updateToken']) expect(text).not.toContain(other);
+  const manifest = JSON.parse(readFileSync(join(outDir, 'integrity.json'), 'utf8')) as Record<string, string>;
+  expect(manifest['embedded-dashboard-superset.js']).toBe(`sha384-${createHash('sha384').update(bundle).digest('base64')}`);
+  expect(readFileSync(join(outDir, 'embedded-dashboard-superset.d.ts'), 'utf8')).toBe(`export * from '../superset.js';\n`);
+  // Its size against the 9,216 B budget is bench row 1i (bench/README.md).
+}, 60_000);

@@ -2,25 +2,16 @@ import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import { canonicalLocale, isChartId, isRefreshMinutes, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
 import { emit } from './events.js';
-import { FrameController } from './frame/frame-controller.js';
-import type { FrameHost } from './frame/frame-host.js';
-import { parseVariables } from './frame/parse-variables.js';
-import { exploJwtProtocol } from './protocol/explo-jwt-protocol.js';
-import { exploProtocol } from './protocol/explo-protocol.js';
-import type { FrameProtocol } from './protocol/frame-protocol.js';
-import { messageProtocol } from './protocol/message-protocol.js';
+import type { FrameHost, Frames } from './frame/frame-host.js';
+import type { FrameSession } from './protocol/frame-protocol.js';
+import { FRAME_FEATURES, FRAME_PROTOCOLS } from './frame/registry.js';
 import { DashboardState } from './state.js';
 import { en, type DashboardStrings } from './strings/strings.js';
 import type { TokenReason, TokenRequestError } from './token/request-token.js';
 import { TokenController, type FetchToken, type TokenHost } from './token/token-controller.js';
 import { DEFAULT_ALLOW, ShadowView } from './view/shadow-view.js';
 
-/**
- * The frame protocols the element knows, by `protocol` attribute value: `message`, `explo` and
- * `explo-jwt`, in every entry point (the module and the standalone script). A third vendor is
- * one more entry.
- */
-export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = { message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol };
+export { FRAME_PROTOCOLS } from './frame/registry.js';
 
 /**
  * Shows a vendor dashboard in an iframe and keeps its user group token fresh through the BFF.
@@ -165,7 +156,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   /** @internal The chart token requests name (`explo-jwt` with `chart`), else `undefined`. */
   tokenChart?: string | undefined;
   readonly #tokens = new TokenController(this);
-  readonly #frames = new FrameController(this, this.#tokens);
+  // The frames controller the entries registered (the main entry's does everything; a lean one does what its protocols need).
+  readonly #frames: Frames = new FRAME_FEATURES.frames!(this, this.#tokens);
   /**
    * What had focus in the element as the coming render began (the adopted frame when a swap
    * removed it before the render); `null` when focus was elsewhere.
@@ -189,7 +181,8 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     let problem: string | undefined;
     if (changed.has('variables')) {
       try {
-        this.#frames.setVariables(parseVariables(this.variables));
+        // Only the entries whose protocols have variables bring their checks.
+        this.#frames.setVariables(FRAME_FEATURES.variables?.parse(this.variables) ?? {});
         this.#variablesProblem = undefined;
       } catch (error) {
         this.#variablesProblem = (error as Error).message;
@@ -208,7 +201,10 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       const adapter = FRAME_PROTOCOLS[this.protocol]!;
       const chart = this.chart ?? undefined;
       if (chart !== undefined && !isChartId(chart)) throw new Error('chart must be a chart id (1-128 of A-Za-z0-9_-)');
-      if (chart !== undefined && !adapter.perDashboard) throw new Error('chart needs protocol="explo-jwt"');
+      if (chart !== undefined && !adapter.charts) {
+        const names = Object.keys(FRAME_PROTOCOLS).filter((name) => FRAME_PROTOCOLS[name]!.charts);
+        throw new Error(`chart needs protocol="${names.join('" or "')}"`);
+      }
       // A token for one dashboard (or chart) is no token for another: a new scope starts the tokens over.
       const scope = adapter.perDashboard ? this.dashboard : undefined;
       if ((scope !== this.tokenScope || chart !== this.tokenChart) && this.hasUpdated) this.#tokens.reset();
@@ -269,6 +265,14 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
    */
   retry(): void {
     this.#tokens.retry();
+  }
+
+  /**
+   * @internal The visible frame's channel (protocols that open one after the frame loads), for a
+   * vendor's entry to wrap in typed methods; `undefined` while there is none.
+   */
+  get frameSession(): FrameSession | undefined {
+    return this.#frames.session;
   }
 
   /** @internal Called by the token controller with every token obtained. */

@@ -1,7 +1,14 @@
-import { EmbeddedDashboard } from './embedded-dashboard.js';
+import { defineEmbeddedDashboard } from './define.js';
+import type { EmbeddedDashboard } from './embedded-dashboard.js';
+import { FrameController } from './frame/frame-controller.js';
+import { parseVariables, updateVariable } from './frame/parse-variables.js';
+import { messageProtocol } from './protocol/message-protocol.js';
+import { exploJwtProtocol } from './vendors/explo/explo-jwt-protocol.js';
+import { exploProtocol } from './vendors/explo/explo-protocol.js';
 
 export { EmbeddedDashboard, FRAME_PROTOCOLS } from './embedded-dashboard.js';
 export type { FrameProtocol } from './protocol/frame-protocol.js';
+export { TAG_NAME } from './define.js';
 export { DashboardState } from './state.js';
 export { TokenRequestError } from './token/request-token.js';
 export type { TokenReason } from './token/request-token.js';
@@ -17,16 +24,14 @@ export type {
   EmbeddedDashboardEventMap,
 } from './events.js';
 
-/** The element's tag name. */
-export const TAG_NAME = 'embedded-dashboard';
-
 declare global {
   interface HTMLElementTagNameMap {
     'embedded-dashboard': EmbeddedDashboard;
   }
 }
 
-// The only side effect of importing this package; guarded so SSR and double loads do not throw.
-if (typeof customElements !== 'undefined' && !customElements.get(TAG_NAME)) {
-  customElements.define('embedded-dashboard', EmbeddedDashboard);
-}
+// The only side effect of importing this package: our own protocol (the default) and Explo's two.
+defineEmbeddedDashboard({ message: messageProtocol, explo: exploProtocol, 'explo-jwt': exploJwtProtocol }, FrameController, {
+  parse: parseVariables,
+  update: updateVariable,
+});

@@ -3,6 +3,7 @@ import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { EmbeddedDashboard as EmbeddedDashboardElement } from '@embedded-dashboard/element';
+import '@embedded-dashboard/element/superset';
 import type { TokenResponse } from '@embedded-dashboard/protocol';
 import { EmbeddedDashboard, type EmbeddedDashboardProps } from './index.js';
 
@@ -120,6 +121,34 @@ describe('EmbeddedDashboard in the browser', () => {
       await el.updateComplete;
       expect([el.protocol, el.chart, el.problem]).toEqual(['explo-jwt', 'revenue-by-month', undefined]);
       await vi.waitFor(() => expect(bodies).toEqual([{ dashboard: 'sales-overview', chart: 'revenue-by-month' }]));
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a Superset embed: protocol="superset" and its own attributes rendered as written, the token request names the dashboard', async () => {
+    const props = {
+      dashboard: '5b7a3c1e-8f2d-4e6a-9c0b-1d2e3f4a5b6c',
+      protocol: 'superset',
+      srcTemplate: 'https://bi.example.com/embedded/{dashboard}',
+      'hide-title': '',
+    } as const;
+    expect(renderToString(createElement(EmbeddedDashboard, props))).toBe(
+      '<embedded-dashboard hide-title="" dashboard="5b7a3c1e-8f2d-4e6a-9c0b-1d2e3f4a5b6c" protocol="superset" src-template="https://bi.example.com/embedded/{dashboard}"></embedded-dashboard>',
+    );
+    const bodies: unknown[] = [];
+    vi.stubGlobal('fetch', (_url: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)));
+      return new Promise<Response>(() => undefined);
+    });
+    try {
+      const el = mount(props);
+      await el.updateComplete;
+      expect([el.protocol, el.problem]).toEqual(['superset', undefined]);
+      expect(el.shadowRoot!.querySelector('iframe')!.getAttribute('src')).toBe(
+        'https://bi.example.com/embedded/5b7a3c1e-8f2d-4e6a-9c0b-1d2e3f4a5b6c?uiConfig=17',
+      );
+      await vi.waitFor(() => expect(bodies).toEqual([{ dashboard: props.dashboard }]));
     } finally {
       vi.unstubAllGlobals();
     }

@@ -32,8 +32,13 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   dashboard: string;
   /** Id of one chart of it, shown alone (`protocol="explo-jwt"`; the BFF needs `EMBED_JWT_MINT=vendor`). */
   chart?: string;
-  /** How the element talks to the frame: `message` (default), `explo` or `explo-jwt` (the vendor's embed tokens; needed for `chart`). */
-  protocol?: 'message' | 'explo' | 'explo-jwt';
+  /**
+   * How the element talks to the frame: `message` (default), `explo` or `explo-jwt` (the vendor's
+   * embed tokens; needed for `chart`), or `superset` (Apache Superset's embedded dashboards: import
+   * `@embedded-dashboard/element/superset` once in the app, which registers it; its attributes,
+   * `hide-title` and the others, pass through as written).
+   */
+  protocol?: 'message' | 'explo' | 'explo-jwt' | 'superset';
   /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. */
   srcTemplate: string;
   /** The BFF's token route. Default `/embed/token`. */

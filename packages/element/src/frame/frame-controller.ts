@@ -1,32 +1,18 @@
 import type { ReactiveController } from '@lit/reactive-element';
-import {
-  DashboardEvent,
-  MAX_DASHBOARD_HEIGHT,
-  MIN_DASHBOARD_HEIGHT,
-  VARIABLE_LIMITS,
-  copyVariables,
-  parseCustomEvent,
-  variablesProblem,
-  type DashboardVariables,
-} from '@embedded-dashboard/protocol';
+import { DashboardEvent, parseCustomEvent, type DashboardVariables } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
-import type { FrameProtocol } from '../protocol/frame-protocol.js';
-import { messageProtocol } from '../protocol/message-protocol.js';
+import type { FrameProtocol, FrameSession } from '../protocol/frame-protocol.js';
+import { FRAME_FEATURES } from './registry.js';
 import { en } from '../strings/strings.js';
 import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
 import { DEFAULT_ALLOW } from '../view/shadow-view.js';
 import type { FrameHost, FrameOptions, FramesView } from './frame-host.js';
-import { recallHeight, rememberHeight } from './height-memory.js';
+import { applyHeight, frozen, memoryKey } from './frame-common.js';
+import { recallHeight } from './height-memory.js';
 
 /** A new frame (token in the URL) that has not reported loaded by then is dropped; the old one stays. */
 export const FRAME_SWAP_TIMEOUT_MS = 15_000;
-
-/** A deep-frozen copy: state handed out is never live (frameworks see a new object per change). */
-const frozen = <T>(value: T): T => {
-  if (typeof value === 'object' && value) for (const item of Object.values(value)) frozen(item);
-  return Object.freeze(value);
-};
 
 /**
  * The dashboard frames of one element, as a reactive controller: the visible frame and, while a
@@ -53,7 +39,9 @@ export class FrameController implements ReactiveController {
   #srcToken?: string | undefined;
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
-  #adapter: FrameProtocol = messageProtocol;
+  #adapter?: FrameProtocol;
+  /** The visible frame's channel, for protocols that open one after the frame loads; else `undefined`. */
+  session?: FrameSession | undefined;
   #origin = '';
   #srcKey?: string;
   /** The options in the visible frame's URL (or in the one loading to replace it). */
@@ -67,7 +55,8 @@ export class FrameController implements ReactiveController {
   /** The adopted frame, when it had focus as a swap removed it (before the render that follows). */
   #lostFocus?: Element | null;
   #ready = false;
-  #height?: number;
+  /** The height the frame has, as last applied (`undefined`: its CSS height). */
+  height?: number;
 
   constructor(host: FrameHost, tokens: TokenController) {
     this.#host = host;
@@ -82,6 +71,7 @@ export class FrameController implements ReactiveController {
   hostDisconnected(): void {
     removeEventListener('message', this.#onMessage);
     this.#dropSwap();
+    this.#close();
   }
 
   /**
@@ -98,7 +88,7 @@ export class FrameController implements ReactiveController {
     const token = this.#tokens.token;
     const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
     const optionsKey = `${options.localeCode}\n${options.refreshMinutes}`;
-    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars);
+    const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars, host);
     this.#adapter = adapter;
     // The src changes with the dashboard, template, environment or protocol; a new token changes
     // it only when the token is in the URL, and then a hidden second frame loads it (no blank frame).
@@ -108,19 +98,29 @@ export class FrameController implements ReactiveController {
       this.#srcKey = key;
       this.#optionsKey = optionsKey;
       // A repeat view in this page session reserves the height the dashboard last reported.
-      this.#height = recallHeight(this.#memoryKey()) ?? this.#height;
+      this.height = recallHeight(memoryKey(host)) ?? this.height;
       this.#srcs[cur] = next?.href;
       this.#srcToken = token;
       this.#origin = next?.origin ?? '';
       this.loaded = false;
+      this.#close();
+      // A vendor with a channel opens it to each document its frame loads at this URL.
+      if ((this.session = next && adapter.connect?.(this, next.href, host))) this.sendToken();
       // A server-rendered frame is kept only when it shows exactly this URL (so exactly this
       // origin); any other is removed. If its document is in (no longer the initial about:blank,
       // which would refuse the message), it may have said ready before this element listened:
       // it is sent the token now (and again when it says ready).
       // Only a frame as confined as the element's own is adopted: a loaded frame keeps the sandbox
       // and allow it loaded with.
+      // A frame with a channel opens it on its `load`, which an adopted frame may have had before
+      // this element listened: it is not adopted.
       this.#own =
-        own && own.src === next?.href && !cur && own.getAttribute('sandbox') === host.getAttribute('sandbox') && own.allow === (host.allow ?? DEFAULT_ALLOW)
+        own &&
+        !adapter.connect &&
+        own.src === next?.href &&
+        !cur &&
+        own.getAttribute('sandbox') === host.getAttribute('sandbox') &&
+        own.allow === (host.allow ?? DEFAULT_ALLOW)
           ? own
           : own?.remove();
       if ((this.#ready = !!this.#own && own!.contentDocument?.URL != 'about:blank')) {
@@ -146,6 +146,7 @@ export class FrameController implements ReactiveController {
   clear(): void {
     this.#own = this.#host.querySelector('iframe[slot=frame]')?.remove();
     this.#dropSwap();
+    this.#close();
     this.#srcs[this.#cur] = undefined;
   }
 
@@ -158,7 +159,7 @@ export class FrameController implements ReactiveController {
       adopted: !!this.#own,
       srcs: this.#srcs,
       cur: this.#cur,
-      height: !this.#host.noAutoResize && this.#height,
+      height: !this.#host.noAutoResize && this.height,
     };
   }
 
@@ -175,16 +176,21 @@ export class FrameController implements ReactiveController {
   /** Hands the token to the frame, once it is ready for one (protocols that post it). */
   sendToken(): void {
     const token = this.#tokens.token;
-    if (this.#ready && token) this.#post(this.#adapter.token?.(token));
+    if (token && this.session) this.session.token(token);
+    else if (this.#ready && token) this.#post(this.#adapter?.token?.(token));
   }
 
   sendVariables(): void {
-    this.#post(this.#adapter.variables(this.vars));
+    this.#post(this.#adapter?.variables?.(this.vars));
+  }
+
+  #close(): void {
+    this.session = this.session?.close();
   }
 
   /** The host set new variables (checked): they replace all the current ones. */
   setVariables(variables: DashboardVariables): void {
-    this.vars = frozen(copyVariables(variables));
+    this.vars = frozen(variables);
   }
 
   #ownFocus(): Element | null {
@@ -205,32 +211,32 @@ export class FrameController implements ReactiveController {
     if (message) this.#win(slot)?.postMessage(message, this.#origin);
   }
 
-  /** Which dashboard (and chart) a remembered height is for. */
-  #memoryKey(): string {
-    const host = this.#host;
-    return host.chart ? `${host.dashboard}\n${host.chart}` : `${host.dashboard}`;
+  /** The dashboard's height: applied within the bounds, remembered, `dashboard-resize`. */
+  resize(height: number): void {
+    this.height = applyHeight(this.#host, this.height, height) ?? this.height;
   }
 
-  #resize(height: number): void {
-    if (height < MIN_DASHBOARD_HEIGHT || height > MAX_DASHBOARD_HEIGHT) return;
-    height = Math.ceil(height);
-    rememberHeight(this.#memoryKey(), height);
-    if (height !== this.#height) {
-      this.#height = height;
+  /** The dashboard is shown (`dashboard-load` once per frame): from its lifecycle events, or a vendor session. */
+  shown(dashboardId: string, height: number | undefined, loadTime: number): void {
+    if (height !== undefined) this.resize(height);
+    // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
+    if (!this.loaded) {
+      this.#ready = this.loaded = true;
       this.#host.requestUpdate();
-      emit(this.#host, 'dashboard-resize', { height });
+      emit(this.#host, 'dashboard-load', { dashboardId, height: this.height ?? 0, loadTime });
+      if (Object.keys(this.vars).length) this.sendVariables();
     }
   }
 
   #onMessage = (event: MessageEvent): void => {
     const cur = this.#cur;
     if (!event.source || event.origin !== this.#origin) return;
-    const message = this.#adapter.parse(event.data);
+    const message = this.#adapter?.parse(event.data);
     if (event.source === this.#win(cur ^ 1) && this.#srcs[cur ^ 1]) {
       // The hidden new frame: handed the token when it asks (protocols that post it), and
       // replaces the visible one only once it has loaded.
       const token = this.#tokens.token;
-      if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter.token?.(token), cur ^ 1);
+      if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter?.token?.(token), cur ^ 1);
       if (message?.event !== DashboardEvent.loaded) return;
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
@@ -245,44 +251,32 @@ export class FrameController implements ReactiveController {
     switch (message?.event) {
       case DashboardEvent.readyToLoad:
         // The height it will have, when it says so: sized now, not when it has loaded.
-        if (message.detail.dashboardHeight) this.#resize(message.detail.dashboardHeight);
+        if (message.detail.dashboardHeight) this.resize(message.detail.dashboardHeight);
         this.#ready = true;
         this.sendToken();
         break;
       case DashboardEvent.loaded:
-        this.#resize(message.detail.dashboardHeight);
-        // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
-        if (!this.loaded) {
-          this.#ready = this.loaded = true;
-          this.#host.requestUpdate();
-          emit(this.#host, 'dashboard-load', {
-            dashboardId: message.detail.dashboardId,
-            height: this.#height ?? 0,
-            loadTime: message.detail.loadTime,
-          });
-          if (Object.keys(this.vars).length) this.sendVariables();
-        }
+        this.shown(message.detail.dashboardId, message.detail.dashboardHeight, message.detail.loadTime);
         break;
       case DashboardEvent.resized:
-        this.#resize(message.detail.dashboardHeight);
+        this.resize(message.detail.dashboardHeight);
         break;
       case DashboardEvent.tokenExpired:
         this.#tokens.rotate();
         break;
       case DashboardEvent.variableUpdated: {
-        // Checked as a whole by the parser (limits, no prototype keys); defined as an own property.
+        // Checked as a whole by the parser (limits, no prototype keys); the whole checked again.
         const { varName, newValue } = message.detail;
-        const next = copyVariables(this.vars);
-        Object.defineProperty(next, varName, { value: newValue, enumerable: true, writable: true, configurable: true });
-        // One more variable may put the whole over a limit: then the update is ignored, not half applied.
-        if (variablesProblem(next, VARIABLE_LIMITS)) return;
+        const next = FRAME_FEATURES.variables?.update(this.vars, varName, newValue);
+        if (!next) return;
         this.vars = frozen(next);
         emit(this.#host, 'dashboard-variable-change', { name: varName, value: newValue });
         break;
       }
       case undefined: {
-        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when JSON within the limits.
-        const custom = parseCustomEvent(event.data, this.#adapter.lifecycle);
+        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when
+        // JSON within the limits; a protocol with a channel has none in window messages.
+        const custom = !this.#adapter!.connect && parseCustomEvent(event.data, this.#adapter!.lifecycle);
         if (custom) emit(this.#host, 'dashboard-custom-event', custom);
       }
     }

@@ -24,3 +24,14 @@ export function parseVariables(value: string | DashboardVariables | undefined | 
   if (problem) throw new Error(problem);
   return copyVariables(parsed as DashboardVariables);
 }
+
+/**
+ * `current` with `name` set to `value` (a value the frame's parser already checked), as a new
+ * object with `name` an own property; `undefined` when one more variable puts the whole over a
+ * limit (the update is then ignored, not half applied).
+ */
+export function updateVariable(current: DashboardVariables, name: string, value: unknown): DashboardVariables | undefined {
+  const next = copyVariables(current);
+  Object.defineProperty(next, name, { value, enumerable: true, writable: true, configurable: true });
+  return variablesProblem(next, VARIABLE_LIMITS) ? undefined : next;
+}

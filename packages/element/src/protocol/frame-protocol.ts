@@ -17,8 +17,13 @@ export interface FrameProtocol {
    * dashboard, and are shared (in the page and across tabs) only with elements of that dashboard.
    */
   readonly perDashboard?: boolean;
-  /** The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad template. */
-  src(template: string | undefined, values: SrcValues, variables: DashboardVariables): URL | undefined;
+  /** Tokens may be for one chart of the dashboard (the element's `chart`): requests name it too. */
+  readonly charts?: boolean;
+  /**
+   * The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad
+   * template (or a bad vendor attribute, read from `el`: the element's core declares none).
+   */
+  src(template: string | undefined, values: SrcValues, variables: DashboardVariables, el: FrameAttributes): URL | undefined;
   /**
    * The names of the frame events `parse` handles (the lifecycle events): any other name from the
    * verified frame is the dashboard's own event (`dashboard-custom-event`).
@@ -28,6 +33,63 @@ export interface FrameProtocol {
   parse(data: unknown): DashboardMessage | undefined;
   /** The message handing a token to the running frame; absent when the token travels in the URL. */
   token?(token: string): object;
-  /** The message setting variables in the running frame. */
-  variables(variables: DashboardVariables): object;
+  /** The message setting variables in the running frame; absent when the vendor takes none. */
+  variables?(variables: DashboardVariables): object;
+  /**
+   * A vendor whose frame talks over a channel opened after it loads (a `MessagePort` handed over
+   * in a handshake): called when the element points its frame at `src`; the session it returns
+   * opens the channel on each `load` of the frame showing `src` (in `el`'s shadow root), gets the
+   * tokens (instead of `token`) and the element's requests, and is closed when the frame's URL
+   * changes or the element goes. Window messages are then only what `parse` reads.
+   */
+  connect?(link: FrameLink, src: string, el: FrameElement): FrameSession;
+}
+
+/** The vendor attributes an adapter reads from its element (read when the frame URL is built). */
+export interface FrameAttributes {
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
+}
+
+/**
+ * What a vendor session may do with its element's frames (the element's frame controller): the
+ * height is checked against the element's bounds again. A session calls nothing once closed.
+ */
+export interface FrameLink {
+  /** The frame's height now (as last applied), or `undefined` while it has the CSS one. */
+  readonly height?: number | undefined;
+  /** The dashboard's height (`dashboard-resize`). */
+  resize(height: number): void;
+  /** The dashboard is shown, `loadTime` ms after its frame loaded: `dashboard-load` once per frame, `ready`. */
+  shown(dashboardId: string, height: number | undefined, loadTime: number): void;
+}
+
+/** The element as a vendor session sees it: its shadow root (where its frames load) and its events. */
+export interface FrameElement extends EventTarget {
+  readonly renderRoot: ParentNode & EventTarget;
+  readonly dashboard?: string | undefined;
+}
+
+/** A connected frame, as its vendor adapter holds it. */
+export interface FrameSession {
+  /** Hands a (new) token to the running frame. */
+  token(token: string): void;
+  /** Asks the frame `method` and resolves with its checked answer; rejects with `FrameRequestError`. */
+  request(method: string, args?: unknown): Promise<unknown>;
+  /** The frame is gone (replaced, removed, the element disconnected): stop everything. */
+  close(): undefined;
+}
+
+/**
+ * A request to the frame that failed: `not_connected` (no frame session yet), `timeout`,
+ * `refused` (the frame answered with an error) or `invalid_response` (an answer over the limits
+ * or of the wrong shape). Its message never holds the frame's own words.
+ */
+export class FrameRequestError extends Error {
+  constructor(
+    readonly code: 'not_connected' | 'timeout' | 'refused' | 'invalid_response',
+    message: string,
+  ) {
+    super(message);
+  }
 }

@@ -1,14 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import { FRAME_PROTOCOLS } from '../embedded-dashboard.js';
+import { FRAME_PROTOCOLS } from '../index.js';
 import { FRAME_SWAP_TIMEOUT_MS } from '../frame/frame-controller.js';
 import * as exploEntry from '../explo.js';
 import { json, mount, ORIGIN, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../test/support/fixtures.js';
-import { exploJwtProtocol } from './explo-jwt-protocol.js';
-import { exploProtocol } from './explo-protocol.js';
+import { exploJwtProtocol } from '../vendors/explo/explo-jwt-protocol.js';
+import { exploProtocol } from '../vendors/explo/explo-protocol.js';
 import { messageProtocol } from './message-protocol.js';
 
 useElementTestEnvironment();
 
+/** An element with no vendor attributes (the explo adapters read none). */
+const NO_ATTRIBUTES = document.createElement('div');
 const EXPLO_TEMPLATE = `${ORIGIN}/iframe/{dashboard}/{token}/{environment}`;
 
 describe('frame protocol adapters', () => {
@@ -26,22 +28,23 @@ describe('frame protocol adapters', () => {
       `${ORIGIN}/iframe/{token}/{environment}`,
       { dashboard: 'sales', environment: 'production', token: 'eyJ.x..y.z' },
       { region: 'EU' },
+      NO_ATTRIBUTES,
     );
     expect(url!.href).toBe(`${ORIGIN}/iframe/eyJ.x..y.z/production?region=%22EU%22`);
-    expect(exploJwtProtocol.src(`${ORIGIN}/iframe/{token}/{environment}`, { dashboard: 'sales' }, {})).toBeUndefined();
+    expect(exploJwtProtocol.src(`${ORIGIN}/iframe/{token}/{environment}`, { dashboard: 'sales' }, {}, NO_ATTRIBUTES)).toBeUndefined();
     expect(exploJwtProtocol.swap).toBe(false);
     expect(exploJwtProtocol.perDashboard).toBe(true);
     expect(exploJwtProtocol.token!('jwt-2')).toEqual({ event: 'updateCustomerJwt', detail: { jwt: 'jwt-2' } });
     expect(exploJwtProtocol.parse({ event: 'customerJwtExpired' })).toEqual({ event: 'tokenExpired', detail: { dashboardId: '' } });
     expect(exploJwtProtocol.parse({ event: 'tokenExpired', detail: { dashboardId: 'x' } })).toBeUndefined();
-    expect(exploJwtProtocol.variables({ seats: 3 })).toEqual(exploProtocol.variables({ seats: 3 }));
+    expect(exploJwtProtocol.variables!({ seats: 3 })).toEqual(exploProtocol.variables!({ seats: 3 }));
     expect(exploProtocol.perDashboard).toBeUndefined();
     expect(messageProtocol.perDashboard).toBeUndefined();
   });
 
   it('message: every message both ways in our own shapes (ARCHITECTURE §6)', () => {
     expect(messageProtocol.token!('t')).toEqual({ event: 'updateToken', detail: { token: 't' } });
-    expect(messageProtocol.variables({ region: 'EU' })).toEqual({ event: 'updateVariables', detail: { variables: { region: 'EU' } } });
+    expect(messageProtocol.variables!({ region: 'EU' })).toEqual({ event: 'updateVariables', detail: { variables: { region: 'EU' } } });
     expect(messageProtocol.parse({ event: 'tokenExpired', detail: { dashboardId: 'd' } })).toEqual({ event: 'tokenExpired', detail: { dashboardId: 'd' } });
     expect(messageProtocol.parse({ event: 'customerJwtExpired', detail: {} })).toBeUndefined();
   });
@@ -51,10 +54,11 @@ describe('frame protocol adapters', () => {
       EXPLO_TEMPLATE,
       { dashboard: 'sales', environment: 'production', token: 'ct/1' },
       { region: 'EU', seats: 5, trial: false, note: null },
+      NO_ATTRIBUTES,
     );
     expect(url!.pathname).toBe('/iframe/sales/ct%2F1/production');
     expect(Object.fromEntries(url!.searchParams)).toEqual({ region: '"EU"', seats: '5', trial: 'false', note: 'null' });
-    expect(exploProtocol.src(EXPLO_TEMPLATE, { dashboard: 'sales' }, {})).toBeUndefined();
+    expect(exploProtocol.src(EXPLO_TEMPLATE, { dashboard: 'sales' }, {}, NO_ATTRIBUTES)).toBeUndefined();
     expect(exploProtocol.swap).toBe(true);
     expect(exploProtocol.token).toBeUndefined();
   });
@@ -106,7 +110,7 @@ describe('frame protocol adapters', () => {
   });
 
   it('explo: sends variables as updateExploDashboardVariables { variables: [{ varName, value }] }', () => {
-    expect(exploProtocol.variables({ region: 'EU', seats: 3 })).toEqual({
+    expect(exploProtocol.variables!({ region: 'EU', seats: 3 })).toEqual({
       event: 'updateExploDashboardVariables',
       detail: {
         variables: [

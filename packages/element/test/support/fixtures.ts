@@ -70,7 +70,15 @@ export const freshTokenUrl = (): string => `/t${++urlCounter}/embed/token`;
 /** What the element resolves its `token-url` to (and names its BroadcastChannel after). */
 export const resolved = (el: EmbeddedDashboard): string => new URL(el.tokenUrl, document.baseURI).href;
 
-const EVENTS = ['dashboard-load', 'dashboard-token', 'dashboard-error', 'dashboard-resize', 'dashboard-variable-change', 'dashboard-custom-event'];
+const EVENTS = [
+  'dashboard-load',
+  'dashboard-token',
+  'dashboard-error',
+  'dashboard-resize',
+  'dashboard-variable-change',
+  'dashboard-custom-event',
+  'dashboard-data-mask',
+];
 
 let currentTokenUrl = freshTokenUrl();
 /** Starts a new test: elements mounted from now on share a new token URL. */

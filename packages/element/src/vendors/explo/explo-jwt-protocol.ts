@@ -1,6 +1,6 @@
 import type { ExploHostEvent } from '@embedded-dashboard/protocol';
 import { exploProtocol } from './explo-protocol.js';
-import type { FrameProtocol } from './frame-protocol.js';
+import type { FrameProtocol } from '../../protocol/frame-protocol.js';
 
 const UPDATE_JWT: ExploHostEvent = 'updateCustomerJwt';
 
@@ -15,5 +15,6 @@ export const exploJwtProtocol: FrameProtocol = {
   ...exploProtocol,
   swap: false,
   perDashboard: true,
+  charts: true,
   token: (jwt) => ({ event: UPDATE_JWT, detail: { jwt } }),
 };

@@ -40,7 +40,6 @@ export interface SupersetTool {
  * otherwise; `EMBED_SUPERSET_URL` (a server someone else started, see `supersetFromEnv`) counts too.
  */
 export function supersetTool(): SupersetTool {
-  if (process.env.EMBED_SUPERSET_MANIFEST) return { available: true, python: '', reason: '' };
   const venv = supersetVenv();
   const python = join(venv, 'bin', 'python');
   try {
@@ -48,6 +47,8 @@ export function supersetTool(): SupersetTool {
     accessSync(join(venv, 'bin', 'gunicorn'), constants.X_OK);
     return { available: true, python, reason: '' };
   } catch {
+    // .ci/run's server is there without a venv of this process's own: the files that share it run; one that starts its own says why it cannot.
+    if (process.env.EMBED_SUPERSET_MANIFEST) return { available: true, python: '', reason: '' };
     const reason = `Apache Superset ${SUPERSET_VERSION} not found in ${venv} (EMBED_SUPERSET_VENV)`;
     if (required()) throw new Error(`${reason}: it is required in CI; install it as .ci/run does (pip install -r test/support/superset/requirements.txt)`);
     console.warn(`
@@ -139,6 +140,7 @@ const killGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
 
 /** Starts a Superset of its own on 127.0.0.1 (a free port), resolving once it answers with everything provisioned. */
 export async function startSuperset(python: string, options: StartSupersetOptions = {}): Promise<SupersetServer> {
+  if (!python) throw new Error(`a Superset of its own needs the venv's python: ${supersetVenv()} has none (EMBED_SUPERSET_VENV)`);
   const home = mkdtempSync(join(tmpdir(), 'embed-superset-'));
   const port = await freePort();
   let child: ChildProcess | undefined;

@@ -17,6 +17,11 @@ const PACKAGE_DEPENDENCIES = {
   vite: ['client', 'emulator', 'bff'],
 };
 
+/** A vendor is a folder of these names in a package's `src/` (ARCHITECTURE §2.1): it imports shared layers only, never another vendor's folder. */
+const VENDOR_FOLDERS = ['explo', 'superset', 'metabase'];
+/** The packages whose vendors have folders of their own (the element's have their own rule). */
+const VENDOR_PACKAGES = ['bff', 'client'];
+
 /**
  * Each package's layers, top first: a layer is a list of top-level names under `src/` (a folder
  * or a file). A file in a layer imports only from its own layer or the ones after it.
@@ -30,9 +35,13 @@ const LAYERS = {
     ['routes'],
     // Step 4: the wired runtime; step 3: resolved settings; step 2: the options' types.
     ['runtime.ts'],
+    // The vendors' adapters, each a folder of its own over the seam (`vendor/`, below).
+    VENDOR_FOLDERS,
     ['settings.ts'],
     ['options.ts'],
     ['embed-token'],
+    // The vendor seam: what an adapter is, and the shared layers it is built on.
+    ['vendor'],
     ['session-rate-limit'],
     ['caller'],
     ['session'],
@@ -42,10 +51,13 @@ const LAYERS = {
     ['vendor-budget'],
     ['platform'],
     ['http'],
+    // Templates over session claims (Superset's row-level security, Metabase's locked parameters).
+    ['claim-template'],
     ['errors'],
     ['observability', 'util'],
   ],
-  client: [['index.ts'], ['client'], ['validation'], ['platform', 'api', 'concurrency'], ['transport'], ['errors']],
+  // `client/` and `api/` are Explo's user group calls; each other vendor's calls are a folder of VENDOR_FOLDERS.
+  client: [['index.ts'], ['client', ...VENDOR_FOLDERS], ['validation'], ['platform', 'api', 'concurrency'], ['transport'], ['errors']],
   emulator: [
     ['index.ts', 'cli'],
     ['server.ts'],
@@ -93,6 +105,15 @@ const packageRules = Object.entries(PACKAGE_DEPENDENCIES).map(([pkg, allowed]) =
   to: { path: '^packages/', pathNot: `^packages/(${[pkg, ...allowed].join('|')})/src/` },
 }));
 
+// `$1`/`$2` in `to` are the package and vendor `from` matched: any vendor folder but the importer's own.
+const vendorRules = VENDOR_PACKAGES.map((pkg) => ({
+  name: `vendor-${pkg}-own-folder`,
+  comment: `packages/${pkg}/src: a vendor's folder (${VENDOR_FOLDERS.join(', ')}) imports shared layers only, never another vendor's folder`,
+  severity: 'error',
+  from: { path: `^packages/(${pkg})/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: TEST },
+  to: { path: `^packages/$1/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: '^packages/$1/src/$2/' },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -119,6 +140,7 @@ module.exports = {
     },
     ...packageRules,
     ...layerRules,
+    ...vendorRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

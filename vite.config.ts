@@ -14,6 +14,8 @@ const alias = [
   { find: /^@embedded-dashboard\/bff\/redis$/, replacement: packageSource('bff', 'store/redis/index.ts') },
   { find: /^@embedded-dashboard\/bff\/workers$/, replacement: packageSource('bff', 'workers/index.ts') },
   { find: /^@embedded-dashboard\/bff\/lambda$/, replacement: packageSource('bff', 'lambda/index.ts') },
+  { find: /^@embedded-dashboard\/bff\/superset$/, replacement: packageSource('bff', 'superset/index.ts') },
+  { find: /^@embedded-dashboard\/client\/superset$/, replacement: packageSource('client', 'superset/index.ts') },
   { find: /^@embedded-dashboard\/element\/explo$/, replacement: packageSource('element', 'explo.ts') },
   { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element|react|vite)$/, replacement: packageSource('$1') },
 ];
@@ -63,6 +65,8 @@ export default defineConfig({
           exclude: [
             'test/e2e/**',
             'test/superset/**',
+            // A package's tests against the real Superset run in the superset project.
+            '**/*.superset.test.ts',
             'test/packaging/**',
             'test/topology/**',
             '**/node_modules/**',
@@ -98,7 +102,7 @@ export default defineConfig({
           // against the emulator's Superset mode too.
           name: 'superset',
           environment: 'node',
-          include: ['test/superset/**/*.test.ts'],
+          include: ['test/superset/**/*.test.ts', 'packages/{client,bff}/src/**/*.superset.test.ts'],
           globalSetup: ['test/superset/global-setup.ts'],
         },
       },

@@ -29,6 +29,7 @@ export type { SessionOptions } from './session/session-verifier.js';
 export type { ClaimNames } from './session/claims.js';
 export type { EmbedIdentity, IdentifyFunction } from './session/identity.js';
 export type { UserGroupUpstream, UpstreamCallOptions } from './customer-token/upstream.js';
+export type { BffVendor, VendorAdapter, VendorContext } from './vendor/vendor-adapter.js';
 
 /**
  * A Node `(req, res)` listener for the BFF app (`@hono/node-server`), answering its own refusals

@@ -8,6 +8,7 @@ import type { IdentifyFunction } from './session/identity.js';
 import type { SessionOptions } from './session/session-verifier.js';
 import type { TokenStore } from './store/types.js';
 import type { UserGroupUpstream } from './customer-token/upstream.js';
+import type { BffVendor } from './vendor/vendor-adapter.js';
 
 /*
  * Configuration step 2 of 5 (options; ARCHITECTURE §2.1): what the library is given, as types. Step 3
@@ -19,8 +20,16 @@ import type { UserGroupUpstream } from './customer-token/upstream.js';
  * `identify` are required.
  */
 export interface BffOptions {
-  /** The vendor API: a `UserGroupClient` from `@embedded-dashboard/client`, or any object of that shape. */
-  upstream: UserGroupUpstream;
+  /**
+   * Explo's API: a `UserGroupClient` from `@embedded-dashboard/client`, or any object of that
+   * shape. Required unless `vendor` names another vendor.
+   */
+  upstream?: UserGroupUpstream;
+  /**
+   * Another vendor than Explo: `supersetVendor({...})` from `@embedded-dashboard/bff/superset`.
+   * Default: Explo, from `upstream` (and `embedToken`).
+   */
+  vendor?: BffVendor;
   /** Session-JWT verification. Required unless `identify` is given. */
   session?: SessionOptions;
   /** Your own way to find the caller's group; replaces `session`. */

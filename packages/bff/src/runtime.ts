@@ -14,6 +14,10 @@ import { resolveSettings, type OriginRule } from './settings.js';
 import { createMemoryStore } from './store/memory.js';
 import { GuardedStore } from './customer-token/guarded-store.js';
 import { TokenService } from './customer-token/token-service.js';
+import { GroupEntries } from './customer-token/group-entries.js';
+import { VendorCalls } from './customer-token/vendor-calls.js';
+import { exploAdapter } from './explo/explo-adapter.js';
+import type { VendorAdapter } from './vendor/vendor-adapter.js';
 
 /*
  * Configuration step 4 of 5 (the wired runtime; ARCHITECTURE §2.1): every part the routes share,
@@ -24,9 +28,10 @@ import { TokenService } from './customer-token/token-service.js';
 export interface BffRuntime {
   callerOf: CallerOf;
   rateLimit: RateLimiter;
-  service: TokenService;
-  /** Set in embed-token mode (`embedToken`): the token routes answer embed tokens. */
-  embedTokens: EmbedTokens | undefined;
+  /** The vendor's adapter: what the token routes answer. */
+  vendor: VendorAdapter;
+  /** Explo's token service (user groups), when the vendor is Explo (no `vendor` option). */
+  service: TokenService | undefined;
   store: GuardedStore;
   logger: BffLogger;
   metrics: BffMetrics;
@@ -45,20 +50,38 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     options.logger === undefined ? createJsonLogger({ secrets: settings.secrets, level: options.logLevel }) : withRedaction(options.logger, settings.secrets);
   const metrics = options.metrics ?? defaultMetrics();
   const store = new GuardedStore(options.store ?? createMemoryStore(), logger, metrics, settings.storeTimeoutMs, settings.now, settings.clock);
-  const service = new TokenService(
-    options.upstream,
-    store,
-    logger,
-    metrics,
-    settings.tokens,
-    createUpstreamBudget({ ...settings.budget, store, metrics, sleep: settings.tokens.sleep }),
-  );
+  const budget = createUpstreamBudget({ ...settings.budget, store, metrics, sleep: settings.tokens.sleep });
+  let service: TokenService | undefined;
+  let vendor: VendorAdapter;
+  if (options.vendor === undefined) {
+    service = new TokenService(options.upstream!, store, logger, metrics, settings.tokens, budget);
+    const embedTokens =
+      settings.embedToken && new EmbedTokens(settings.embedToken, service, embedTokenMinter(settings.embedToken, options, service, logger, settings.tokens));
+    vendor = exploAdapter(service, embedTokens);
+  } else {
+    vendor = options.vendor.create({
+      store,
+      entries: new GroupEntries(store, settings.tokens),
+      calls: new VendorCalls(settings.tokens.circuitBreaker, budget, settings.now, logger, metrics),
+      logger,
+      metrics,
+      keyPrefix: settings.keyPrefix,
+      now: settings.now,
+      minRotationIntervalMs: settings.tokens.minRotationIntervalMs,
+    });
+  }
   return {
-    callerOf: createCallerOf({ identify: options.identify, session: options.session, keyPrefix: settings.keyPrefix, now: settings.now, logger }),
+    callerOf: createCallerOf({
+      identify: options.identify,
+      session: options.session,
+      keyPrefix: settings.keyPrefix,
+      now: settings.now,
+      logger,
+      toGroup: options.vendor?.toGroup,
+    }),
     rateLimit: createRateLimiter(options.rateLimit, store),
+    vendor,
     service,
-    embedTokens:
-      settings.embedToken && new EmbedTokens(settings.embedToken, service, embedTokenMinter(settings.embedToken, options, service, logger, settings.tokens)),
     store,
     logger,
     metrics,
@@ -77,7 +100,7 @@ function embedTokenMinter(
   tokens: { minRotationIntervalMs: number; now: () => number },
 ): EmbedTokenMinter {
   if (embedToken.mint === 'local') return localMinter(embedToken, tokens.now);
-  const upstream = options.upstream;
+  const upstream = options.upstream!;
   return new VendorMinter((input) => upstream.generateJwt!(input), service.entries, service.calls, logger, {
     keyId: embedToken.keyId,
     ttlSeconds: embedToken.ttlSeconds,

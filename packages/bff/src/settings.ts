@@ -64,7 +64,13 @@ function checkOrigins(name: string, origins: readonly string[]): void {
 }
 
 export function resolveSettings(options: BffOptions): BffSettings {
-  if (options.upstream === undefined) throw new TypeError('upstream is required');
+  const vendor = options.vendor;
+  if (vendor !== undefined && (typeof vendor !== 'object' || vendor === null || typeof vendor.create !== 'function')) {
+    throw new TypeError('vendor must be a vendor such as supersetVendor({...}) from @embedded-dashboard/bff/superset');
+  }
+  if (vendor === undefined && options.upstream === undefined) throw new TypeError('upstream is required');
+  if (vendor !== undefined && options.upstream !== undefined) throw new TypeError(`set upstream (Explo) or vendor (${vendor.name}), not both`);
+  if (vendor !== undefined && options.embedToken !== undefined) throw new TypeError(`embedToken is Explo's; the ${vendor.name} vendor has its own options`);
   if (options.identify === undefined && options.session === undefined) throw new TypeError('set session or identify');
   const now = options.now ?? Date.now;
   const allowedOrigins = options.allowedOrigins ?? [];
@@ -74,21 +80,22 @@ export function resolveSettings(options: BffOptions): BffSettings {
   if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean') throw new TypeError('trustProxy must be true or false');
   const sessionSecret = typeof options.session?.secret === 'string' ? [options.session.secret] : [];
   const embedKey = typeof options.embedToken?.key === 'string' ? [options.embedToken.key] : [];
-  const account = options.upstream.accountId;
+  const account = vendor === undefined ? options.upstream!.accountId : vendor.accountId;
   if (account !== undefined && (typeof account !== 'string' || account === '' || account.length > 128)) {
-    throw new TypeError('upstream.accountId must be a non-empty string of at most 128 characters');
+    throw new TypeError(`${vendor === undefined ? 'upstream' : 'vendor'}.accountId must be a non-empty string of at most 128 characters`);
   }
+  const vendorSecrets = (vendor?.secrets ?? []).filter((secret) => typeof secret === 'string' && secret !== '');
   const tokenTtlSeconds = nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600);
   const clock = options.clock ?? monotonicNow;
   return {
     now,
     clock,
     origin: { allowedOrigins, publicOrigin: options.publicOrigin, trustProxy: options.trustProxy ?? false },
-    secrets: [...(options.secrets ?? []), ...sessionSecret, ...embedKey],
+    secrets: [...(options.secrets ?? []), ...sessionSecret, ...embedKey, ...vendorSecrets],
     // The account in the key keeps deployments of different vendor accounts sharing one store apart.
     keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
-    embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds, options.upstream),
+    embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds, options.upstream!),
     storeTimeoutMs: options.storeTimeoutMs ?? 1000,
     // One budget per vendor account, whatever the key prefix: it is the account the vendor limits.
     budget: {

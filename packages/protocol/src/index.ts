@@ -78,6 +78,7 @@ export type {
   SupersetGuestTokenRequest,
   SupersetGuestTokenResponse,
   SupersetGuestTokenClaims,
+  SupersetCsrfTokenResponse,
 } from './superset/api.js';
 export {
   SUPERSET_COMMS_TYPE,

@@ -3,7 +3,7 @@ import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import { assertGroupInput } from '../session/claims.js';
 import type { EmbedIdentity, IdentifyFunction } from '../session/identity.js';
-import { createSessionVerifier, type SessionOptions } from '../session/session-verifier.js';
+import { createSessionVerifier, type ClaimsToGroup, type SessionOptions } from '../session/session-verifier.js';
 import { MAX_ISSUED_AT_SKEW_MS } from '../customer-token/drift-policy.js';
 import { groupFingerprint } from '../customer-token/fingerprint.js';
 import type { ResolvedGroup } from '../customer-token/resolved-group.js';
@@ -18,6 +18,8 @@ export interface Caller {
   sessionKey: string;
   /** Store keys of the caller's rate-limit counters, by route. */
   limitKeys: Record<TokenRoute, string>;
+  /** The verified session's claims (or the hook's), for a vendor's templates over them; `{}` when there are none. */
+  claims: Readonly<Record<string, unknown>>;
 }
 
 /** Finds the caller of a request: at once for a session already verified, else a promise. */
@@ -33,6 +35,8 @@ export interface CallerSettings {
   now: () => number;
   /** Told when session keys cannot be fetched. */
   logger: BffLogger;
+  /** The vendor's reading of a session's claims as its group; default Explo's. */
+  toGroup?: ClaimsToGroup;
 }
 
 /**
@@ -59,7 +63,9 @@ function hookIssuedAtMs(issuedAt: unknown, nowMs: number): number {
  * remembered by object. A hook's answer is validated and fingerprinted on every request: a hook
  * may hand back the same object with new contents, and a cached fingerprint would hide that drift.
  */
-export function createCallerOf({ identify: hook, session, keyPrefix, now, logger }: CallerSettings): CallerOf {
+const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+export function createCallerOf({ identify: hook, session, keyPrefix, now, logger, toGroup }: CallerSettings): CallerOf {
   const build = (identity: EmbedIdentity): Caller => {
     const { group } = identity;
     if (hook !== undefined) assertGroupInput(group);
@@ -73,6 +79,7 @@ export function createCallerOf({ identify: hook, session, keyPrefix, now, logger
       },
       sessionKey,
       limitKeys: { token: `rl:token:${keyPrefix}${sessionKey}`, rotate: `rl:rotate:${keyPrefix}${sessionKey}` },
+      claims: typeof identity.claims === 'object' && identity.claims !== null ? identity.claims : NO_CLAIMS,
     };
   };
   const signedIn = (identity: EmbedIdentity | null): EmbedIdentity => {
@@ -93,6 +100,6 @@ export function createCallerOf({ identify: hook, session, keyPrefix, now, logger
 
   // A hook may be asynchronous (or return any thenable), so it is always awaited.
   if (hook !== undefined) return async (c) => build(signedIn(await hook(c)));
-  const verifier = createSessionVerifier(session!, now, logger);
+  const verifier = createSessionVerifier(session!, now, logger, toGroup);
   return (c) => andThen(verifier.identify(c), toCaller);
 }

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import { UserGroupClient } from '@embedded-dashboard/client';
 import { BFF_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import { createJsonLogger } from '../observability/logger.js';
@@ -11,7 +10,7 @@ import { createMetricsApp } from '../routes/metrics-routes.js';
 import { createBffNodeListener } from '../http/node-listener.js';
 import { createMemoryStore } from '../store/memory.js';
 import type { TokenStore } from '../store/types.js';
-import { appOptions, clientOptions } from '../env/app-options.js';
+import { appOptions, vendorOptions } from '../env/app-options.js';
 import { redisSecrets } from '../env/redis-config.js';
 import { CONFIG_KEYS, parseConfig, type CliConfig } from './env.js';
 
@@ -84,10 +83,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const options = appOptions(config, redisSecrets(config.redisUrl));
   // Only for the process's own lines; the app builds its logger (same secrets, same stdout).
   const logger = createJsonLogger({ secrets: options.secrets, level: config.logLevel });
-  const client = new UserGroupClient(clientOptions(config));
+  const vendor = vendorOptions(config);
+  const client = vendor.upstream;
   const store = await openStore(config);
   const metrics = createBffMetrics();
-  const app = createBffApp({ ...options, metrics, upstream: client, store });
+  const app = createBffApp({ ...options, metrics, ...vendor, store });
 
   // Metrics get a listener of their own (loopback by default), never the public one.
   const metricsServer =
@@ -111,7 +111,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   server.once('error', (error) => {
     io.err(`bff: cannot listen on ${config.host}:${config.port}: ${error.message}`);
     process.exitCode = 1;
-    client.close();
+    client?.close();
     void store.close();
   });
 
@@ -131,7 +131,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     metricsServer?.close();
     server.close(() => {
       clearInterval(sweeper);
-      client.close();
+      client?.close();
       void store.close().finally(() => {
         clearTimeout(force);
         logger.info('stopped', { signal });

@@ -104,6 +104,9 @@ export async function runProvision(argv: string[], env: Record<string, string | 
   };
   const { keyPrefix, tokens } = resolveSettings(options);
   const runtime = createBffRuntime(options);
+  const service = runtime.service;
+  // Provisioning syncs Explo's user groups; options without `upstream` never reach here (main.ts).
+  if (service === undefined) throw new TypeError('provision syncs Explo user groups: EMBED_VENDOR must be explo');
   const counts = { synced: 0, inSync: 0, failed: 0 };
   const bar = createProgress(groups.length, { ...(process.stderr.isTTY === true ? { tty: process.stderr } : {}), line: io.err });
   const next = groups[Symbol.iterator]();
@@ -119,7 +122,7 @@ export async function runProvision(argv: string[], env: Record<string, string | 
       else {
         for (let attempt = 1; ; attempt++) {
           try {
-            await runtime.service.token(resolved);
+            await service.token(resolved);
             counts.synced++;
             break;
           } catch (error) {

@@ -5,13 +5,16 @@ import { toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
 
-export type VendorOp = 'getOrCreate' | 'update' | 'rotate' | 'generateJwt';
+/** Every vendor operation, by the name its metrics and logs carry (`superset*`: the Superset adapter's). */
+export type VendorOp = 'getOrCreate' | 'update' | 'rotate' | 'generateJwt' | 'supersetLogin' | 'supersetGuestToken';
 
 const OP_NAMES: Record<VendorOp, string> = {
   getOrCreate: 'get-or-create',
   update: 'update',
   rotate: 'token rotation',
   generateJwt: 'embed token (generate_jwt)',
+  supersetLogin: 'service account sign-in (login and CSRF token)',
+  supersetGuestToken: 'guest token',
 };
 
 /** A failure of the vendor itself (or the breaker standing in for it), not a refusal of this group. */

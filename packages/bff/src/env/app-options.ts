@@ -1,4 +1,6 @@
-import type { UserGroupClientOptions } from '@embedded-dashboard/client';
+import { UserGroupClient, type UserGroupClientOptions } from '@embedded-dashboard/client';
+import { supersetVendorOf } from '../superset/config.js';
+import type { BffVendor } from '../vendor/vendor-adapter.js';
 import type { BffAppOptions } from '../options.js';
 import type { BffConfig } from './bff-config.js';
 
@@ -22,8 +24,24 @@ export function clientOptions(config: BffConfig): UserGroupClientOptions {
 }
 
 /** The secrets of a configuration, for the logger's redaction. */
-export const configSecrets = (config: BffConfig): string[] =>
-  [config.apiToken, config.session.secret, config.embedToken?.key].filter((s): s is string => typeof s === 'string' && s !== '');
+export const configSecrets = (config: BffConfig): string[] => {
+  const mint = config.superset?.mint;
+  const superset = mint === undefined ? [] : mint.kind === 'vendor' ? [mint.password] : [mint.secret];
+  return [config.apiToken, config.session.secret, config.embedToken?.key, ...superset].filter((s): s is string => typeof s === 'string' && s !== '');
+};
+
+/**
+ * The vendor part of `createBffApp`'s options for a configuration: Explo's `upstream` (a
+ * `UserGroupClient`, `exploClient` its options' last word: a runtime's `maxInFlight`), or
+ * another vendor's `vendor`, each with a client made for it.
+ */
+export function vendorOptions(
+  config: BffConfig,
+  exploClient: Partial<UserGroupClientOptions> = {},
+): { upstream: UserGroupClient; vendor?: undefined } | { vendor: BffVendor; upstream?: undefined } {
+  if (config.superset !== undefined) return { vendor: supersetVendorOf(config.superset, config.upstreamUrl) };
+  return { upstream: new UserGroupClient({ ...clientOptions(config), ...exploClient }) };
+}
 
 /**
  * `createBffApp`'s options for a configuration, but the parts each runtime brings itself: the

@@ -6,6 +6,7 @@ import type { EmbedTokenOptions } from '../embed-token/options.js';
 import { EMBED_TOKEN_CONFIG_KEYS, parseEmbedTokenConfig } from './embed-token-config.js';
 import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
+import { parseSupersetConfig, SUPERSET_CONFIG_KEYS, SUPERSET_SECRET_KEYS, type SupersetConfig } from '../superset/config.js';
 
 /*
  * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): the keys every runtime
@@ -18,10 +19,15 @@ import { commaList, httpUrl, show, type ConfigGet } from './values.js';
  * and which store it uses are the runtime's own keys.
  */
 export interface BffConfig extends OriginConfig {
+  /** `EMBED_VENDOR`: whose dashboards (default `explo`). */
+  vendor: EmbedVendorName;
   upstreamUrl: string;
   /** Which vendor API the client speaks (`EMBED_UPSTREAM_API`). */
   upstreamApi: UpstreamApiName;
+  /** Explo's API token; empty with another vendor. */
   apiToken: string;
+  /** With `EMBED_VENDOR=superset`: its keys, validated. */
+  superset: SupersetConfig | undefined;
   session: SessionOptions;
   tokenTtlSeconds: number;
   /** Seconds a synced group's token is served before the next request re-checks it with the vendor. */
@@ -48,6 +54,7 @@ export const DEFAULT_UPSTREAM_RATE = 150;
 
 /** The keys of {@link BffConfig}, read the same way on every runtime. */
 export const BFF_CONFIG_KEYS = [
+  'EMBED_VENDOR',
   'EMBED_UPSTREAM_URL',
   'EMBED_UPSTREAM_API',
   'EMBED_API_TOKEN',
@@ -71,11 +78,31 @@ export const BFF_CONFIG_KEYS = [
   'EMBED_UPSTREAM_BURST',
   'EMBED_KEY_PREFIX',
   ...EMBED_TOKEN_CONFIG_KEYS,
+  ...SUPERSET_CONFIG_KEYS,
 ] as const;
 export type BffConfigKey = (typeof BFF_CONFIG_KEYS)[number];
 
 /** Of {@link BFF_CONFIG_KEYS}, the secrets: refused with surrounding whitespace, never quoted back. */
-export const BFF_SECRET_KEYS: readonly BffConfigKey[] = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_JWT_KEY'];
+export const BFF_SECRET_KEYS: readonly BffConfigKey[] = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_JWT_KEY', ...SUPERSET_SECRET_KEYS];
+
+/** The vendors `EMBED_VENDOR` names. */
+export const EMBED_VENDORS = ['explo', 'superset'] as const;
+export type EmbedVendorName = (typeof EMBED_VENDORS)[number];
+
+/** Keys that only Explo reads: with another vendor, setting one is a mistake worth a line. */
+const EXPLO_ONLY_KEYS = [
+  'EMBED_API_TOKEN',
+  'EMBED_UPSTREAM_API',
+  'EMBED_EXPECT_ENVIRONMENT',
+  'EMBED_CLAIM_PROPERTIES',
+  'EMBED_CLAIM_MAPPING',
+  'EMBED_MAPPING',
+  'EMBED_REVALIDATE_AFTER',
+  'EMBED_JWT_KEY_ID',
+  'EMBED_JWT_KEY',
+  'EMBED_JWT_MINT',
+  'EMBED_DISABLE_EDITABLE_SECTION_EDITING',
+] as const satisfies readonly BffConfigKey[];
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,128}$/;
@@ -87,12 +114,23 @@ const utf8Length = (text: string) => new TextEncoder().encode(text).byteLength;
  */
 export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[]): BffConfig | undefined {
   const before = problems.length;
+  const vendor = (get('EMBED_VENDOR') ?? 'explo') as EmbedVendorName;
+  if (!EMBED_VENDORS.includes(vendor)) {
+    problems.push(`EMBED_VENDOR must be ${EMBED_VENDORS.join(' or ')} (got ${show(vendor)})`);
+    return undefined;
+  }
   const upstreamUrl = get('EMBED_UPSTREAM_URL');
   if (upstreamUrl === undefined) problems.push('EMBED_UPSTREAM_URL is required (the vendor base URL, e.g. http://127.0.0.1:8790)');
   else if (httpUrl(upstreamUrl) === undefined) problems.push(`EMBED_UPSTREAM_URL must be an http(s) URL (got ${show(upstreamUrl)})`);
+  const explo = vendor === 'explo';
+  if (explo) for (const key of SUPERSET_CONFIG_KEYS) if (get(key) !== undefined) problems.push(`${key} needs EMBED_VENDOR=superset`);
+  if (!explo) for (const key of EXPLO_ONLY_KEYS) if (get(key) !== undefined) problems.push(`${key} is Explo's: unset it with EMBED_VENDOR=${vendor}`);
+  const superset = vendor === 'superset' ? parseSupersetConfig(get, problems) : undefined;
 
   const apiToken = get('EMBED_API_TOKEN');
-  if (apiToken === undefined) problems.push('EMBED_API_TOKEN is required (the vendor API token)');
+  if (!explo) {
+    // Checked above: another vendor's keys replace it.
+  } else if (apiToken === undefined) problems.push('EMBED_API_TOKEN is required (the vendor API token)');
   else if (apiToken.length < 8 || /\s/.test(apiToken)) problems.push('EMBED_API_TOKEN must be at least 8 characters without spaces (value not shown)');
 
   const secret = get('EMBED_SESSION_SECRET');
@@ -118,7 +156,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     else problems.push('EMBED_MAPPING must be a JSON object whose values are strings, e.g. {"schema":"datasource"}');
   }
 
-  const ttlText = get('EMBED_TOKEN_TTL') ?? '3600';
+  const ttlText = (explo ? get('EMBED_TOKEN_TTL') : undefined) ?? '3600';
   if (!/^\d+$/.test(ttlText)) problems.push(`EMBED_TOKEN_TTL must be a whole number of seconds, 0 to disable (got ${show(ttlText)})`);
 
   const revalidateText = get('EMBED_REVALIDATE_AFTER') ?? '300';
@@ -163,13 +201,16 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     problems.push(`EMBED_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 . _ : - (got ${show(keyPrefix)})`);
   }
 
-  const embedToken = parseEmbedTokenConfig(get, { tokenTtlSeconds: Number(ttlText), upstreamApi }, problems);
+  // EMBED_DASHBOARDS is every vendor's; the other embed-token keys are Explo's (refused above otherwise).
+  const embedToken = explo ? parseEmbedTokenConfig(get, { tokenTtlSeconds: Number(ttlText), upstreamApi }, problems) : undefined;
 
   if (problems.length > before) return undefined;
   return {
+    vendor,
     upstreamUrl: upstreamUrl!,
     upstreamApi: upstreamApi as UpstreamApiName,
-    apiToken: apiToken!,
+    apiToken: apiToken ?? '',
+    superset,
     session: {
       ...(secret !== undefined ? { secret } : { jwksUrl: jwksUrl! }),
       issuer: commaList(get('EMBED_SESSION_ISSUER')),

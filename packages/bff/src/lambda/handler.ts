@@ -1,8 +1,7 @@
-import { UserGroupClient } from '@embedded-dashboard/client';
 import type { Hono } from 'hono';
 import { handle } from 'hono/aws-lambda';
 import { createBffApp } from '../app.js';
-import { appOptions, clientOptions } from '../env/app-options.js';
+import { appOptions, vendorOptions } from '../env/app-options.js';
 import { redisSecrets } from '../env/redis-config.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffAppOptions } from '../options.js';
@@ -53,7 +52,7 @@ export function createLambdaHandler(options: LambdaHandlerOptions = {}): LambdaH
     const store: TokenStore = createRedisStore({ url: config.redisUrl, ...config.redisTopology });
     const app: Hono = createBffApp({
       ...appOptions(config, redisSecrets(config.redisUrl)),
-      upstream: new UserGroupClient(clientOptions(config)),
+      ...vendorOptions(config),
       store,
       ...options.app?.(config),
     });

@@ -1,6 +1,5 @@
 import { Hono, type Context } from 'hono';
 import { BFF_ROUTES, isChartId, isDashboardId, TOKEN_REQUEST_FIELDS, type TokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
-import { CHART_NEEDS_VENDOR_MINT } from '../embed-token/embed-tokens.js';
 import { pageOriginOf } from '../embed-token/page-origin.js';
 import { BffError } from '../errors/bff-error.js';
 import { hotCounter } from '../observability/metrics.js';
@@ -35,11 +34,6 @@ function tokenRequest(body: Record<string, unknown> | undefined): TokenRequest {
       throw new BffError('bad_request', 'the token request takes only "dashboard" and "chart": the customer comes from the session');
   }
   return requestedScope(body);
-}
-
-/** A customer token is for every dashboard and chart: a single-chart token needs the vendor to mint embed tokens. */
-function refuseChartWithoutEmbedTokens(scope: TokenRequest): void {
-  if (scope.chart !== undefined) throw new BffError('bad_request', CHART_NEEDS_VENDOR_MINT);
 }
 
 /** `{ token, dashboard?, chart? }`: the token the caller holds, and what it is for. */
@@ -88,15 +82,14 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   const forCaller = (c: Context, route: TokenRoute, answer: (caller: Caller) => MaybePromise<TokenResponse>) =>
     withinRequestDeadline(andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller))));
 
-  // Embed-token mode: both routes answer embed tokens (a renewal is a new token, never a vendor rotation, §4).
-  const { embedTokens } = runtime;
+  // The vendor's adapter answers both routes (for Explo's embed tokens a renewal is a new token, never a vendor rotation, §4).
+  const { vendor } = runtime;
   routes.post(
     BFF_ROUTES.token,
     count('token', async (c) => {
       const scope = tokenRequest(await readJsonObject(c, runtime.bodyLimitBytes));
-      if (embedTokens) return forCaller(c, 'token', (caller) => embedTokens.token(caller, scope, pageOriginOf(c)));
-      refuseChartWithoutEmbedTokens(scope);
-      return forCaller(c, 'token', (caller) => runtime.service.token(caller.group));
+      vendor.checkScope?.(scope);
+      return forCaller(c, 'token', (caller) => vendor.token(caller, scope, pageOriginOf(c)));
     }),
   );
 
@@ -104,9 +97,8 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
     BFF_ROUTES.rotate,
     count('rotate', async (c) => {
       const { presented, scope } = rotateRequest(await readJsonObject(c, runtime.bodyLimitBytes));
-      if (embedTokens) return forCaller(c, 'rotate', (caller) => embedTokens.renew(caller, scope, pageOriginOf(c), presented));
-      refuseChartWithoutEmbedTokens(scope);
-      return forCaller(c, 'rotate', (caller) => runtime.service.rotate(caller.group, presented));
+      vendor.checkScope?.(scope);
+      return forCaller(c, 'rotate', (caller) => vendor.renew(caller, scope, pageOriginOf(c), presented));
     }),
   );
   return routes;

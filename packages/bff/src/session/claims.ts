@@ -59,6 +59,23 @@ export function claimsToGroupInput(claims: Record<string, unknown>, names: Requi
   return { user_group_id: id, name, properties, mapping };
 }
 
+/**
+ * The customer alone from verified session claims, for a vendor that has no user groups to
+ * sync (Superset, Metabase): the group id claim as for Explo, the name claim when the session
+ * has one (else the id), no properties or mapping. What such a vendor is told besides comes
+ * from its own templates over the claims.
+ */
+export function claimsToCustomer(claims: Record<string, unknown>, names: Required<ClaimNames>): UserGroupInput {
+  const rawId = claims[names.groupId];
+  if (rawId === undefined) throw refuse(`session has no "${names.groupId}" claim`);
+  const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
+  if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ID_LENGTH) {
+    throw refuse(`session claim "${names.groupId}" must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+  }
+  const name = claims[names.groupName];
+  return { user_group_id: id, name: typeof name === 'string' && name.trim() !== '' && name.length <= MAX_NAME_LENGTH ? name : id, properties: {} };
+}
+
 /** Checks a group input from an `identify` hook; a bad one is the integrator's bug (500). */
 export function assertGroupInput(group: unknown): asserts group is UserGroupInput {
   const g = group as Partial<UserGroupInput> | null;

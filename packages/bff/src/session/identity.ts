@@ -15,6 +15,12 @@ export interface EmbedIdentity {
    * answer wins). More than 60 s ahead of the server's clock (milliseconds, say) is a 500.
    */
   issuedAt?: number;
+  /**
+   * The verified session's claims, for what a vendor is told about the caller besides its group
+   * (Superset's guest user and row-level security). Set by session verification; a hook may set
+   * it. Unset: none (a template over claims then refuses the caller).
+   */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 /**

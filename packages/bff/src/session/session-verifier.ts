@@ -2,7 +2,7 @@ import { sha256 } from '#bff-platform';
 import type { Context } from 'hono';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import { errors, jwtVerify, type CryptoKey, type JWTVerifyGetKey } from 'jose';
-import type { DataSourceMapping } from '@embedded-dashboard/protocol';
+import type { DataSourceMapping, UserGroupInput } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import { createRemoteKeySet } from './remote-key-set.js';
@@ -125,7 +125,15 @@ export interface SessionVerifier {
  * are cached by their exact token string until `exp`, so a returning caller costs one map
  * lookup; failures are never cached.
  */
-export function createSessionVerifier(options: SessionOptions, now: () => number = Date.now, logger?: BffLogger): SessionVerifier {
+/** How a vendor makes the group input of a session from its claims (default: Explo's, `claimsToGroupInput`). */
+export type ClaimsToGroup = (claims: Record<string, unknown>, names: Required<ClaimNames>, staticMapping: DataSourceMapping | undefined) => UserGroupInput;
+
+export function createSessionVerifier(
+  options: SessionOptions,
+  now: () => number = Date.now,
+  logger?: BffLogger,
+  toGroup: ClaimsToGroup = claimsToGroupInput,
+): SessionVerifier {
   const sources = [options.secret, options.jwksUrl, options.getKey].filter((s) => s !== undefined);
   if (sources.length !== 1) throw new TypeError('session: set exactly one of secret, jwksUrl, getKey');
   let key: Uint8Array | CryptoKey | JWTVerifyGetKey;
@@ -195,12 +203,13 @@ export function createSessionVerifier(options: SessionOptions, now: () => number
       throw mapJoseError(error);
     }
     const issuedAt = issuedAtOf(payload, now());
-    const group = claimsToGroupInput(payload, names, staticMapping);
+    const group = toGroup(payload, names, staticMapping);
     return {
       identity: {
         group,
         sessionKey: `${group.user_group_id}\u0000${sessionId(payload, token)}`,
         issuedAt,
+        claims: Object.freeze(payload),
       },
       expiresAtMs: (payload.exp as number) * 1000,
     };

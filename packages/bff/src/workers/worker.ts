@@ -1,7 +1,6 @@
-import { UserGroupClient } from '@embedded-dashboard/client';
 import type { Hono } from 'hono';
 import { createBffApp } from '../app.js';
-import { appOptions, clientOptions } from '../env/app-options.js';
+import { appOptions, vendorOptions } from '../env/app-options.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffAppOptions } from '../options.js';
 import { parseWorkerBindings } from './bindings.js';
@@ -47,7 +46,7 @@ export function createWorker(options: WorkerOptions = {}): BffWorker {
       // No vendor call waits behind another request's for a slot of this isolate's client: workerd
       // held in-flight calls to their 3 s timeout while requests queued for the shared slots (a cold
       // burst of 60, maxInFlight 8). The fleet's pace is the vendor budget's, one object per account.
-      upstream: new UserGroupClient({ ...clientOptions(config), maxInFlight: 1_000 }),
+      ...vendorOptions(config, { maxInFlight: 1_000 }),
       // EMBED_KEY_PREFIX is in the app's keys already (as with Redis).
       store: createDurableObjectStore(config.store),
       ...options.app?.(env),

@@ -4,7 +4,7 @@ import type { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { UserGroupApiError, UserGroupTimeoutError } from '../errors/errors.js';
 import type { Transport, TransportResponse } from '../transport/types.js';
 import type { ResolvedOptions } from '../validation/options.js';
-import { linkedController, raceAbort } from './signals.js';
+import { invoke, linkedController, raceAbort } from '../transport/signals.js';
 
 /** What every exchange of one client shares. */
 export interface ExchangeContext {
@@ -61,15 +61,6 @@ export async function exchange(
     clearTimeout(timer);
     attempt.dispose();
     release();
-  }
-}
-
-/** Calls an injected function (transport, sleep): its synchronous throw becomes a rejection. */
-export function invoke<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (error) {
-    return Promise.reject(error);
   }
 }
 

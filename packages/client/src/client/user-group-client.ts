@@ -16,8 +16,8 @@ import type { Transport } from '../transport/types.js';
 import { generateJwtBody, rotateBody, userGroupBody } from '../validation/input.js';
 import { resolveOptions, type ResolvedOptions } from '../validation/options.js';
 import { interpretResponse, type Expectation, type ResponseFor } from '../validation/response.js';
-import { exchange, invoke, type ExchangeContext } from './exchange.js';
-import { defaultSleep, linkedController, raceAbort } from './signals.js';
+import { exchange, type ExchangeContext } from './exchange.js';
+import { defaultSleep, invoke, linkedController, raceAbort } from '../transport/signals.js';
 
 /** Options of {@link UserGroupClient}. Invalid values throw a `TypeError` naming the option. */
 export interface UserGroupClientOptions {

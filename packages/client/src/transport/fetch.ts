@@ -31,14 +31,16 @@ export function createFetchTransport(options: FetchTransportOptions = {}): Trans
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('createFetchTransport: "fetch" must be a function');
 
   const fetchTransport = async (request: TransportRequest): Promise<TransportResponse> => {
-    if (request.method === 'GET') throw new TypeError('fetch cannot send a GET with a body; this API needs a transport that can (createNodeTransport)');
+    // A GET without a body (Superset's CSRF token) is ordinary fetch; only a GET with one is refused.
+    if (request.method === 'GET' && request.body !== '')
+      throw new TypeError('fetch cannot send a GET with a body; this API needs a transport that can (createNodeTransport)');
     const url = new URL(request.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('only http: and https: URLs are supported');
     const send = options.fetch ?? globalThis.fetch;
     const response = await send(request.url, {
       method: request.method,
       headers: request.headers,
-      body: request.body,
+      body: request.method === 'GET' ? undefined : request.body,
       signal: request.signal,
       redirect: 'manual',
     });

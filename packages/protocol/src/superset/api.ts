@@ -45,6 +45,11 @@ export interface SupersetLoginResponse {
   refresh_token?: string;
 }
 
+/** `GET /api/v1/security/csrf_token/`'s answer: the signed CSRF token; its raw value rides in the session cookie the answer sets. */
+export interface SupersetCsrfTokenResponse {
+  result: string;
+}
+
 /** The guest user a token names (all optional at the server: `GuestTokenUser` is `total=False`). */
 export interface SupersetGuestUser {
   username?: string;

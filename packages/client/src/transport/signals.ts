@@ -60,3 +60,12 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Calls an injected function (transport, sleep): its synchronous throw becomes a rejection. */
+export function invoke<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

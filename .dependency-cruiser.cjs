@@ -62,7 +62,8 @@ const LAYERS = {
     ['index.ts', 'cli'],
     ['server.ts'],
     ['emulator.ts'],
-    ['options.ts', 'admin', 'api', 'dashboard-host'],
+    // A vendor mode is a folder of its own (superset/): beside Explo's routes, never importing them.
+    ['options.ts', 'admin', 'api', 'dashboard-host', 'superset'],
     ['embed', 'faults', 'rate-limit', 'store'],
     ['http'],
   ],
@@ -113,6 +114,27 @@ const vendorRules = VENDOR_PACKAGES.map((pkg) => ({
   from: { path: `^packages/(${pkg})/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: TEST },
   to: { path: `^packages/$1/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: '^packages/$1/src/$2/' },
 }));
+/**
+ * The emulator's vendor modes: each folder imports only the shared layers (faults, http) and its
+ * own files, never Explo's folders (api, dashboard-host, embed, store, admin, rate-limit) nor the
+ * emulator's top (options.ts, emulator.ts, server.ts); a third vendor adds its folder here.
+ */
+const EMULATOR_VENDOR_FOLDERS = ['superset'];
+const EMULATOR_SHARED = ['faults', 'http'];
+const emulatorVendorRules = EMULATOR_VENDOR_FOLDERS.map((vendor) => ({
+  name: `vendor-emulator-${vendor}`,
+  comment: `packages/emulator/src/${vendor}/ imports only ${EMULATOR_SHARED.join(', ')} and itself (docs/ARCHITECTURE.md §7)`,
+  severity: 'error',
+  from: { path: `^packages/emulator/src/${vendor}/`, pathNot: TEST },
+  to: { path: '^packages/emulator/src/', pathNot: `^packages/emulator/src/(${[vendor, ...EMULATOR_SHARED].join('|')})/` },
+}));
+emulatorVendorRules.push({
+  name: 'vendor-emulator-explo',
+  comment: "The emulator's Explo folders never import a vendor mode's folder.",
+  severity: 'error',
+  from: { path: '^packages/emulator/src/(api|dashboard-host|embed|store|admin|rate-limit)/', pathNot: TEST },
+  to: { path: `^packages/emulator/src/(${EMULATOR_VENDOR_FOLDERS.join('|')})/` },
+});
 
 module.exports = {
   forbidden: [
@@ -141,6 +163,7 @@ module.exports = {
     ...packageRules,
     ...layerRules,
     ...vendorRules,
+    ...emulatorVendorRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

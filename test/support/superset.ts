@@ -88,6 +88,8 @@ export interface SupersetManifest {
   admin: { username: string; password: string };
   /** The service account: `can_grant_guest_token` and `can_read on SecurityRestApi`, nothing else. */
   serviceAccount: { username: string; password: string };
+  /** A user with `can_read on SecurityRestApi` only: a CSRF token, but a 403 from the guest-token route. */
+  viewer: { username: string; password: string };
   /** The server's GUEST_TOKEN_JWT_SECRET, GUEST_TOKEN_JWT_AUDIENCE and GUEST_TOKEN_JWT_EXP_SECONDS. */
   guestToken: { secret: string; audience: string; lifetimeSeconds: number; algorithm: 'HS256' };
   guestRole: string;

@@ -1,5 +1,6 @@
 export { createEmulator } from './emulator.js';
-export { startEmulator, DEFAULT_PORT, DEFAULT_HOST } from './server.js';
+export { startEmulator, startSupersetEmulator, DEFAULT_PORT, DEFAULT_HOST } from './server.js';
+export * from './superset/index.js';
 export {
   DEFAULT_API_KEYS,
   DEFAULT_EMBED_ORIGINS,
@@ -12,7 +13,7 @@ export { DataFileError } from './store/data-file.js';
 export { dashboardHostRoutes, SAMPLE_DASHBOARDS } from './dashboard-host/index.js';
 export type { Emulator } from './emulator.js';
 export type { EmulatorOptions } from './options.js';
-export type { StartEmulatorOptions, RunningEmulator } from './server.js';
+export type { StartEmulatorOptions, RunningEmulator, StartSupersetEmulatorOptions, RunningSupersetEmulator } from './server.js';
 export type { EmulatorBindings, EmulatorEnv } from './http/body.js';
 export type { DashboardGroupView, DashboardHostOptions, EmbedTokenView } from './dashboard-host/index.js';
 export type { EmbedSecretOption } from './embed/embed-secrets.js';

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { createEmulator, type Emulator } from './emulator.js';
 import { answerClientError } from './http/client-error.js';
 import type { EmulatorOptions } from './options.js';
+import { createSupersetEmulator, type SupersetEmulator, type SupersetEmulatorOptions } from './superset/index.js';
 
 export interface StartEmulatorOptions extends EmulatorOptions {
   /** Default `8790`; `0` picks a free port. */
@@ -56,6 +57,45 @@ export function startEmulator(options: StartEmulatorOptions = {}): Promise<Runni
         });
         await emulator.close();
       };
+      resolve({ url: formatUrl(host, info.port), port: info.port, emulator, close });
+    });
+    server.once('error', reject);
+    server.on('clientError', answerClientError);
+  });
+}
+
+export interface StartSupersetEmulatorOptions extends SupersetEmulatorOptions {
+  /** Default `8790`; `0` picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+export interface RunningSupersetEmulator {
+  url: string;
+  port: number;
+  emulator: SupersetEmulator;
+  close(): Promise<void>;
+}
+
+/** The Superset mode (`--vendor superset`) on a real socket, as {@link startEmulator} serves Explo's. */
+export function startSupersetEmulator(options: StartSupersetEmulatorOptions = {}): Promise<RunningSupersetEmulator> {
+  const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...supersetOptions } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) return Promise.reject(new TypeError('port must be an integer from 0 to 65535'));
+  let emulator: SupersetEmulator;
+  try {
+    emulator = createSupersetEmulator(supersetOptions);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: emulator.app.fetch, port, hostname: host }, (info: AddressInfo) => {
+      server.off('error', reject);
+      const close = () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        });
       resolve({ url: formatUrl(host, info.port), port: info.port, emulator, close });
     });
     server.once('error', reject);

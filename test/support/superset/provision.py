@@ -29,6 +29,9 @@ GUEST_ROLE = "EmbedGuest"
 # CSRF token route it needs first (`can_read on SecurityRestApi`, superset/security/api.py).
 SERVICE_ROLE = "EmbedService"
 SERVICE_PERMISSIONS = [("can_grant_guest_token", "SecurityRestApi"), ("can_read", "SecurityRestApi")]
+# A user who may fetch a CSRF token but not mint guest tokens: the route's 403.
+VIEWER_ROLE = "EmbedViewer"
+VIEWER_PERMISSIONS = [("can_read", "SecurityRestApi")]
 
 
 def write_customer_data(path: str) -> list[dict]:
@@ -125,13 +128,17 @@ def provision(home: str, users: dict, allowed_domains: list[str], restricted_dom
     # AnnotationLayerRestApi): those are reported in the manifest, not invented.
     _, guest_granted, guest_missing = _role(security_manager, GUEST_ROLE, sorted(security_manager.PUBLIC_ROLE_PERMISSIONS), False)
     service, service_granted, _ = _role(security_manager, SERVICE_ROLE, SERVICE_PERMISSIONS, True)
+    viewer, _, _ = _role(security_manager, VIEWER_ROLE, VIEWER_PERMISSIONS, True)
     admin_user = security_manager.add_user(
         users["admin"]["username"], "Embed", "Admin", "admin@embed.invalid", security_manager.find_role("Admin"), password=users["admin"]["password"]
     )
     service_user = security_manager.add_user(
         users["service"]["username"], "Embed", "Service", "service@embed.invalid", service, password=users["service"]["password"]
     )
-    if not admin_user or not service_user:
+    viewer_user = security_manager.add_user(
+        users["viewer"]["username"], "Embed", "Viewer", "viewer@embed.invalid", viewer, password=users["viewer"]["password"]
+    )
+    if not admin_user or not service_user or not viewer_user:
         raise RuntimeError("Superset refused to create the test users")
 
     database = Database(database_name="customers", sqlalchemy_uri=f"sqlite:///{data_path}", expose_in_sqllab=False)

@@ -125,6 +125,7 @@ def _run_secrets(home: str) -> dict:
         "users": {
             "admin": {"username": "embed-admin", "password": secrets.token_urlsafe(18)},
             "service": {"username": "embed-service", "password": secrets.token_urlsafe(18)},
+            "viewer": {"username": "embed-viewer", "password": secrets.token_urlsafe(18)},
         },
     }
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -230,6 +231,7 @@ def serve(args: argparse.Namespace) -> int:
             "startupSeconds": round(time.monotonic() - started, 1),
             "admin": run["users"]["admin"],
             "serviceAccount": run["users"]["service"],
+            "viewer": run["users"]["viewer"],
             "guestToken": {"secret": run["guestSecret"], "audience": run["audience"], "lifetimeSeconds": int(lifetime), "algorithm": "HS256"},
         }
     )

@@ -9,15 +9,18 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /**
  * Checks untrusted fault settings (from the admin route or a caller) and returns a clean copy.
- * Throws a `TypeError` naming the first bad field.
+ * Throws a `TypeError` naming the first bad field. `operations` names the operations a vendor mode
+ * has (default: Explo's); the Superset mode passes its own.
  */
-export function parseFaultSettings(value: unknown): FaultSettings {
+export function parseFaultSettings(value: unknown): FaultSettings;
+export function parseFaultSettings<Op extends string>(value: unknown, operations: readonly Op[]): VendorFaultSettings<Op>;
+export function parseFaultSettings(value: unknown, operationNames: readonly string[] = OPERATIONS): VendorFaultSettings<string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('fault settings must be an object');
   const input = value as Record<string, unknown>;
   for (const key of Object.keys(input)) {
     if (!KNOWN_FIELDS.has(key)) throw new TypeError(`unknown fault setting ${JSON.stringify(key.slice(0, 64))}`);
   }
-  const settings: FaultSettings = {};
+  const settings: VendorFaultSettings<string> = {};
   for (const field of RATE_FIELDS) {
     const rate = input[field];
     if (rate === undefined) continue;
@@ -40,19 +43,22 @@ export function parseFaultSettings(value: unknown): FaultSettings {
   }
   if (input.operations !== undefined) {
     const operations = input.operations;
-    if (!Array.isArray(operations) || !operations.every((op): op is FaultOperation => OPERATIONS.includes(op as FaultOperation))) {
-      throw new TypeError(`operations must be an array of ${OPERATIONS.join(', ')}`);
+    if (!Array.isArray(operations) || !operations.every((op): op is string => operationNames.includes(op as string))) {
+      throw new TypeError(`operations must be an array of ${operationNames.join(', ')}`);
     }
     settings.operations = [...new Set(operations)];
   }
   return settings;
 }
 
+/** Fault settings of a vendor mode whose operations are `Op` (Explo's are `FaultSettings`). */
+export type VendorFaultSettings<Op extends string> = Omit<FaultSettings, 'operations'> & { operations?: Op[] };
+
 /** The fault one request gets, drawn once: `undefined` for none. */
 export type FaultKind = 'drop' | 'serverError' | 'rateLimit' | 'failure' | 'malformed';
 
 /** Draws the fault for one request of `operation`, in the documented order of precedence. */
-export function drawFault(settings: FaultSettings, operation: FaultOperation, random: () => number): FaultKind | undefined {
+export function drawFault<Op extends string = FaultOperation>(settings: VendorFaultSettings<Op>, operation: Op, random: () => number): FaultKind | undefined {
   if (settings.operations && !settings.operations.includes(operation)) return undefined;
   const order: [FaultKind, number | undefined][] = [
     ['drop', settings.dropRate],

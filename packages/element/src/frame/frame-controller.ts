@@ -234,6 +234,10 @@ export class FrameController implements ReactiveController {
     }
   }
 
+  failed(code: string, message: string): void {
+    if (!this.loaded) this.#tokens.fail(new TokenRequestError(code, message, false));
+  }
+
   /** The dashboard is shown (`dashboard-load` once per frame): from its lifecycle events, or a vendor session. */
   shown(dashboardId: string, height: number | undefined, loadTime: number): void {
     if (height !== undefined) this.resize(height);

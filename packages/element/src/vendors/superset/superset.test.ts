@@ -121,6 +121,9 @@ describe('<embedded-dashboard protocol="superset">', () => {
     expect(m.el.state).toBe('error');
     expect(m.events.filter((e) => e.type === 'dashboard-error').at(-1)?.detail).toMatchObject({ code: 'frame_refused', retryable: false });
     expect(m.events.filter((e) => e.type === 'dashboard-load')).toHaveLength(0);
+    // No renewal goes on for a frame that never started.
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(m.el.state).toBe('error');
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 

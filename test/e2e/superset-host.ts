@@ -67,6 +67,8 @@ export interface HostElement {
   dashboard: 'sales' | 'restricted';
   /** Extra attributes, as written. */
   attributes?: string;
+  /** `false`: the BFF mount and session only, no element (the SDK's route). */
+  element?: false;
 }
 
 export interface HostOptions {
@@ -140,6 +142,7 @@ export async function startSupersetHost(manifest: SupersetManifest, options: Hos
   app.get('/superset-embedded-sdk.js', (c) => c.body(sdk, 200, { 'content-type': 'text/javascript' }));
   app.get('/', (c) => {
     const elements = options.elements
+      .filter((e) => e.element !== false)
       .map(
         (e) => `<section><h2>${e.id}</h2><embedded-dashboard id="el-${e.id}" protocol="superset" dashboard="${manifest.dashboards[e.dashboard].uuid}"
   src-template="${manifest.url}/embedded/{dashboard}" token-url="/embed-${e.id}/token" hide-title
@@ -215,20 +218,24 @@ export const frameText = (frame: FrameRef) => frame.evaluate(() => document.body
 
 /** Waits until the frame's dashboard has rendered a chart's table with at least one row, or says "No results". */
 export async function waitForTable(frame: FrameRef, what: string): Promise<string> {
-  return eventually(
-    `${what}: the dashboard's tables rendered`,
-    async () => {
-      const done = await frame.evaluate(() => {
-        const holders = document.querySelectorAll('.dashboard-component-chart-holder');
-        if (holders.length === 0) return false;
-        // Every chart finished: a table, or Superset's empty state.
-        return [...holders].every((holder) => holder.querySelector('table tbody tr') || /No results/i.test(holder.textContent ?? ''));
-      });
-      return done ? frameText(frame) : undefined;
-    },
-    45_000,
-    250,
-  );
+  try {
+    return await eventually(
+      `${what}: the dashboard's tables rendered`,
+      async () => {
+        const done = await frame.evaluate(() => {
+          const holders = document.querySelectorAll('.dashboard-component-chart-holder');
+          if (holders.length === 0) return false;
+          // Every chart finished: a table with rows, or Superset's empty state.
+          return [...holders].every((holder) => holder.querySelector('table tbody tr') || /No results/i.test(holder.textContent ?? ''));
+        });
+        return done ? frameText(frame) : undefined;
+      },
+      45_000,
+      250,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the frame shows: ${JSON.stringify((await frameText(frame).catch(String)).slice(0, 500))}`);
+  }
 }
 
 /** The rendered height of the iframe of element `id`, CSS px. */

@@ -1,12 +1,12 @@
 /**
- * `<embedded-dashboard protocol="superset">` against the real Apache Superset 6.1.0, in each engine:
- * one host page (./superset-host.ts: the shipped standalone file, a real BFF with
- * `supersetVendor` signing guest tokens of 30 s) with two customers side by side, a customer whose
- * claim is the hostile `x' OR '1'='1`, an element of a dashboard whose embedded config does not
- * allow this page's origin, and Superset's own `@superset-ui/embedded-sdk` as a control. The
- * tests of a block read the one page in order (a page load of Superset's frames is the costly
- * part): rows, height, the refused origin, the control, then the renewal past the first token's
- * `exp` in the running frames.
+ * `<embedded-dashboard protocol="superset">` against the real Apache Superset 6.1.0, in each engine,
+ * on host pages of ./superset-host.ts (the shipped standalone file, a real BFF per customer with
+ * `supersetVendor` signing guest tokens of 30 s). One page holds two customers side by side and an
+ * element of a dashboard whose embedded config does not allow the page's origin; its tests read it
+ * in order (rows, height, the refused origin, the renewal past the first token's `exp` in the
+ * running frames). A second page holds a customer whose claim is the hostile `x' OR '1'='1` and,
+ * as a control, Superset's own `@superset-ui/embedded-sdk` as Acme. Two Superset frames a page:
+ * with a third, a frame often stayed blank within 45 s on this loaded two-core machine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, type EngineContext, type FrameRef, type Tab } from '../support/browsers/index.js';
@@ -37,7 +37,6 @@ const TTL_SECONDS = 30;
 const ELEMENTS = [
   { id: 'acme', customer: 'acme', dashboard: 'sales', attributes: 'refresh-margin="10"' },
   { id: 'globex', customer: 'globex', dashboard: 'sales', attributes: 'refresh-margin="10"' },
-  { id: 'hostile', customer: HOSTILE_CUSTOMER, dashboard: 'sales', attributes: 'refresh-margin="10"' },
   { id: 'refused', customer: 'acme', dashboard: 'restricted', attributes: 'refresh-margin="10"' },
 ] as const;
 
@@ -71,13 +70,13 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
   });
 
   it.skipIf(!enabled)(
-    'two customers on one page each see only their own rows; the hostile claim value sees none',
+    'two customers on one page each see only their own rows',
     async () => {
-      for (const id of ['acme', 'globex', 'hostile'] as const) {
+      for (const id of ['acme', 'globex'] as const) {
         await eventually(`${id} ready`, async () => (await stateOf(tab, id)) === 'ready', 45_000);
         frames[id] = await frameOf(tab, id);
-
         texts[id] = await waitForTable(frames[id], id);
+        same[id] = await markFrame(tab, frames[id], id);
       }
       const all = allProducts(manifest);
       for (const customer of ['acme', 'globex'] as const) {
@@ -85,11 +84,8 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
         expect(own.length).toBeGreaterThan(0);
         for (const product of all) expect.soft(texts[customer]!.includes(product), `${customer} frame shows ${product}`).toBe(own.includes(product));
       }
-      // The claim was quoted as one literal: no customer is named so, so no row at all.
-      for (const product of all) expect(texts.hostile!.includes(product), `hostile frame shows ${product}`).toBe(false);
-      expect(texts.hostile).toMatch(/No results/i);
-      // Signed by the BFF: one token request per element, no vendor call (the first answers only).
-      expect(host.answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(3);
+      // Signed by the BFF: one first token per element.
+      expect(host.answers.filter((a) => a.path.endsWith('/token') && a.status === 200).length).toBe(ELEMENTS.length);
     },
     120_000,
   );
@@ -122,10 +118,14 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
   });
 
   it.skipIf(!enabled)(
-    'Superset’s own SDK beside the element on one page: both reach the dashboard; only the element sizes its frame',
+    'the hostile claim value sees no row; Superset’s own SDK beside it (as Acme) reaches the dashboard too, and only the element sizes its frame',
     async () => {
+      // The SDK takes the first mount's token route: Acme's session, on the same page (no element of its own).
       const control = await startSupersetHost(manifest, {
-        elements: [{ id: 'acme', customer: 'acme', dashboard: 'sales', attributes: 'refresh-margin="10"' }],
+        elements: [
+          { id: 'acme', customer: 'acme', dashboard: 'sales', element: false },
+          { id: 'hostile', customer: HOSTILE_CUSTOMER, dashboard: 'sales', attributes: 'refresh-margin="10"' },
+        ],
         sdk: true,
         ttlSeconds: TTL_SECONDS,
       });
@@ -133,32 +133,33 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
         await control.signIn(context);
         const page = await context.newTab();
         await page.goto(control.url);
-        const [element, sdk] = [await frameOf(page, 'acme'), await frameOf(page, 'sdk')];
+        const [element, sdk] = [await frameOf(page, 'hostile'), await frameOf(page, 'sdk')];
+        // The claim was quoted as one literal: no customer is named so, so no row at all.
+        const hostile = await waitForTable(element, 'hostile');
+        for (const product of allProducts(manifest)) expect(hostile.includes(product), `hostile frame shows ${product}`).toBe(false);
+        expect(hostile).toMatch(/No results/i);
+        const text = await waitForTable(sdk, 'sdk');
         const own = productsOf(manifest, 'acme');
-        for (const [name, frame] of [
-          ['element', element],
-          ['sdk', sdk],
-        ] as const) {
-          const text = await waitForTable(frame, name);
-          for (const product of allProducts(manifest)) expect(text.includes(product), `${name} shows ${product}`).toBe(own.includes(product));
-        }
+        for (const product of allProducts(manifest)) expect(text.includes(product), `sdk shows ${product}`).toBe(own.includes(product));
         const content = await sdk.evaluate(() => document.body.scrollHeight);
-        const sdkHeight = await page.evaluate(() => Math.round(document.querySelector('#sdk iframe')!.getBoundingClientRect().height));
+        const sdkHeight = await page.evaluate(() => document.querySelector('#sdk iframe')!.clientHeight);
         // No auto height in the SDK: its iframe keeps the browser's default 150 px, whatever the dashboard needs.
         expect(sdkHeight).toBe(150);
         expect(content).toBeGreaterThan(150);
         await eventually(
           "the element's frame at its dashboard's height",
-          async () => Math.abs((await elementFrameHeight(page, 'acme')) - (await element.evaluate(() => document.body.scrollHeight))) <= 2,
+          async () => Math.abs((await elementFrameHeight(page, 'hostile')) - (await element.evaluate(() => document.body.scrollHeight))) <= 2,
         );
         // Renewal: the SDK asks its fetchGuestToken again at exp − 5 s, the element at exp − refresh-margin; both into the running frame.
-        const same = await markFrame(page, element, 'acme');
+        const same = await markFrame(page, element, 'hostile');
         const firstExp = Math.min(...control.answers.filter((a) => a.exp).map((a) => a.exp!));
         await eventually('the first guest token to expire', async () => Date.now() > firstExp * 1000 + 2_000, (TTL_SECONDS + 10) * 1000, 500);
         expect(await page.evaluate(() => (window as unknown as { __sdkTokens: number }).__sdkTokens)).toBeGreaterThanOrEqual(2);
-        expect((await eventsOf(page, 'acme', 'dashboard-token')).map((e) => e.detail.reason)).toContain('refresh');
+        expect((await eventsOf(page, 'hostile', 'dashboard-token')).map((e) => e.detail.reason)).toContain('refresh');
         expect(await same()).toBe(true);
-        expect(await stateOf(page, 'acme')).toBe('ready');
+        expect(await stateOf(page, 'hostile')).toBe('ready');
+        // Still no row after the renewal.
+        expect(await frameText(element)).not.toContain(own[0]);
         await page.close();
       } finally {
         await control.close();
@@ -173,10 +174,9 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
       const firstExp = Math.min(...host.answers.filter((a) => a.exp).map((a) => a.exp!));
       // Until the first guest token has expired (Superset now refuses it) and a little more.
       await eventually('the first guest token to expire', async () => Date.now() > firstExp * 1000 + 2_000, (TTL_SECONDS + 10) * 1000, 500);
-      const renewals = host.answers.filter((a) => a.status === 200 && a.exp! > firstExp);
-      // The three running elements (refresh-margin 10 s) renewed before the first exp; the refused one did not.
-      expect(renewals.filter((a) => a.at < firstExp * 1000 && !a.path.startsWith('/embed-refused')).length).toBeGreaterThanOrEqual(3);
-      expect(renewals.filter((a) => a.path.startsWith('/embed-refused'))).toEqual([]);
+      const renewals = host.answers.filter((a) => a.status === 200 && a.path.endsWith('/token/rotate'));
+      // The two running elements (refresh-margin 10 s) renewed before the first exp.
+      expect(renewals.filter((a) => a.at < firstExp * 1000 && !a.path.startsWith('/embed-refused')).length).toBeGreaterThanOrEqual(2);
       expect(await same.acme!()).toBe(true);
       expect(await same.globex!()).toBe(true);
       const [initial, ...renewed] = (await eventsOf(tab, 'acme', 'dashboard-token')).map((e) => e.detail.reason);

@@ -41,11 +41,21 @@ export async function runSuperset(
 ): Promise<SupersetServer | { manifest: SupersetManifest; dispose(): Promise<void> } | undefined> {
   const provided = inject('supersetE2e');
   if (provided && !own.always) return { manifest: provided, dispose: async () => undefined };
-  const tool = supersetTool();
+  // A server of its own needs the venv even where .ci/run's manifest is set (supersetTool trusts that).
+  const tool = withoutManifest(supersetTool);
   if (!tool.available) return undefined;
-  if (!tool.python) throw new Error('EMBED_SUPERSET_MANIFEST is set but this file needs a Superset of its own: unset it or install the venv');
   return startSuperset(tool.python, own.guestTokenSeconds ? { guestTokenSeconds: own.guestTokenSeconds } : {});
 }
+
+const withoutManifest = <T>(run: () => T): T => {
+  const saved = process.env.EMBED_SUPERSET_MANIFEST;
+  delete process.env.EMBED_SUPERSET_MANIFEST;
+  try {
+    return run();
+  } finally {
+    if (saved !== undefined) process.env.EMBED_SUPERSET_MANIFEST = saved;
+  }
+};
 
 /** Which rows a customer owns (its products are unique across customers). */
 export const productsOf = (manifest: SupersetManifest, customer: string) =>

@@ -243,15 +243,25 @@ function connectSuperset(link: FrameLink, src: string, el: FrameElement): FrameS
     // The frame takes the port from a window message of this exact shape, sent to its exact origin.
     win.postMessage(HANDSHAKE, origin, [channel.port2]);
     loadedAt = performance.now();
-    clearTimeout(starting);
-    if (!shown)
-      starting = setTimeout(
-        () =>
-          link.failed('frame_refused', "The dashboard did not start: Superset refused it (is this page's origin in the embedded dashboard's allowed domains?)"),
-        SUPERSET_START_TIMEOUT_MS,
-      );
+    arm();
     sendToken();
   };
+  // From the frame pointed at src, and again from each load: a refusal page may never fire `load` in
+  // the element's listener. A frame that has not started by then is reported, then loaded again
+  // (Superset may have been down, or the page's origin allowed since), less often each time.
+  let wait = SUPERSET_START_TIMEOUT_MS;
+  const arm = () => {
+    clearTimeout(starting);
+    if (!shown)
+      starting = setTimeout(() => {
+        link.failed('frame_refused', "The dashboard did not start: Superset refused it (is this page's origin in the embedded dashboard's allowed domains?)");
+        const frame = [...el.renderRoot.querySelectorAll('iframe')].find((f) => f.getAttribute('src') === src && !f.classList.contains('next'));
+        if (frame) frame.src = src;
+        wait = Math.min(wait * 2, SUPERSET_START_TIMEOUT_MS * 16);
+        arm();
+      }, wait);
+  };
+  arm();
   el.renderRoot.addEventListener('load', onLoad, true);
 
   return {

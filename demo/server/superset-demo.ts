@@ -33,7 +33,7 @@ export function supersetFromManifest(path: string): DemoSuperset {
   try {
     manifest = JSON.parse(readFileSync(path, 'utf8')) as typeof manifest;
   } catch (error) {
-    throw new TypeError(`EMBED_SUPERSET_MANIFEST (${path}) is not a readable manifest: ${(error as Error).message}`);
+    throw new TypeError(`EMBED_SUPERSET_MANIFEST (${path}) is not a readable manifest: ${(error as Error).message}`, { cause: error });
   }
   const { url, dashboards, guestToken } = manifest;
   const dashboard = dashboards?.sales?.uuid;

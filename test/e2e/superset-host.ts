@@ -244,7 +244,7 @@ export async function waitForTable(frame: FrameRef, what: string): Promise<strin
       250,
     );
   } catch (error) {
-    throw new Error(`${(error as Error).message}; the frame shows: ${JSON.stringify((await frameText(frame).catch(String)).slice(0, 500))}`);
+    throw new Error(`${(error as Error).message}; the frame shows: ${JSON.stringify((await frameText(frame).catch(String)).slice(0, 500))}`, { cause: error });
   }
 }
 

@@ -53,7 +53,7 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
 
   beforeAll(async () => {
     if (!enabled) return;
-    manifest = superset!.manifest;
+    manifest = superset.manifest;
     [host, browser] = await Promise.all([
       startSupersetHost(manifest, { elements: ELEMENTS.map((e) => ({ ...e })), ttlSeconds: TTL_SECONDS }),
       openEngineBrowser(engine),

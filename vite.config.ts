@@ -113,7 +113,7 @@ export default defineConfig({
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
           // The run's shared browsers (Chromium; a Firefox per worker slot), each file connecting to them.
-          globalSetup: ['test/e2e/global-setup.ts'],
+          globalSetup: ['test/e2e/global-setup.ts', 'test/e2e/superset-global-setup.ts'],
           // After the other projects' files (a group of its own: two at once beside node files timed
           // out WebKit scenarios at load 20-30), two files at a time: they mostly wait (token
           // lifetimes, retries, animation frames), and one at a time took ~350 s of a quiet CI run.

@@ -3,9 +3,11 @@
  * free one), `DEMO_HOST` (default 127.0.0.1), `DEMO_SESSION_SECRET` (default: random per start),
  * `EMBED_TOKEN_TTL` (the BFF's token TTL in seconds, default 300), `DEMO_DASHBOARD_REFRESH` (how
  * often an open dashboard re-reads its data, in seconds, default 3); behind a proxy
- * `DEMO_PUBLIC_URL`, `DEMO_VENDOR_PUBLIC_URL` and `DEMO_EMULATOR_PORT` (demo/README.md).
+ * `DEMO_PUBLIC_URL`, `DEMO_VENDOR_PUBLIC_URL` and `DEMO_EMULATOR_PORT`; `EMBED_SUPERSET_MANIFEST` (the
+ * manifest `npm run superset` prints) embeds that real Apache Superset at `/superset` (demo/README.md).
  */
 import { startDemo, type StartDemoOptions } from './start-demo.js';
+import { supersetFromManifest } from './superset-demo.js';
 
 const fail = (message: string): never => {
   console.error(`demo: ${message}`);
@@ -39,6 +41,14 @@ function readOptions(): StartDemoOptions {
     if (secret.length < 32) fail('DEMO_SESSION_SECRET must be at least 32 characters');
     options.sessionSecret = secret;
   }
+  // Apache Superset as the second vendor: npm run superset's manifest (demo/README.md).
+  if (process.env.EMBED_SUPERSET_MANIFEST) {
+    try {
+      options.superset = supersetFromManifest(process.env.EMBED_SUPERSET_MANIFEST);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+  }
   return options;
 }
 
@@ -53,6 +63,11 @@ async function main(): Promise<void> {
   );
   console.log(`demo ready: ${demo.url}/`);
   console.log(`  the vendor (emulator) listens on ${demo.emulatorUrl}; press Ctrl-C to stop`);
+  console.log(
+    options.superset
+      ? `  Apache Superset (${demo.supersetUrl}) is embedded at ${demo.url}/superset`
+      : `  Apache Superset: the emulator's Superset mode (${demo.supersetUrl}) at ${demo.url}/superset; for a real one: npm run superset, then EMBED_SUPERSET_MANIFEST=… (demo/README.md)`,
+  );
 
   let stopping = false;
   const stop = () => {

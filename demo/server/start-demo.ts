@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
-import { startEmulator, type Emulator } from '@embedded-dashboard/emulator';
+import { startEmulator, startSupersetEmulator, SAMPLE_SUPERSET_DASHBOARDS, DEFAULT_SUPERSET_AUDIENCE, type Emulator } from '@embedded-dashboard/emulator';
 import { DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
 import type { DemoControls } from './controls.js';
 import { DEMO_DASHBOARDS } from '../shared/dashboards.js';
@@ -10,6 +10,7 @@ import { createEmbedBff } from './embed-bff.js';
 import { createHostApp } from './host-app.js';
 import { dashboardSrcTemplate, isLoopback, originsOf } from './origins.js';
 import { TokenLedger } from './token-ledger.js';
+import { supersetRoutes, type DemoSuperset } from './superset-demo.js';
 
 /** The API key the demo's BFF uses with the emulator (one of its default dev keys). */
 const DEMO_API_KEY = 'dev-customer-key';
@@ -66,6 +67,13 @@ export interface StartDemoOptions {
   log?: (line: string) => void;
   /** The BFFs' minimum interval between two rotations of one customer's token; default the BFF's (10 s). Tests that rotate at once set 0. */
   minRotationIntervalSeconds?: number;
+  /**
+   * The Apache Superset of `/superset` (the vendor a visitor may pick): a real one,
+   * `supersetFromManifest` of `npm run superset`'s manifest (`EMBED_SUPERSET_MANIFEST` for
+   * `npm start`); default `'emulator'`, the emulator's Superset mode on a port of its own; `false`:
+   * none (`/superset` says how to start one).
+   */
+  superset?: DemoSuperset | 'emulator' | false;
 }
 
 export interface RunningDemo {
@@ -75,6 +83,8 @@ export interface RunningDemo {
   emulatorUrl: string;
   /** The in-process emulator: faults, stats, expiry. */
   emulator: Emulator;
+  /** The Superset `/superset` embeds (the emulator's Superset mode by default), or undefined with `superset: false`. */
+  supersetUrl: string | undefined;
   /** Stops the host app, the BFF and the emulator. */
   close(): Promise<void>;
 }
@@ -145,7 +155,24 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     });
 
   let running: Awaited<ReturnType<typeof startEmulator>> | undefined;
+  let emulatedSuperset: Awaited<ReturnType<typeof startSupersetEmulator>> | undefined;
   try {
+    let superset = options.superset === 'emulator' || options.superset === undefined ? undefined : options.superset || undefined;
+    if (options.superset === 'emulator' || options.superset === undefined) {
+      const guestTokenSecret = randomBytes(32).toString('base64url');
+      emulatedSuperset = await startSupersetEmulator({
+        port: 0,
+        host: isLoopback(host) ? '127.0.0.1' : host,
+        guestTokenSecret,
+        frameAncestors: ["'self'", ...origins],
+      });
+      superset = {
+        url: emulatedSuperset.url,
+        dashboard: SAMPLE_SUPERSET_DASHBOARDS[0]!.uuid,
+        guestToken: { secret: guestTokenSecret, audience: DEFAULT_SUPERSET_AUDIENCE },
+        emulated: true,
+      };
+    }
     // 24 random bytes as base64url: 32 ASCII characters, the 32 UTF-8 bytes of an A256GCM key.
     const embedKey = randomBytes(24).toString('base64url');
     running = await startEmulator({
@@ -224,14 +251,20 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       chartTokens: { basePath: CHART_TOKENS_BASE_PATH, routes: chartTokenBff.routes },
       publicDir,
     });
-    handle = (request) => app.fetch(request);
+    const supersetApp = supersetRoutes({ superset, sessionSecret, origins: () => origins, log: options.log });
+    handle = async (request) => {
+      const answer = await supersetApp.fetch(request);
+      return answer.status === 404 ? app.fetch(request) : answer;
+    };
 
     const emulatorRun = running;
+    const supersetRun = emulatedSuperset;
     let closing: Promise<void> | undefined;
     return {
       url: publicUrl ?? (originsOf(host, hostPort)[0] as string),
       emulatorUrl: running.url,
       emulator,
+      supersetUrl: superset?.url,
       close: () =>
         (closing ??= (async () => {
           await closeServer();
@@ -239,11 +272,13 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
           await embedTokenBff.close();
           await chartTokenBff.close();
           await emulatorRun.close();
+          await supersetRun?.close();
         })()),
     };
   } catch (error) {
     await closeServer();
     await running?.close();
+    await emulatedSuperset?.close();
     throw error;
   }
 }

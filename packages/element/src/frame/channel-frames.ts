@@ -2,6 +2,7 @@ import type { ReactiveController } from '@lit/reactive-element';
 import type { DashboardVariables } from '@embedded-dashboard/protocol';
 import { emit } from '../events.js';
 import type { FrameProtocol, FrameSession } from '../protocol/frame-protocol.js';
+import { TokenRequestError } from '../token/request-token.js';
 import type { TokenController } from '../token/token-controller.js';
 import { applyHeight, frozen, memoryKey } from './frame-common.js';
 import type { FrameHost, FrameOptions, FramesView } from './frame-host.js';
@@ -81,9 +82,16 @@ export class ChannelFrames implements ReactiveController {
     this.height = applyHeight(this.#host, this.height, height) ?? this.height;
   }
 
+  failed(code: string, message: string): void {
+    // Without a token yet the token's own failure and retries stand (the frame could not start).
+    if (!this.loaded && this.#tokens.token) this.#tokens.fail(new TokenRequestError(code, message, false));
+  }
+
   shown(dashboardId: string, height: number | undefined, loadTime: number): void {
     if (height !== undefined) this.resize(height);
     if (!this.loaded) {
+      // A frame that started after all (loaded again): its renewals start over from a fresh token.
+      if (this.#tokens.error?.code === 'frame_refused') this.#tokens.retry();
       this.loaded = true;
       this.#host.requestUpdate();
       emit(this.#host, 'dashboard-load', { dashboardId, height: this.height ?? 0, loadTime });

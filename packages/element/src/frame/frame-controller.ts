@@ -216,11 +216,18 @@ export class FrameController implements ReactiveController {
     this.height = applyHeight(this.#host, this.height, height) ?? this.height;
   }
 
+  failed(code: string, message: string): void {
+    // Without a token yet the token's own failure and retries stand (the frame could not start).
+    if (!this.loaded && this.#tokens.token) this.#tokens.fail(new TokenRequestError(code, message, false));
+  }
+
   /** The dashboard is shown (`dashboard-load` once per frame): from its lifecycle events, or a vendor session. */
   shown(dashboardId: string, height: number | undefined, loadTime: number): void {
     if (height !== undefined) this.resize(height);
     // Once per frame: a dashboard repeats it when sent the token it already runs on (§6).
     if (!this.loaded) {
+      // A frame that started after all (loaded again): its renewals start over from a fresh token.
+      if (this.#tokens.error?.code === 'frame_refused') this.#tokens.retry();
       this.#ready = this.loaded = true;
       this.#host.requestUpdate();
       emit(this.#host, 'dashboard-load', { dashboardId, height: this.height ?? 0, loadTime });

@@ -62,6 +62,8 @@ export interface FrameLink {
   resize(height: number): void;
   /** The dashboard is shown, `loadTime` ms after its frame loaded: `dashboard-load` once per frame, `ready`. */
   shown(dashboardId: string, height: number | undefined, loadTime: number): void;
+  /** The frame loaded but its dashboard never started (a vendor's refusal page): the error state, `code` and `message` in `dashboard-error`. */
+  failed(code: string, message: string): void;
 }
 
 /** The element as a vendor session sees it: its shadow root (where its frames load) and its events. */

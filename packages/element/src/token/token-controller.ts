@@ -219,6 +219,8 @@ export class TokenController implements ReactiveController {
       this.#schedule(retryDelay(++this.#retries, error.retryAfter, Math.random), this.#reason);
       this.#set(this.token ? DashboardState.refreshing : DashboardState.error);
     } else {
+      // Nothing more is scheduled: a refusal of the frame (FrameLink.failed) leaves no renewal running.
+      clearTimeout(this.#timer);
       this.#set(error.status === 401 ? DashboardState.unauthenticated : DashboardState.error);
     }
     this.#host.tokenFailed(error);

@@ -27,6 +27,11 @@ export const SUPERSET_REQUEST_TIMEOUT_MS = 10_000;
  * itself (its only height is `getScrollSize`'s answer).
  */
 export const SUPERSET_HEIGHT_POLL_MS = 1_000;
+/**
+ * A frame that loaded but has not answered by then never will: Superset answered its refusal page
+ * (403 for a page origin not in the embedded config's allowed domains, 404 for an unknown UUID).
+ */
+export const SUPERSET_START_TIMEOUT_MS = 20_000;
 /** Characters of `url-params`. */
 export const MAX_URL_PARAMS_LENGTH = 2_000;
 
@@ -129,6 +134,7 @@ function connectSuperset(link: FrameLink, src: string, el: FrameElement): FrameS
   /** Which document of the frame the polls are for: a poll of an earlier one stops. */
   let documents = 0;
   let polled = 0;
+  let starting: ReturnType<typeof setTimeout> | undefined;
   const post = (message: SwitchboardMessage) => port?.postMessage(message);
   const fail = (error: FrameRequestError) => {
     for (const [, waiting] of pending) {
@@ -164,6 +170,7 @@ function connectSuperset(link: FrameLink, src: string, el: FrameElement): FrameS
           // The frame answers once its app runs: the dashboard is shown (no other sign exists).
           if (!shown) {
             shown = true;
+            clearTimeout(starting);
             link.shown(el.dashboard!, undefined, Math.round(performance.now() - loadedAt));
           }
         }
@@ -239,8 +246,25 @@ function connectSuperset(link: FrameLink, src: string, el: FrameElement): FrameS
     // The frame takes the port from a window message of this exact shape, sent to its exact origin.
     win.postMessage(HANDSHAKE, origin, [channel.port2]);
     loadedAt = performance.now();
+    arm();
     sendToken();
   };
+  // From the frame pointed at src, and again from each load: a refusal page may never fire `load` in
+  // the element's listener. A frame that has not started by then is reported, then loaded again
+  // (Superset may have been down, or the page's origin allowed since), less often each time.
+  let wait = SUPERSET_START_TIMEOUT_MS;
+  const arm = () => {
+    clearTimeout(starting);
+    if (!shown)
+      starting = setTimeout(() => {
+        link.failed('frame_refused', "The dashboard did not start: Superset refused it (is this page's origin in the embedded dashboard's allowed domains?)");
+        const frame = [...el.renderRoot.querySelectorAll('iframe')].find((f) => f.getAttribute('src') === src && !f.classList.contains('next'));
+        if (frame) frame.src = src;
+        wait = Math.min(wait * 2, SUPERSET_START_TIMEOUT_MS * 16);
+        arm();
+      }, wait);
+  };
+  arm();
   el.renderRoot.addEventListener('load', onLoad, true);
 
   return {
@@ -252,6 +276,7 @@ function connectSuperset(link: FrameLink, src: string, el: FrameElement): FrameS
     close() {
       closed = true;
       clearTimeout(polling);
+      clearTimeout(starting);
       el.renderRoot.removeEventListener('load', onLoad, true);
       port?.close();
       fail(new FrameRequestError('not_connected', 'The dashboard frame is gone'));

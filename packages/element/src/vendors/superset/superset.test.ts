@@ -6,7 +6,7 @@ import { ChannelFrames } from '../../frame/channel-frames.js';
 import { FrameController } from '../../frame/frame-controller.js';
 import { FRAME_FEATURES } from '../../frame/registry.js';
 import { FrameRequestError } from '../../protocol/frame-protocol.js';
-import { nextHeight, SUPERSET_HEIGHT_POLL_MS, SUPERSET_REQUEST_TIMEOUT_MS } from './superset-protocol.js';
+import { nextHeight, SUPERSET_HEIGHT_POLL_MS, SUPERSET_REQUEST_TIMEOUT_MS, SUPERSET_START_TIMEOUT_MS } from './superset-protocol.js';
 
 useElementTestEnvironment();
 beforeEach(() => {
@@ -128,15 +128,22 @@ describe.each([
       expect(m.events.filter((e) => e.type === 'dashboard-load')).toHaveLength(1);
     });
 
-    it('stays loading while the frame never answers (no port, no app): no dashboard-load', async () => {
+    it('stays loading while the frame has not answered yet, and is an error once it has not started in time (a refusal page): no dashboard-load', async () => {
       const fetch = stubFetch(json(tokenBody(300)));
       const m = await mount(attributes());
       await settle(m.el);
       loadSupersetFrame(m, { getScrollSize: () => NO_ANSWER });
-      await vi.advanceTimersByTimeAsync(SUPERSET_REQUEST_TIMEOUT_MS * 2);
+      await vi.advanceTimersByTimeAsync(SUPERSET_START_TIMEOUT_MS - 1_000);
       await settle(m.el);
       expect(m.el.state).toBe('loading');
+      await vi.advanceTimersByTimeAsync(1_000);
+      await settle(m.el);
+      expect(m.el.state).toBe('error');
+      expect(m.events.filter((e) => e.type === 'dashboard-error').at(-1)?.detail).toMatchObject({ code: 'frame_refused', retryable: false });
       expect(m.events.filter((e) => e.type === 'dashboard-load')).toHaveLength(0);
+      // No renewal goes on for a frame that never started.
+      await vi.advanceTimersByTimeAsync(600_000);
+      expect(m.el.state).toBe('error');
       expect(fetch).toHaveBeenCalledTimes(1);
     });
 

@@ -1,11 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { SUPERSET_CSRF_HEADER, SUPERSET_ROUTES } from '@embedded-dashboard/protocol';
-import { SAMPLE_SUPERSET_DASHBOARDS, startSupersetEmulator, type RunningSupersetEmulator } from '@embedded-dashboard/emulator';
-import { launchChromium } from '../support/chromium.js';
+import { SAMPLE_SUPERSET_DASHBOARDS } from '@embedded-dashboard/emulator';
 import { chromiumTool } from '../support/tools.js';
+import { useBrowserHost } from './browser-host.js';
 
 /**
  * The embedded page's frame protocol, the same host script against the real Superset 6.1.0 frame
@@ -85,24 +83,7 @@ window.get = (method, args) => new Promise((resolve) => {
 });
 </script></body>`;
 
-let browser: Browser | undefined;
-let host: Server | undefined;
-let hostUrl = '';
-let emulator: RunningSupersetEmulator | undefined;
-
-beforeAll(async () => {
-  if (!chromium.available) return;
-  browser = await launchChromium(chromium.path);
-  host = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(HOST_PAGE));
-  await new Promise<void>((resolve) => host!.listen(0, '127.0.0.1', resolve));
-  hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/`;
-  emulator = await startSupersetEmulator({ port: 0 });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (host ? host.close(resolve) : resolve(undefined)));
-  await emulator?.close();
-});
+const shared = useBrowserHost(chromium, (_, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(HOST_PAGE));
 
 const targets: { name: string; skip: boolean; target: () => FrameTarget }[] = [
   {
@@ -118,9 +99,9 @@ const targets: { name: string; skip: boolean; target: () => FrameTarget }[] = [
     name: 'emulator (Superset mode)',
     skip: !chromium.available,
     target: () => ({
-      url: emulator!.url,
+      url: shared.emulator!.url,
       uuid: SAMPLE_SUPERSET_DASHBOARDS[0]!.uuid,
-      mint: (clause) => mintWith(emulator!.url, 'embed-service', 'embed-service-password', SAMPLE_SUPERSET_DASHBOARDS[0]!.uuid, clause),
+      mint: (clause) => mintWith(shared.emulator!.url, 'embed-service', 'embed-service-password', SAMPLE_SUPERSET_DASHBOARDS[0]!.uuid, clause),
     }),
   },
 ];
@@ -132,9 +113,9 @@ describe.each(targets)('the embedded frame: $name', ({ skip, target }) => {
     'takes the port, renders the customer’s rows only after the guestToken emit, and answers the switchboard',
     async () => {
       const t = target();
-      const page = await browser!.newPage();
+      const page = await shared.browser!.newPage();
       try {
-        await page.goto(hostUrl);
+        await page.goto(shared.hostUrl);
         await page.evaluate((src) => (window as unknown as { openFrame(s: string): Promise<void> }).openFrame(src), `${t.url}/embedded/${t.uuid}?uiConfig=16`);
         const token = await t.mint("customer_id = 'acme'");
         await page.evaluate((guestToken) => (window as unknown as { emit(m: string, a: unknown): void }).emit('guestToken', { guestToken }), token);
@@ -186,9 +167,9 @@ describe.each(targets)('the embedded frame: $name', ({ skip, target }) => {
     'hides the title with the uiConfig bit 1',
     async () => {
       const t = target();
-      const page = await browser!.newPage();
+      const page = await shared.browser!.newPage();
       try {
-        await page.goto(hostUrl);
+        await page.goto(shared.hostUrl);
         await page.evaluate((src) => (window as unknown as { openFrame(s: string): Promise<void> }).openFrame(src), `${t.url}/embedded/${t.uuid}?uiConfig=1`);
         const token = await t.mint("customer_id = 'globex'");
         await page.evaluate((guestToken) => (window as unknown as { emit(m: string, a: unknown): void }).emit('guestToken', { guestToken }), token);
@@ -211,9 +192,9 @@ describe('the emulator frame', () => {
     "emits observeDataMask on a filter change with uiConfig bit 16 (the emulator's region filter: the real sample dashboard has no native filter)",
     async () => {
       const t = targets[1]!.target();
-      const page = await browser!.newPage();
+      const page = await shared.browser!.newPage();
       try {
-        await page.goto(hostUrl);
+        await page.goto(shared.hostUrl);
         await page.evaluate((src) => (window as unknown as { openFrame(s: string): Promise<void> }).openFrame(src), `${t.url}/embedded/${t.uuid}?uiConfig=16`);
         const token = await t.mint("customer_id = 'initech'");
         await page.evaluate((guestToken) => (window as unknown as { emit(m: string, a: unknown): void }).emit('guestToken', { guestToken }), token);
@@ -240,9 +221,9 @@ describe('the emulator frame', () => {
 
   it.skipIf(!chromium.available)('ignores malformed handshakes and port messages, and renders nothing without a string guestToken', async () => {
     const t = targets[1]!.target();
-    const page = await browser!.newPage();
+    const page = await shared.browser!.newPage();
     try {
-      await page.goto(hostUrl);
+      await page.goto(shared.hostUrl);
       await page.evaluate((src) => {
         const frame = document.getElementById('frame') as HTMLIFrameElement;
         return new Promise<void>((resolve) => {

@@ -1,19 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { SignJWT } from 'jose';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  DEFAULT_SUPERSET_AUDIENCE,
-  DEFAULT_SUPERSET_GUEST_SECRET,
-  SAMPLE_SUPERSET_DASHBOARDS,
-  startSupersetEmulator,
-  type RunningSupersetEmulator,
-} from '@embedded-dashboard/emulator';
-import { launchChromium } from '../support/chromium.js';
+import { describe, expect, inject, it } from 'vitest';
+import { DEFAULT_SUPERSET_AUDIENCE, DEFAULT_SUPERSET_GUEST_SECRET, SAMPLE_SUPERSET_DASHBOARDS } from '@embedded-dashboard/emulator';
 import { chromiumTool } from '../support/tools.js';
+import { useBrowserHost } from './browser-host.js';
 
 /**
  * The control: Superset's own `@superset-ui/embedded-sdk` (0.4.0, its UMD bundle as a page loads
@@ -51,23 +42,16 @@ const tokenFor = (t: Target) => {
     .sign(new TextEncoder().encode(t.secret));
 };
 
-let browser: Browser | undefined;
-let host: Server | undefined;
-let hostUrl = '';
-let emulator: RunningSupersetEmulator | undefined;
 let current: Target | undefined;
 let tokenRequests = 0;
 
-beforeAll(async () => {
-  if (!chromium.available) return;
-  browser = await launchChromium(chromium.path);
-  host = createServer((req, res) => {
-    if (req.url === '/sdk.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(sdkBundle);
-    if (req.url === '/token') {
-      tokenRequests++;
-      return void tokenFor(current!).then((token) => res.writeHead(200, { 'content-type': 'text/plain' }).end(token));
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><meta charset="utf-8"><title>sdk control</title>
+const shared = useBrowserHost(chromium, (req, res) => {
+  if (req.url === '/sdk.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(sdkBundle);
+  if (req.url === '/token') {
+    tokenRequests++;
+    return void tokenFor(current!).then((token) => res.writeHead(200, { 'content-type': 'text/plain' }).end(token));
+  }
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><meta charset="utf-8"><title>sdk control</title>
 <div id="mount" style="width:800px;height:300px"></div>
 <script src="/sdk.js"></script>
 <script>
@@ -79,15 +63,6 @@ window.embedded = supersetEmbeddedSdk.embedDashboard({
   dashboardUiConfig: { hideTitle: true },
 });
 </script>`);
-  });
-  await new Promise<void>((resolve) => host!.listen(0, '127.0.0.1', resolve));
-  hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/`;
-  emulator = await startSupersetEmulator({ port: 0 });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (host ? host.close(resolve) : resolve(undefined)));
-  await emulator?.close();
 });
 
 const targets: { name: string; skip: boolean; target: () => Target }[] = [
@@ -100,7 +75,7 @@ const targets: { name: string; skip: boolean; target: () => Target }[] = [
     name: 'emulator (Superset mode)',
     skip: !chromium.available,
     target: () => ({
-      url: emulator!.url,
+      url: shared.emulator!.url,
       uuid: SAMPLE_SUPERSET_DASHBOARDS[0]!.uuid,
       secret: DEFAULT_SUPERSET_GUEST_SECRET,
       audience: DEFAULT_SUPERSET_AUDIENCE,
@@ -114,9 +89,9 @@ describe.each(targets)('@superset-ui/embedded-sdk as a control: $name', ({ skip,
     async () => {
       current = target();
       tokenRequests = 0;
-      const page = await browser!.newPage();
+      const page = await shared.browser!.newPage();
       try {
-        await page.goto(hostUrl);
+        await page.goto(shared.hostUrl);
         await page.waitForFunction(() => document.querySelector('iframe') !== null);
         const frame = page.frames().find((f) => f !== page.mainFrame())!;
         await frame.waitForFunction(() => document.body.innerText.includes('anvil'), undefined, { timeout: 90_000 });

@@ -40,10 +40,28 @@ export const formatUrl = (host: string, port: number) => `http://${host.includes
  */
 export function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...emulatorOptions } = options;
+  return listen(
+    port,
+    host,
+    () => createEmulator(emulatorOptions),
+    (emulator) => emulator.close(),
+  );
+}
+
+/**
+ * Creates the mode (its `TypeError` rejects) and serves it on `host:port`. `close` stops
+ * accepting, ends idle keep-alive connections, waits for in-flight requests, then runs `after`.
+ */
+function listen<T extends { app: { fetch: Parameters<typeof serve>[0]['fetch'] } }>(
+  port: number,
+  host: string,
+  create: () => T,
+  after: (emulator: T) => Promise<void> | void,
+): Promise<{ url: string; port: number; emulator: T; close(): Promise<void> }> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) return Promise.reject(new TypeError('port must be an integer from 0 to 65535'));
-  let emulator: Emulator;
+  let emulator: T;
   try {
-    emulator = createEmulator(emulatorOptions);
+    emulator = create();
   } catch (error) {
     return Promise.reject(error);
   }
@@ -55,7 +73,7 @@ export function startEmulator(options: StartEmulatorOptions = {}): Promise<Runni
           server.close(() => done());
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
-        await emulator.close();
+        await after(emulator);
       };
       resolve({ url: formatUrl(host, info.port), port: info.port, emulator, close });
     });
@@ -81,24 +99,10 @@ export interface RunningSupersetEmulator {
 /** The Superset mode (`--vendor superset`) on a real socket, as {@link startEmulator} serves Explo's. */
 export function startSupersetEmulator(options: StartSupersetEmulatorOptions = {}): Promise<RunningSupersetEmulator> {
   const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...supersetOptions } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) return Promise.reject(new TypeError('port must be an integer from 0 to 65535'));
-  let emulator: SupersetEmulator;
-  try {
-    emulator = createSupersetEmulator(supersetOptions);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: emulator.app.fetch, port, hostname: host }, (info: AddressInfo) => {
-      server.off('error', reject);
-      const close = () =>
-        new Promise<void>((done) => {
-          server.close(() => done());
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
-        });
-      resolve({ url: formatUrl(host, info.port), port: info.port, emulator, close });
-    });
-    server.once('error', reject);
-    server.on('clientError', answerClientError);
-  });
+  return listen(
+    port,
+    host,
+    () => createSupersetEmulator(supersetOptions),
+    () => undefined,
+  );
 }

@@ -86,7 +86,6 @@ export {
   SUPERSET_COMMS_TYPE,
   SUPERSET_PORT_TRANSFER,
   SUPERSET_FILTER_PARAMS,
-  SUPERSET_EMBEDDED_PATH,
   SwitchboardAction,
   SupersetFrameMethod,
   SupersetHostMethod,

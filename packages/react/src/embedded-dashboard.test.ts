@@ -13,6 +13,16 @@ const TEMPLATE = 'https://dash.example.com/iframe/{dashboard}';
 /** A token source that never answers: these tests are about props and events, not tokens. */
 const pendingToken = () => new Promise<TokenResponse>(() => undefined);
 
+/** Stubs `fetch` with one that never answers and records each token request's JSON body. */
+function recordTokenRequests(): unknown[] {
+  const bodies: unknown[] = [];
+  vi.stubGlobal('fetch', (_url: string, init: RequestInit) => {
+    bodies.push(JSON.parse(String(init.body)));
+    return new Promise<Response>(() => undefined);
+  });
+  return bodies;
+}
+
 describe('EmbeddedDashboard on the server', () => {
   it('renders the element with its attributes (variables as JSON) and no handlers or functions', () => {
     const html = renderToString(
@@ -111,11 +121,7 @@ describe('EmbeddedDashboard in the browser', () => {
     expect(renderToString(createElement(EmbeddedDashboard, props))).toBe(
       '<embedded-dashboard dashboard="sales-overview" chart="revenue-by-month" protocol="explo-jwt" src-template="https://dash.example.com/iframe/{token}"></embedded-dashboard>',
     );
-    const bodies: unknown[] = [];
-    vi.stubGlobal('fetch', (_url: string, init: RequestInit) => {
-      bodies.push(JSON.parse(String(init.body)));
-      return new Promise<Response>(() => undefined);
-    });
+    const bodies = recordTokenRequests();
     try {
       const el = mount(props);
       await el.updateComplete;
@@ -136,11 +142,7 @@ describe('EmbeddedDashboard in the browser', () => {
     expect(renderToString(createElement(EmbeddedDashboard, props))).toBe(
       '<embedded-dashboard hide-title="" dashboard="5b7a3c1e-8f2d-4e6a-9c0b-1d2e3f4a5b6c" protocol="superset" src-template="https://bi.example.com/embedded/{dashboard}"></embedded-dashboard>',
     );
-    const bodies: unknown[] = [];
-    vi.stubGlobal('fetch', (_url: string, init: RequestInit) => {
-      bodies.push(JSON.parse(String(init.body)));
-      return new Promise<Response>(() => undefined);
-    });
+    const bodies = recordTokenRequests();
     try {
       const el = mount(props);
       await el.updateComplete;

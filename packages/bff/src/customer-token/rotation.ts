@@ -16,6 +16,20 @@ export interface RotationSettings {
   now: () => number;
 }
 
+/**
+ * The 429 for a token renewed inside the minimum interval (`what` names it: "this token was
+ * rotated"), with the seconds left as `Retry-After`; `undefined` once the interval is over.
+ * Every vendor's renewal throttles the same way.
+ */
+export function rotationThrottle(what: string, lastRotatedAt: number, settings: RotationSettings): BffError | undefined {
+  const leftMs = lastRotatedAt + settings.minRotationIntervalMs - settings.now();
+  if (leftMs <= 0) return undefined;
+  return new BffError('rate_limited', `${what} moments ago; retry after the minimum rotation interval`, {
+    retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
+    refusal: 'rotation_throttle',
+  });
+}
+
 /** How a rotation request ended, as counted in `rotations_total{result}`. */
 type RotationOutcome = { result: 'rotated' | 'recovered' | 'current'; entry: GroupEntry } | { result: 'throttled' | 'refused' | 'busy'; error: BffError };
 
@@ -85,13 +99,8 @@ export class TokenRotation {
   #answerWithoutRotating(entry: GroupEntry, presented: string): RotationOutcome | undefined {
     if (presented !== entry.token) return { result: 'current', entry };
     if (entry.lastRotatedAt === null) return undefined;
-    const leftMs = entry.lastRotatedAt + this.#s.minRotationIntervalMs - this.#s.now();
-    if (leftMs <= 0) return undefined;
-    const error = new BffError('rate_limited', 'this token was rotated moments ago; retry after the minimum rotation interval', {
-      retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
-      refusal: 'rotation_throttle',
-    });
-    return { result: 'throttled', error };
+    const error = rotationThrottle('this token was rotated', entry.lastRotatedAt, this.#s);
+    return error === undefined ? undefined : { result: 'throttled', error };
   }
 
   /** The one place rotation outcomes are counted (`rotations_total{result}`): the entry to answer, or the error to throw. */

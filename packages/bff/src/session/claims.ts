@@ -32,6 +32,17 @@ export function isDataSourceMapping(value: unknown): value is DataSourceMapping 
 
 const refuse = (message: string) => new BffError('forbidden', message);
 
+/** The group id claim, a safe integer read as its decimal string; missing or malformed refuses. */
+function groupIdClaim(claims: Record<string, unknown>, claim: string): string {
+  const rawId = claims[claim];
+  if (rawId === undefined) throw refuse(`session has no "${claim}" claim`);
+  const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
+  if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ID_LENGTH) {
+    throw refuse(`session claim "${claim}" must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
+  }
+  return id;
+}
+
 /**
  * Maps verified session claims to the group input. Every field must be present and well typed
  * (the mapping alone is optional: it falls back to a static one, else the group's mapping is
@@ -39,12 +50,7 @@ const refuse = (message: string) => new BffError('forbidden', message);
  * half-filled input, since missing properties could widen what its dashboards show.
  */
 export function claimsToGroupInput(claims: Record<string, unknown>, names: Required<ClaimNames>, staticMapping: DataSourceMapping | undefined): UserGroupInput {
-  const rawId = claims[names.groupId];
-  if (rawId === undefined) throw refuse(`session has no "${names.groupId}" claim`);
-  const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
-  if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ID_LENGTH) {
-    throw refuse(`session claim "${names.groupId}" must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
-  }
+  const id = groupIdClaim(claims, names.groupId);
   const name = claims[names.groupName];
   if (name === undefined) throw refuse(`session has no "${names.groupName}" claim`);
   if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME_LENGTH) {
@@ -66,12 +72,7 @@ export function claimsToGroupInput(claims: Record<string, unknown>, names: Requi
  * from its own templates over the claims.
  */
 export function claimsToCustomer(claims: Record<string, unknown>, names: Required<ClaimNames>): UserGroupInput {
-  const rawId = claims[names.groupId];
-  if (rawId === undefined) throw refuse(`session has no "${names.groupId}" claim`);
-  const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
-  if (typeof id !== 'string' || id.trim() === '' || id.length > MAX_ID_LENGTH) {
-    throw refuse(`session claim "${names.groupId}" must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
-  }
+  const id = groupIdClaim(claims, names.groupId);
   const name = claims[names.groupName];
   return { user_group_id: id, name: typeof name === 'string' && name.trim() !== '' && name.length <= MAX_NAME_LENGTH ? name : id, properties: {} };
 }

@@ -4,6 +4,7 @@ import type { SupersetGuestTokenRequest, TokenResponse } from '@embedded-dashboa
 import { isUserGroupToken } from '@embedded-dashboard/protocol';
 import type { Caller } from '../caller/caller.js';
 import type { HeldEntry } from '../customer-token/fleet-lock.js';
+import { rotationThrottle } from '../customer-token/rotation.js';
 import { isVendorOutage } from '../customer-token/vendor-calls.js';
 import { BffError } from '../errors/bff-error.js';
 import type { CallPriority } from '../vendor-budget/upstream-budget.js';
@@ -68,13 +69,8 @@ export class SupersetVendorGuestTokens {
     const stored = await this.#read(key, fingerprint);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const leftMs = (stored.lastRotatedAt ?? 0) + this.#context.minRotationIntervalMs - this.#context.now();
-      if (leftMs > 0) {
-        throw new BffError('rate_limited', 'this guest token was minted moments ago; retry after the minimum rotation interval', {
-          retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
-          refusal: 'rotation_throttle',
-        });
-      }
+      const throttled = rotationThrottle('this guest token was minted', stored.lastRotatedAt ?? 0, this.#context);
+      if (throttled) throw throttled;
     }
     return this.#respond(await this.#mintOnce(caller, request, key, fingerprint, stored, presented));
   }

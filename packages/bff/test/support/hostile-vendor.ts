@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startLoopbackServer } from '../../../../test/support/loopback-server.js';
 
 /** What the fake vendor does with one request; `body` is the parsed JSON request body (or `{}`). */
 export type VendorBehaviour = (res: ServerResponse, body: Record<string, unknown>, req: IncomingMessage) => void;
@@ -55,35 +55,22 @@ export const trickle =
 export async function startHostileVendor(initial: VendorBehaviour): Promise<HostileVendor> {
   let behaviour = initial;
   const calls = { GET: 0, PUT: 0, POST: 0 };
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method === 'GET' || req.method === 'PUT' || req.method === 'POST') calls[req.method]++;
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      } catch {
-        body = {};
-      }
-      behaviour(res, body, req);
-    });
+  const server = await startLoopbackServer((req, res, raw) => {
+    if (req.method === 'GET' || req.method === 'PUT' || req.method === 'POST') calls[req.method]++;
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      body = {};
+    }
+    behaviour(res, body, req);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     calls,
     behave(next) {
       behaviour = next;
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: () => server.close(),
   };
 }

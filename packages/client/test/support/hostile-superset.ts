@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { startLoopbackServer } from '../../../../test/support/loopback-server.js';
 
 /**
  * Superset's security API on a real socket (127.0.0.1, port 0), for fault tests: what a test
@@ -132,19 +132,9 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
     return json(res, 404, { message: 'Not found' });
   };
 
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => void handle(req, res, Buffer.concat(chunks).toString('utf8')));
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startLoopbackServer((req, res, body) => void handle(req, res, body.toString('utf8')));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     calls,
     guestBodies,
     behave(route, behaviour) {
@@ -157,9 +147,6 @@ export async function startHostileSuperset(options: HostileSupersetOptions): Pro
     newAccessKey() {
       accessKey = randomBytes(32);
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: () => server.close(),
   };
 }

@@ -76,6 +76,37 @@ function integer(flag: string, text: string, max: number, problems: string[]): n
   return Number(text);
 }
 
+/** The one value of a flag that may be given once; a second one is a problem. */
+function singleValue(values: Map<string, string[]>, problems: string[]): (flag: string) => string | undefined {
+  return (flag) => {
+    const list = values.get(flag);
+    if (list && list.length > 1) problems.push(`${flag} given more than once`);
+    return list?.[0];
+  };
+}
+
+/** `--port` and `--host`, the same for every vendor. */
+function listenOptions(single: (flag: string) => string | undefined, problems: string[]): { port?: number; host?: string } {
+  const options: { port?: number; host?: string } = {};
+  const port = single('--port');
+  if (port !== undefined) options.port = integer('--port', port, 65_535, problems);
+  const host = single('--host');
+  if (host !== undefined) {
+    if (host.trim() === '' || /\s/.test(host)) problems.push('--host must be a host name or address');
+    else options.host = host;
+  }
+  return options;
+}
+
+/** `--embed-origin`, each an origin (port `*` allowed); the list as given, or undefined when none. */
+function embedOrigins(values: Map<string, string[]>, problems: string[]): string[] | undefined {
+  const origins = values.get('--embed-origin');
+  for (const origin of origins ?? []) {
+    if (!ORIGIN.test(origin)) problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
+  }
+  return origins;
+}
+
 /**
  * Parses the CLI's arguments. Collects every problem (one line each) instead of stopping at
  * the first, so one run shows them all.
@@ -110,19 +141,8 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
   if (vendors[0] === 'superset') return parseSupersetArgs(values, admin, problems);
   for (const flag of SUPERSET_FLAGS) if (values.has(flag)) problems.push(`${flag} is a --vendor superset option`);
 
-  const single = (flag: string): string | undefined => {
-    const list = values.get(flag);
-    if (list && list.length > 1) problems.push(`${flag} given more than once`);
-    return list?.[0];
-  };
-  const options: StartEmulatorOptions = { admin };
-  const port = single('--port');
-  if (port !== undefined) options.port = integer('--port', port, 65_535, problems);
-  const host = single('--host');
-  if (host !== undefined) {
-    if (host.trim() === '' || /\s/.test(host)) problems.push('--host must be a host name or address');
-    else options.host = host;
-  }
+  const single = singleValue(values, problems);
+  const options: StartEmulatorOptions = { admin, ...listenOptions(single, problems) };
   const data = single('--data');
   if (data !== undefined) {
     if (data === '') problems.push('--data must be a file path');
@@ -180,33 +200,16 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
       else options.embedSecrets.push({ id, value });
     }
   }
-  const origins = values.get('--embed-origin');
-  if (origins) {
-    for (const origin of origins) {
-      if (!ORIGIN.test(origin))
-        problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
-    }
-    options.embedOrigins = origins;
-  }
+  const origins = embedOrigins(values, problems);
+  if (origins) options.embedOrigins = origins;
   return problems.length > 0 ? { problems } : { command: { kind: 'start', options }, problems };
 }
 
 /** `--vendor superset`: its own options; Explo's are refused, one line each. */
 function parseSupersetArgs(values: Map<string, string[]>, admin: boolean, problems: string[]): { command?: CliCommand; problems: string[] } {
   for (const flag of EXPLO_ONLY_FLAGS) if (values.has(flag)) problems.push(`${flag} is an Explo option; not with --vendor superset`);
-  const single = (flag: string): string | undefined => {
-    const list = values.get(flag);
-    if (list && list.length > 1) problems.push(`${flag} given more than once`);
-    return list?.[0];
-  };
-  const options: StartSupersetEmulatorOptions = { admin };
-  const port = single('--port');
-  if (port !== undefined) options.port = integer('--port', port, 65_535, problems);
-  const host = single('--host');
-  if (host !== undefined) {
-    if (host.trim() === '' || /\s/.test(host)) problems.push('--host must be a host name or address');
-    else options.host = host;
-  }
+  const single = singleValue(values, problems);
+  const options: StartSupersetEmulatorOptions = { admin, ...listenOptions(single, problems) };
   const users = values.get('--superset-user');
   if (users) {
     options.users = [];
@@ -234,13 +237,7 @@ function parseSupersetArgs(values: Map<string, string[]>, admin: boolean, proble
     options.guestTokenSeconds = integer('--guest-token-ttl', ttl, 31_536_000, problems);
     if (options.guestTokenSeconds === 0) problems.push('--guest-token-ttl must be at least 1');
   }
-  const origins = values.get('--embed-origin');
-  if (origins) {
-    for (const origin of origins) {
-      if (!ORIGIN.test(origin))
-        problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
-    }
-    options.frameAncestors = origins;
-  }
+  const origins = embedOrigins(values, problems);
+  if (origins) options.frameAncestors = origins;
   return problems.length > 0 ? { problems } : { command: { kind: 'start-superset', options }, problems };
 }

@@ -135,6 +135,3 @@ export const SUPERSET_FILTER_PARAMS = {
   visible: 'show_filters',
   expanded: 'expand_filters',
 } as const;
-
-/** The frame's path under the Superset base URL: `/embedded/<embedded dashboard uuid>`. */
-export const SUPERSET_EMBEDDED_PATH = '/embedded/';

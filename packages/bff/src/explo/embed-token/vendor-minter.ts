@@ -12,6 +12,7 @@ import type { BffLogger } from '../../observability/logger.js';
 import type { GroupEntry } from '../../store/types.js';
 import type { HeldEntry } from '../../customer-token/fleet-lock.js';
 import type { GroupEntries } from '../../customer-token/group-entries.js';
+import { rotationThrottle } from '../../customer-token/rotation.js';
 import { isVendorOutage, type VendorCalls } from '../../customer-token/vendor-calls.js';
 import type { EmbedTokenMinter, EmbedTokenRequest } from './local-minter.js';
 
@@ -84,13 +85,8 @@ export class VendorMinter implements EmbedTokenMinter {
     const stored = await this.#read(request);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const leftMs = (stored.lastRotatedAt ?? 0) + this.#s.minRotationIntervalMs - this.#s.now();
-      if (leftMs > 0) {
-        throw new BffError('rate_limited', 'this embed token was minted moments ago; retry after the minimum rotation interval', {
-          retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
-          refusal: 'rotation_throttle',
-        });
-      }
+      const throttled = rotationThrottle('this embed token was minted', stored.lastRotatedAt ?? 0, this.#s);
+      if (throttled) throw throttled;
     }
     return this.#respond(await this.#mintOnce(request, stored, presented));
   }

@@ -17,10 +17,14 @@ const PACKAGE_DEPENDENCIES = {
   vite: ['client', 'emulator', 'bff'],
 };
 
-/** A vendor is a folder of these names in a package's `src/` (ARCHITECTURE §2.1): it imports shared layers only, never another vendor's folder. */
+/**
+ * A vendor is a folder of these names in a package's `src/`, in every package alike (ARCHITECTURE
+ * §2.1): it imports shared layers only, never another vendor's folder (rule vendor-folders-apart).
+ * A new vendor adds its name here and its folders; it touches no other vendor's files.
+ */
 const VENDOR_FOLDERS = ['explo', 'superset', 'metabase'];
-/** The packages whose vendors have folders of their own (the element's have their own rule). */
-const VENDOR_PACKAGES = ['bff', 'client'];
+/** The emulator's Explo routes predate the seam and are spread over shared-looking folders. */
+const EMULATOR_EXPLO = ['api', 'dashboard-host', 'embed', 'store', 'admin', 'rate-limit'];
 
 /**
  * Each package's layers, top first: a layer is a list of top-level names under `src/` (a folder
@@ -62,17 +66,17 @@ const LAYERS = {
     ['index.ts', 'cli'],
     ['server.ts'],
     ['emulator.ts'],
-    // A vendor mode is a folder of its own (superset/): beside Explo's routes, never importing them.
-    ['options.ts', 'admin', 'api', 'dashboard-host', 'superset'],
+    // A vendor mode is a folder of its own (superset/, …): beside Explo's routes, never importing them.
+    ['options.ts', 'admin', 'api', 'dashboard-host', ...VENDOR_FOLDERS],
     ['embed', 'faults', 'rate-limit', 'store'],
     ['http'],
   ],
   element: [
     // The entry points: each registers its protocols (the main one ours and Explo's).
     ['index.ts', 'explo.ts', 'superset.ts'],
-    // A vendor's frame protocol (vendors/<name>/) and the define helper: above the core, which
-    // names no vendor; a vendor imports only the shared layers below (vendor-folders-apart).
-    ['vendors', 'define.ts'],
+    // A vendor's frame protocol (src/<name>/) and the define helper: above the core, which names
+    // no vendor; a vendor imports only the shared layers below (vendor-folders-apart).
+    [...VENDOR_FOLDERS, 'define.ts'],
     ['embedded-dashboard.ts'],
     ['frame'],
     ['events.ts'],
@@ -108,33 +112,25 @@ const packageRules = Object.entries(PACKAGE_DEPENDENCIES).map(([pkg, allowed]) =
 
 /**
  * The emulator's vendor modes: each folder imports only the shared layers (faults, http) and its
- * own files, never Explo's folders (api, dashboard-host, embed, store, admin, rate-limit) nor the
- * emulator's top (options.ts, emulator.ts, server.ts); a third vendor adds its folder here.
+ * own files, never Explo's folders nor the emulator's top (options.ts, emulator.ts, server.ts).
  */
-const EMULATOR_VENDOR_FOLDERS = ['superset'];
 const EMULATOR_SHARED = ['faults', 'http'];
-const emulatorVendorRules = EMULATOR_VENDOR_FOLDERS.map((vendor) => ({
-  name: `vendor-emulator-${vendor}`,
-  comment: `packages/emulator/src/${vendor}/ imports only ${EMULATOR_SHARED.join(', ')} and itself (docs/ARCHITECTURE.md §7)`,
-  severity: 'error',
-  from: { path: `^packages/emulator/src/${vendor}/`, pathNot: TEST },
-  to: { path: '^packages/emulator/src/', pathNot: `^packages/emulator/src/(${[vendor, ...EMULATOR_SHARED].join('|')})/` },
-}));
-emulatorVendorRules.push({
-  name: 'vendor-emulator-explo',
-  comment: "The emulator's Explo folders never import a vendor mode's folder.",
-  severity: 'error',
-  from: { path: '^packages/emulator/src/(api|dashboard-host|embed|store|admin|rate-limit)/', pathNot: TEST },
-  to: { path: `^packages/emulator/src/(${EMULATOR_VENDOR_FOLDERS.join('|')})/` },
-});
-// `$1`/`$2` in `to` are the package and vendor `from` matched: any vendor folder but the importer's own.
-const vendorRules = VENDOR_PACKAGES.map((pkg) => ({
-  name: `vendor-${pkg}-own-folder`,
-  comment: `packages/${pkg}/src: a vendor's folder (${VENDOR_FOLDERS.join(', ')}) imports shared layers only, never another vendor's folder`,
-  severity: 'error',
-  from: { path: `^packages/(${pkg})/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: TEST },
-  to: { path: `^packages/$1/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: '^packages/$1/src/$2/' },
-}));
+const emulatorVendorRules = [
+  {
+    name: 'vendor-emulator-shared-only',
+    comment: `packages/emulator/src/<vendor>/ imports only ${EMULATOR_SHARED.join(', ')} and itself (docs/ARCHITECTURE.md §7)`,
+    severity: 'error',
+    from: { path: `^packages/emulator/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: TEST },
+    to: { path: '^packages/emulator/src/', pathNot: `^packages/emulator/src/($1|${EMULATOR_SHARED.join('|')})/` },
+  },
+  {
+    name: 'vendor-emulator-explo',
+    comment: "The emulator's Explo folders never import a vendor mode's folder.",
+    severity: 'error',
+    from: { path: `^packages/emulator/src/(${EMULATOR_EXPLO.join('|')})/`, pathNot: TEST },
+    to: { path: `^packages/emulator/src/(${VENDOR_FOLDERS.join('|')})/` },
+  },
+];
 
 module.exports = {
   forbidden: [
@@ -154,16 +150,15 @@ module.exports = {
     },
     {
       name: 'vendor-folders-apart',
-      comment:
-        "A vendor's folder (src/vendors/<name>/ in any package) imports only shared layers, never another vendor's folder: adding a vendor touches no other vendor's files.",
+      comment: `A vendor's folder (src/<vendor>/ in any package: ${VENDOR_FOLDERS.join(', ')}) imports only shared layers, never another vendor's folder: adding a vendor touches no other vendor's files.`,
       severity: 'error',
-      from: { path: '^packages/[^/]+/src/vendors/([^/]+)/', pathNot: TEST },
-      to: { path: '^packages/[^/]+/src/vendors/', pathNot: '^packages/[^/]+/src/vendors/$1/' },
+      // `$1`/`$2` in `to` are the package and vendor `from` matched: any vendor folder but the importer's own.
+      from: { path: `^packages/([^/]+)/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: TEST },
+      to: { path: `^packages/$1/src/(${VENDOR_FOLDERS.join('|')})/`, pathNot: '^packages/$1/src/$2/' },
     },
     ...packageRules,
     ...layerRules,
     ...emulatorVendorRules,
-    ...vendorRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -4,6 +4,6 @@
  * script alone); this entry stays for code that imports it by name, and for earlier releases'
  * `import '@embedded-dashboard/element/explo'`, which now adds nothing.
  */
-export { exploProtocol } from './vendors/explo/explo-protocol.js';
-export { exploJwtProtocol } from './vendors/explo/explo-jwt-protocol.js';
+export { exploProtocol } from './explo/explo-protocol.js';
+export { exploJwtProtocol } from './explo/explo-jwt-protocol.js';
 export type { FrameProtocol } from './protocol/frame-protocol.js';

@@ -3,8 +3,8 @@ import type { EmbeddedDashboard } from './embedded-dashboard.js';
 import { FrameController } from './frame/frame-controller.js';
 import { parseVariables, updateVariable } from './frame/parse-variables.js';
 import { messageProtocol } from './protocol/message-protocol.js';
-import { exploJwtProtocol } from './vendors/explo/explo-jwt-protocol.js';
-import { exploProtocol } from './vendors/explo/explo-protocol.js';
+import { exploJwtProtocol } from './explo/explo-jwt-protocol.js';
+import { exploProtocol } from './explo/explo-protocol.js';
 
 export { EmbeddedDashboard, FRAME_PROTOCOLS } from './embedded-dashboard.js';
 export type { FrameProtocol } from './protocol/frame-protocol.js';

@@ -6,9 +6,9 @@
  */
 import { defineEmbeddedDashboard, TAG_NAME } from './define.js';
 import { ChannelFrames } from './frame/channel-frames.js';
-import type { DashboardDataMaskEvent } from './vendors/superset/superset-methods.js';
-import { addSupersetMethods } from './vendors/superset/superset-methods.js';
-import { supersetProtocol } from './vendors/superset/superset-protocol.js';
+import type { DashboardDataMaskEvent } from './superset/superset-methods.js';
+import { addSupersetMethods } from './superset/superset-methods.js';
+import { supersetProtocol } from './superset/superset-protocol.js';
 
 export { EmbeddedDashboard, FRAME_PROTOCOLS } from './embedded-dashboard.js';
 export { TAG_NAME } from './define.js';
@@ -20,8 +20,8 @@ export type { TokenReason } from './token/request-token.js';
 export type { FetchToken } from './token/token-controller.js';
 export type { DashboardStrings } from './strings/strings.js';
 export type { DashboardLoadEvent, DashboardTokenEvent, DashboardErrorEvent, DashboardResizeEvent, EmbeddedDashboardEventMap } from './events.js';
-export { supersetProtocol, nextHeight, SUPERSET_REQUEST_TIMEOUT_MS, SUPERSET_HEIGHT_POLL_MS } from './vendors/superset/superset-protocol.js';
-export type { SupersetDataMask, SupersetFilterMask, DashboardDataMaskEvent } from './vendors/superset/superset-methods.js';
+export { supersetProtocol, nextHeight, SUPERSET_REQUEST_TIMEOUT_MS, SUPERSET_HEIGHT_POLL_MS } from './superset/superset-protocol.js';
+export type { SupersetDataMask, SupersetFilterMask, DashboardDataMaskEvent } from './superset/superset-methods.js';
 
 declare global {
   interface HTMLElementEventMap {

@@ -3,8 +3,8 @@ import { FRAME_PROTOCOLS } from '../index.js';
 import { FRAME_SWAP_TIMEOUT_MS } from '../frame/frame-controller.js';
 import * as exploEntry from '../explo.js';
 import { json, mount, ORIGIN, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../test/support/fixtures.js';
-import { exploJwtProtocol } from '../vendors/explo/explo-jwt-protocol.js';
-import { exploProtocol } from '../vendors/explo/explo-protocol.js';
+import { exploJwtProtocol } from '../explo/explo-jwt-protocol.js';
+import { exploProtocol } from '../explo/explo-protocol.js';
 import { messageProtocol } from './message-protocol.js';
 
 useElementTestEnvironment();

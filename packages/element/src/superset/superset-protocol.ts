@@ -17,7 +17,7 @@ import {
   type FrameLink,
   type FrameProtocol,
   type FrameSession,
-} from '../../protocol/frame-protocol.js';
+} from '../protocol/frame-protocol.js';
 import { jsonCopy } from './json-copy.js';
 
 /** A request to the frame (`getDataMask`, …, `getScrollSize`) that has no answer by then fails with `timeout`. */

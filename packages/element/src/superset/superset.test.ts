@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { json, mount, ORIGIN, resolved, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../../test/support/fixtures.js';
-import { FakeMessageChannel, handshakes, loadSupersetFrame, NO_ANSWER } from '../../../test/support/superset-frame.js';
-import '../../superset.js';
-import { ChannelFrames } from '../../frame/channel-frames.js';
-import { FrameController } from '../../frame/frame-controller.js';
-import { FRAME_FEATURES } from '../../frame/registry.js';
-import { FrameRequestError } from '../../protocol/frame-protocol.js';
+import { json, mount, ORIGIN, resolved, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../test/support/fixtures.js';
+import { FakeMessageChannel, handshakes, loadSupersetFrame, NO_ANSWER } from '../../test/support/superset-frame.js';
+import '../superset.js';
+import { ChannelFrames } from '../frame/channel-frames.js';
+import { FrameController } from '../frame/frame-controller.js';
+import { FRAME_FEATURES } from '../frame/registry.js';
+import { FrameRequestError } from '../protocol/frame-protocol.js';
 import { nextHeight, SUPERSET_HEIGHT_POLL_MS, SUPERSET_REQUEST_TIMEOUT_MS, SUPERSET_START_TIMEOUT_MS } from './superset-protocol.js';
 
 useElementTestEnvironment();

@@ -1,5 +1,5 @@
 import { expect, it, vi } from 'vitest';
-import { EmbeddedDashboard, FRAME_PROTOCOLS, supersetProtocol, TAG_NAME } from '../../superset.js';
+import { EmbeddedDashboard, FRAME_PROTOCOLS, supersetProtocol, TAG_NAME } from '../superset.js';
 
 it('the Superset entry alone defines the element with the Superset protocol only, and its methods', async () => {
   expect(Object.keys(FRAME_PROTOCOLS)).toEqual(['superset']);
@@ -11,12 +11,12 @@ it('the Superset entry alone defines the element with the Superset protocol only
   // standalone script), adds its protocols and its full frames controller to the page's registry,
   // which the element already defined reads.
   vi.resetModules();
-  const main = await import('../../index.js');
+  const main = await import('../index.js');
   expect(main.EmbeddedDashboard).not.toBe(EmbeddedDashboard);
   expect(main.FRAME_PROTOCOLS).toBe(FRAME_PROTOCOLS);
   expect(Object.keys(FRAME_PROTOCOLS)).toEqual(['superset', 'message', 'explo', 'explo-jwt']);
   expect(customElements.get(TAG_NAME)).toBe(EmbeddedDashboard);
-  const { FRAME_FEATURES } = await import('../../frame/registry.js');
+  const { FRAME_FEATURES } = await import('../frame/registry.js');
   expect(FRAME_FEATURES.frames?.lean).toBeUndefined();
   expect(FRAME_FEATURES.variables).toBeDefined();
 });

@@ -1,6 +1,6 @@
 import type { ExploHostEvent } from '@embedded-dashboard/protocol';
 import { exploProtocol } from './explo-protocol.js';
-import type { FrameProtocol } from '../../protocol/frame-protocol.js';
+import type { FrameProtocol } from '../protocol/frame-protocol.js';
 
 const UPDATE_JWT: ExploHostEvent = 'updateCustomerJwt';
 

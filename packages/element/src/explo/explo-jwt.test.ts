@@ -11,7 +11,7 @@ import {
   tokenBody,
   useElementTestEnvironment,
   type Mounted,
-} from '../../../test/support/fixtures.js';
+} from '../../test/support/fixtures.js';
 
 useElementTestEnvironment();
 

@@ -1,6 +1,6 @@
 import { isRecord, type JsonValue, type SupersetFrameMethod } from '@embedded-dashboard/protocol';
-import { EmbeddedDashboard } from '../../embedded-dashboard.js';
-import { FrameRequestError } from '../../protocol/frame-protocol.js';
+import { EmbeddedDashboard } from '../embedded-dashboard.js';
+import { FrameRequestError } from '../protocol/frame-protocol.js';
 
 /** One native or cross filter's state in the data mask, as the frame keeps it (fields it may add are kept). */
 export interface SupersetFilterMask {
@@ -46,7 +46,7 @@ interface SupersetMethods {
   getDashboardPermalink(anchor?: string): Promise<string>;
 }
 
-declare module '../../embedded-dashboard.js' {
+declare module '../embedded-dashboard.js' {
   interface EmbeddedDashboard extends SupersetMethods {}
 }
 

@@ -1,5 +1,5 @@
 import { exploSrc, parseDashboardMessage, type DashboardEvent, type ExploFrameEvent, type ExploHostEvent } from '@embedded-dashboard/protocol';
-import type { FrameProtocol } from '../../protocol/frame-protocol.js';
+import type { FrameProtocol } from '../protocol/frame-protocol.js';
 
 /**
  * The vendor's frame events and our names for them (ARCHITECTURE §6): `dashboardReadyToLoad` and

@@ -7,8 +7,9 @@ import type { MaybePromise } from '../util/maybe-promise.js';
  * the application installs the API and registers an SDK, or does neither. The API is found by a
  * dynamic import at startup that tolerates its absence: Node, Bun, Deno and Lambda resolve it from
  * node_modules, and a bundler (wrangler's esbuild) bundles it when it is installed and leaves an
- * import whose failure is handled to fail at run time when it is not. Until it has loaded, and
- * whenever no tracer provider is registered, every helper here runs its work unchanged after one
+ * import whose failure is handled to fail at run time when it is not. The token routes wait for
+ * the import to settle before their first request; whenever no tracer provider is registered,
+ * every helper here runs its work unchanged after one
  * cheap check (`activeTracer()`), so an application without tracing pays nothing else. No span
  * carries a token, secret, session or customer id: only route, operation, vendor and outcome names.
  */
@@ -18,15 +19,22 @@ type Api = typeof OtelApi;
 const TRACER_NAME = '@embedded-dashboard/bff';
 
 let api: Api | undefined;
+let settled = false;
 
 /** Settles once the API has loaded or is known to be absent (never rejects). */
 export const tracingLoaded: Promise<void> = import('@opentelemetry/api').then(
   (module: Api) => {
     // Only an API of the shape this module uses (1.x); anything else is as if absent.
     if (typeof module.trace?.getTracerProvider === 'function' && typeof module.ProxyTracerProvider === 'function') api = module;
+    settled = true;
   },
-  () => undefined,
+  () => {
+    settled = true;
+  },
 );
+
+/** Whether `tracingLoaded` has settled: a request that arrives before (a process's first milliseconds) waits for it. */
+export const tracingSettled = (): boolean => settled;
 
 let seenProvider: unknown;
 let tracer: Tracer | undefined;

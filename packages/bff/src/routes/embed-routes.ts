@@ -13,7 +13,7 @@ import { readJsonObject } from '../http/request-body.js';
 import { withinRequestDeadline } from './request-deadline.js';
 import { respondToken } from './respond.js';
 import { requestContext } from './request-context.js';
-import { activeTracer, inSpan } from '../observability/tracing.js';
+import { activeTracer, inSpan, tracingLoaded, tracingSettled } from '../observability/tracing.js';
 import { inServerSpan } from './trace-route.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
@@ -74,7 +74,8 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
         throw error;
       }
     };
-    return function countedTokenRoute(c: Context) {
+    return function countedTokenRoute(c: Context): Promise<Response> {
+      if (!tracingSettled()) return tracingLoaded.then(() => countedTokenRoute(c));
       const tracer = activeTracer();
       return tracer === undefined ? answer(c) : inServerSpan(tracer, c, route, runtime.vendor.name, () => answer(c));
     };

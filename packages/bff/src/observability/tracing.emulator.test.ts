@@ -143,7 +143,7 @@ const one = (spans: OtlpSpan[], name: string): OtlpSpan => {
 };
 /** Whether `span` hangs (through any depth) under `ancestor`. */
 const under = (spans: OtlpSpan[], span: OtlpSpan, ancestor: OtlpSpan): boolean => {
-  for (let at: OtlpSpan | undefined = span; at !== undefined; at = spans.find((s) => s.spanId === at!.parentSpanId))
+  for (let at: OtlpSpan | undefined = span; at !== undefined; at = spans.find((s) => s.spanId === at.parentSpanId))
     if (at.parentSpanId === ancestor.spanId) return true;
   return false;
 };

@@ -62,7 +62,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     vendor = options.vendor.create({
       store,
       entries: new GroupEntries(store, settings.tokens),
-      calls: new VendorCalls(settings.tokens.circuitBreaker, budget, settings.now, logger, metrics),
+      calls: new VendorCalls(settings.tokens.circuitBreaker, budget, settings.now, logger, metrics, options.vendor.name),
       logger,
       metrics,
       keyPrefix: settings.keyPrefix,

@@ -1,3 +1,4 @@
+import { markSpan } from '../observability/tracing.js';
 import { BffError } from '../errors/bff-error.js';
 import type { BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
@@ -105,15 +106,24 @@ export class CircuitBreaker {
   async run<T>(group: string, call: () => Promise<T>): Promise<T> {
     const now = this.#now();
     const own = this.#groups.get(group);
-    const ownProbe =
-      own === undefined ? false : this.#admit(own, now, 'customer_circuit', 'the dashboard vendor is failing for this customer; not calling it for a moment');
+    let ownProbe: boolean;
+    try {
+      ownProbe =
+        own === undefined ? false : this.#admit(own, now, 'customer_circuit', 'the dashboard vendor is failing for this customer; not calling it for a moment');
+    } catch (error) {
+      decided('refuse', 'customer');
+      throw error;
+    }
     let probe: boolean;
     try {
       probe = this.#admit(this.#account, now, 'vendor_circuit', 'the dashboard vendor is failing; not calling it for a moment');
     } catch (error) {
       if (ownProbe) own!.probeUnanswered();
+      decided('refuse', 'account');
       throw error;
     }
+    if (probe || ownProbe) decided('probe', probe ? 'account' : 'customer');
+    else decided('allow', undefined);
     try {
       const result = await call();
       this.#succeeded(group, own);
@@ -183,4 +193,14 @@ export class CircuitBreaker {
     this.#metrics.circuitTransitions.labels('open').inc();
     this.#logger.warn('vendor circuit opened: failing fast', { reason, openSeconds: this.#account.openMs / 1000 });
   }
+}
+
+/** The breaker's decision on one call as a span under the vendor call's (ARCHITECTURE §4.5): `allow`, `probe` (half-open) or `refuse`, and whose circuit. */
+function decided(decision: 'allow' | 'probe' | 'refuse', circuit: 'customer' | 'account' | undefined): void {
+  markSpan(
+    'embed.circuit_breaker',
+    circuit === undefined
+      ? { 'embed.circuit_breaker.decision': decision }
+      : { 'embed.circuit_breaker.decision': decision, 'embed.circuit_breaker.circuit': circuit },
+  );
 }

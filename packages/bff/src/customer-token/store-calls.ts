@@ -1,4 +1,6 @@
+import type { Span } from '@opentelemetry/api';
 import type { BffLogger } from '../observability/logger.js';
+import { inSpan } from '../observability/tracing.js';
 import type { TokenStore } from '../store/types.js';
 import { withSocketDeadline } from '../util/deadline.js';
 import type { LocalCopy } from './local-copy.js';
@@ -41,18 +43,40 @@ export class StoreCalls {
    * processes off for its lifetime).
    */
   run<T>(op: string, key: string, call: () => Promise<T>, fallback: () => T | Promise<T>, onLate?: (value: T) => void, ask = false): Promise<T> {
+    // A span per store call: its operation and outcome only (the key names the customer).
+    return inSpan(`embed.store ${op}`, { 'db.operation.name': op }, (span) => this.#run(op, key, call, fallback, span, onLate, ask)) as Promise<T>;
+  }
+
+  #run<T>(
+    op: string,
+    key: string,
+    call: () => Promise<T>,
+    fallback: () => T | Promise<T>,
+    span: Span | undefined,
+    onLate?: (value: T) => void,
+    ask = false,
+  ): Promise<T> {
     const health = this.health;
-    if (health.skipping && (!ask || health.lost(key))) return Promise.resolve(fallback());
+    if (health.skipping && (!ask || health.lost(key))) {
+      span?.setAttribute('embed.store.outcome', 'skipped');
+      return Promise.resolve(fallback());
+    }
     const startedAt = health.now;
     let pending: Promise<T> | undefined;
     return this.within(op, () => (pending = call())).then(
       (value) => {
         // Else every customer synced during the outage would cost its sync again right after it.
         if (health.answered(op, key)) void this.writeBack();
+        span?.setAttribute('embed.store.outcome', 'ok');
         return value;
       },
       (error: unknown) => {
         const answeredLate = health.failed(op, key, error, startedAt);
+        // The request goes on with the fallback, so the span is not an error; it says why.
+        span?.setAttributes({
+          'embed.store.outcome': error instanceof StoreTimeoutError ? 'timeout' : 'failed',
+          'error.type': error instanceof StoreTimeoutError ? 'timeout' : 'store_error',
+        });
         if (error instanceof StoreTimeoutError && pending !== undefined) {
           pending.then(
             (value) => {

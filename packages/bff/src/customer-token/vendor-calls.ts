@@ -4,6 +4,7 @@ import { BffError } from '../errors/bff-error.js';
 import { toBffError } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
 import type { BffMetrics } from '../observability/metrics.js';
+import { inSpan } from '../observability/tracing.js';
 
 /** Every vendor operation, by the name its metrics and logs carry (`superset*`: the Superset adapter's). */
 export type VendorOp = 'getOrCreate' | 'update' | 'rotate' | 'generateJwt' | 'supersetLogin' | 'supersetGuestToken';
@@ -35,8 +36,18 @@ export class VendorCalls {
   readonly #metrics: BffMetrics;
   readonly #budget: UpstreamBudget;
   readonly #breaker: CircuitBreaker | undefined;
+  readonly #vendor: string;
 
-  constructor(breaker: CircuitBreakerOptions | false, budget: UpstreamBudget, now: () => number, logger: BffLogger, metrics: BffMetrics) {
+  constructor(
+    breaker: CircuitBreakerOptions | false,
+    budget: UpstreamBudget,
+    now: () => number,
+    logger: BffLogger,
+    metrics: BffMetrics,
+    /** The vendor's name on the calls' spans. */
+    vendor = 'explo',
+  ) {
+    this.#vendor = vendor;
     this.#logger = logger;
     this.#metrics = metrics;
     this.#budget = budget;
@@ -44,7 +55,14 @@ export class VendorCalls {
   }
 
   /** Calls the vendor for the customer whose store key is `group` (its circuit is that customer's). */
-  async call<T>(group: string, op: VendorOp, priority: CallPriority, call: () => Promise<T>): Promise<T> {
+  call<T>(group: string, op: VendorOp, priority: CallPriority, call: () => Promise<T>): Promise<T> {
+    // One span a vendor operation (never the group: it holds the customer id); its breaker decision, budget wait and HTTP attempts are its children.
+    return inSpan(`embed.vendor_call ${op}`, { 'embed.vendor.name': this.#vendor, 'embed.vendor.operation': op, 'embed.vendor.priority': priority }, () =>
+      this.#call(group, op, priority, call),
+    ) as Promise<T>;
+  }
+
+  async #call<T>(group: string, op: VendorOp, priority: CallPriority, call: () => Promise<T>): Promise<T> {
     const timed = async () => {
       const stop = this.#metrics.upstreamDuration.startTimer({ op });
       try {

@@ -67,6 +67,7 @@ describe('origin and CSRF checks', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/content-type/);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/traceparent, tracestate/);
     const evil = await call(app, `${ORIGIN}/embed/token`, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } });
     expect(evil.status).toBe(403);
   });

@@ -13,6 +13,8 @@ import { readJsonObject } from '../http/request-body.js';
 import { withinRequestDeadline } from './request-deadline.js';
 import { respondToken } from './respond.js';
 import { requestContext } from './request-context.js';
+import { activeTracer, inSpan, tracingLoaded, tracingSettled } from '../observability/tracing.js';
+import { inServerSpan } from './trace-route.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
 
@@ -62,7 +64,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
   const outcomes = (route: TokenRoute) => ({ ok: hotCounter(runtime.metrics.tokenRequests, route, 'ok'), metric: runtime.metrics.tokenRequests });
   const count = (route: TokenRoute, handler: (c: Context) => Promise<TokenResponse>) => {
     const { ok, metric } = outcomes(route);
-    return async function countedTokenRoute(c: Context) {
+    const answer = async (c: Context) => {
       try {
         const body = await handler(c);
         ok.inc();
@@ -72,7 +74,15 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
         throw error;
       }
     };
+    return function countedTokenRoute(c: Context): Promise<Response> {
+      if (!tracingSettled()) return tracingLoaded.then(() => countedTokenRoute(c));
+      const tracer = activeTracer();
+      return tracer === undefined ? answer(c) : inServerSpan(tracer, c, route, runtime.vendor.name, () => answer(c));
+    };
   };
+
+  // The adapter's work (`embed.vendor.token` / `.rotate`) is one span whatever the vendor: local signing (Metabase's, Explo's JWE) included.
+  const vendorAttributes = { 'embed.vendor.name': runtime.vendor.name };
 
   /**
    * A token request from its caller to its answer: who is asking, its rate limit, then `answer`.
@@ -80,7 +90,12 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
    * memory), so a returning caller is served without an await; a step that cannot is awaited.
    */
   const forCaller = (c: Context, route: TokenRoute, answer: (caller: Caller) => MaybePromise<TokenResponse>) =>
-    withinRequestDeadline(andThen(runtime.callerOf(c), (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => answer(caller))));
+    withinRequestDeadline(
+      andThen(
+        inSpan('embed.session', {}, () => runtime.callerOf(c)),
+        (caller) => andThen(runtime.rateLimit(caller.limitKeys[route], route), () => inSpan(`embed.vendor.${route}`, vendorAttributes, () => answer(caller))),
+      ),
+    );
 
   // The vendor's adapter answers both routes (for Explo's embed tokens a renewal is a new token, never a vendor rotation, §4).
   const { vendor } = runtime;

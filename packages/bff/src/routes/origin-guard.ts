@@ -88,7 +88,7 @@ export function originGuard(rule: OriginRule): MiddlewareHandler {
     if (c.req.method === 'OPTIONS') {
       return respond(c, 204, null, undefined, {
         'access-control-allow-methods': 'POST',
-        'access-control-allow-headers': 'content-type, authorization, x-request-id',
+        'access-control-allow-headers': 'content-type, authorization, x-request-id, traceparent, tracestate',
         'access-control-max-age': '600',
       });
     }

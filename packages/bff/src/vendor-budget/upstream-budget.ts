@@ -1,5 +1,6 @@
 import { BffError } from '../errors/bff-error.js';
 import type { BffMetrics } from '../observability/metrics.js';
+import { inSpan } from '../observability/tracing.js';
 import type { BudgetDecision, BudgetRequest } from './reservation.js';
 
 /**
@@ -83,21 +84,28 @@ export function createUpstreamBudget(options: UpstreamBudgetOptions): UpstreamBu
 
   return {
     async run(priority, call) {
-      const decision = await store.reserveBudget(key, request(priority));
-      if (!decision.admitted) {
-        metrics.budgetRefused.labels(priority).inc();
-        throw new BudgetRefusedError(priority, decision.retryAfterMs);
-      }
-      metrics.budgetUsed.labels(priority).inc();
-      if (decision.waitMs > 0) {
-        metrics.budgetQueued.labels(priority).inc();
-        metrics.budgetWaiting.set(++queued);
-        try {
-          await sleep(decision.waitMs);
-        } finally {
-          metrics.budgetWaiting.set(--queued);
+      // The reservation and the wait for the slot, as one span (its store call a child); the call itself comes after it.
+      await inSpan('embed.vendor_budget', { 'embed.vendor.priority': priority }, async (span) => {
+        const decision = await store.reserveBudget(key, request(priority));
+        span?.setAttributes({
+          'embed.vendor_budget.decision': decision.admitted ? 'admit' : 'refuse',
+          'embed.vendor_budget.wait_ms': decision.admitted ? decision.waitMs : 0,
+        });
+        if (!decision.admitted) {
+          metrics.budgetRefused.labels(priority).inc();
+          throw new BudgetRefusedError(priority, decision.retryAfterMs);
         }
-      }
+        metrics.budgetUsed.labels(priority).inc();
+        if (decision.waitMs > 0) {
+          metrics.budgetQueued.labels(priority).inc();
+          metrics.budgetWaiting.set(++queued);
+          try {
+            await sleep(decision.waitMs);
+          } finally {
+            metrics.budgetWaiting.set(--queued);
+          }
+        }
+      });
       try {
         return await call();
       } catch (error) {

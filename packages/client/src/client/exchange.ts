@@ -5,6 +5,7 @@ import { UserGroupApiError, UserGroupTimeoutError } from '../errors/errors.js';
 import type { Transport, TransportResponse } from '../transport/types.js';
 import type { ResolvedOptions } from '../validation/options.js';
 import { invoke, linkedController, raceAbort } from '../transport/signals.js';
+import { send } from '../transport/traced.js';
 
 /** What every exchange of one client shares. */
 export interface ExchangeContext {
@@ -26,6 +27,7 @@ export async function exchange(
   body: string,
   scope: AbortSignal,
   interrupted: (caught: unknown) => UserGroupApiError,
+  attemptNumber = 1,
 ): Promise<TransportResponse | UserGroupApiError> {
   let release: () => void;
   try {
@@ -50,7 +52,7 @@ export async function exchange(
       Accept: 'application/json',
     };
     const response = await raceAbort(
-      invoke(() => transport({ method, url, headers, body, signal })),
+      invoke(() => send(transport, { method, url, headers, body, signal }, { vendor: 'explo', operation: op, attempt: attemptNumber })),
       signal,
     );
     return isTransportResponse(response) ? response : new UserGroupApiError('malformed_response', 'transport resolved with something that is not a response');

@@ -192,7 +192,7 @@ export class UserGroupClient {
     };
     try {
       for (let attempt = 1; ; attempt += 1) {
-        const outcome = await exchange(this.#exchange, expectation.op, body, scope.controller.signal, interrupted);
+        const outcome = await exchange(this.#exchange, expectation.op, body, scope.controller.signal, interrupted, attempt);
         let error: UserGroupApiError;
         if (outcome instanceof UserGroupApiError) {
           error = outcome;

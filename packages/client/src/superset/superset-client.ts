@@ -9,6 +9,7 @@ import {
 } from '@embedded-dashboard/protocol';
 import { defaultTransport, sha256Hex } from '#client-platform';
 import { invoke, linkedController, raceAbort } from '../transport/signals.js';
+import { send } from '../transport/traced.js';
 import {
   UserGroupAbortedError,
   UserGroupApiError,
@@ -238,7 +239,13 @@ export class SupersetClient {
     try {
       const signal = attempt.controller.signal;
       return await raceAbort(
-        invoke(() => this.#transport({ method, url: `${this.#url}${path}`, headers, body, signal })),
+        invoke(() =>
+          send(
+            this.#transport,
+            { method, url: `${this.#url}${path}`, headers, body, signal },
+            { vendor: 'superset', operation: what.toLowerCase().replace(/ /g, '_'), attempt: 1 },
+          ),
+        ),
         signal,
       );
     } catch (caught) {

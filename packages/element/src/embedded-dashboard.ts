@@ -68,7 +68,6 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     allow: {},
     noAutoResize: { attribute: 'no-auto-resize', type: Boolean },
     withCredentials: { attribute: 'with-credentials', type: Boolean },
-    traceContext: { attribute: 'trace-context', type: Boolean },
     state: {},
     fetchToken: { attribute: false },
     strings: { attribute: false },
@@ -132,11 +131,6 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   /** Send cookies to a cross-origin `token-url` (`credentials: 'include'`). Attribute `with-credentials`. */
   declare withCredentials: boolean;
   /**
-   * Send a W3C `traceparent` (a random trace, sampled) with each token request, for a BFF that
-   * traces with OpenTelemetry to continue. Attribute `trace-context`.
-   */
-  declare traceContext: boolean;
-  /**
    * The current state, reflected as the `state` attribute once it first leaves the initial
    * `loading` (so `:not([state])` is loading too). Read it; setting it has no effect.
    */
@@ -178,7 +172,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     this.tokenUrl = '/embed/token';
     this.protocol = 'message';
     this.refreshMargin = 60;
-    this.noAutoResize = this.withCredentials = this.traceContext = false;
+    this.noAutoResize = this.withCredentials = false;
     this.state = DashboardState.loading;
   }
 

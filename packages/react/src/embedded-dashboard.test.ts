@@ -234,13 +234,11 @@ describe('EmbeddedDashboard in the browser', () => {
   });
 
   it('sets and clears the boolean attributes', () => {
-    const el = mount({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, noAutoResize: true, withCredentials: true, traceContext: true });
+    const el = mount({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, noAutoResize: true, withCredentials: true });
     expect(el.hasAttribute('no-auto-resize')).toBe(true);
     expect(el.withCredentials).toBe(true);
-    expect([el.hasAttribute('trace-context'), el.traceContext]).toEqual([true, true]);
     render({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken });
     expect(el.hasAttribute('no-auto-resize')).toBe(false);
     expect(el.hasAttribute('with-credentials')).toBe(false);
-    expect(el.traceContext).toBe(false);
   });
 });

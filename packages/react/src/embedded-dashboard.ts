@@ -67,8 +67,6 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   noAutoResize?: boolean;
   /** Send cookies to a cross-origin `tokenUrl`. */
   withCredentials?: boolean;
-  /** Send a W3C `traceparent` with each token request (attribute `trace-context`). */
-  traceContext?: boolean;
   /** Gets tokens another way than POSTing `tokenUrl` (client only; set it on the first render). */
   fetchToken?: FetchToken;
   /** `dashboard-load`: `{ dashboardId, height, loadTime }`. */
@@ -125,7 +123,6 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     refreshMargin,
     noAutoResize,
     withCredentials,
-    traceContext,
     fetchToken,
     onLoad,
     onToken,
@@ -183,7 +180,6 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     'refresh-margin': refreshMargin,
     'no-auto-resize': noAutoResize || undefined,
     'with-credentials': withCredentials || undefined,
-    'trace-context': traceContext || undefined,
     // Set before the element connects on a client render (React 19 sets it as a property).
     fetchToken,
   });

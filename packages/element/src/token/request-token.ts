@@ -31,12 +31,7 @@ export interface RequestTokenOptions {
   dashboard?: string | undefined;
   /** One chart of it, for a single-chart token (sent as `chart`). */
   chart?: string | undefined;
-  /** Send a fresh W3C `traceparent` with the request. */
-  traceContext?: boolean;
 }
-
-/** `bytes` random bytes as hex: the ids of a W3C `traceparent`. */
-const randomHex = (bytes: number) => crypto.getRandomValues(new Uint8Array(bytes)).reduce((hex, b) => hex + (b | 256).toString(16).slice(1), '');
 
 async function post(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
   let response: Response;
@@ -46,7 +41,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
       async (signal) => {
         const r = await fetch(held ? `${url}/rotate` : url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', ...(options.traceContext && { traceparent: `00-${randomHex(16)}-${randomHex(8)}-01` }) },
+          headers: { 'Content-Type': 'application/json' },
           // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
           body: JSON.stringify({ token: held, dashboard: options.dashboard, chart: options.chart }),
           credentials: options.credentials,

@@ -12,8 +12,6 @@ export interface TokenHost extends ReactiveControllerHost {
   readonly tokenUrl: string;
   readonly refreshMargin: number;
   readonly withCredentials: boolean;
-  /** Send a `traceparent` with each token request. */
-  readonly traceContext: boolean;
   /** The dashboard token requests name, when tokens are per dashboard. */
   readonly tokenScope?: string | undefined;
   /** The chart token requests name (a single-chart token), if any. */
@@ -170,7 +168,7 @@ export class TokenController implements ReactiveController {
     const run = (this.#run = new AbortController());
     this.#reason = reason;
     this.#set(this.token ? DashboardState.refreshing : DashboardState.loading);
-    const { fetchToken, withCredentials, traceContext, tokenScope, tokenChart } = this.#host;
+    const { fetchToken, withCredentials, tokenScope, tokenChart } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
     try {
@@ -179,7 +177,6 @@ export class TokenController implements ReactiveController {
         : await requestToken(this.#url, held, {
             timeout: TOKEN_TIMEOUT_MS,
             credentials: withCredentials ? 'include' : 'same-origin',
-            traceContext,
             dashboard: tokenScope,
             chart: tokenChart,
           });

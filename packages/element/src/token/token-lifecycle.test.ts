@@ -42,25 +42,6 @@ describe('token lifecycle', () => {
     expect(fetch.mock.calls[0]![1]).toMatchObject({ credentials: 'include' });
   });
 
-  it('sends a fresh valid W3C traceparent with each token request only with trace-context', async () => {
-    const traceparentOf = (call: unknown[]) => (call[1] as { headers: Record<string, string> }).headers.traceparent;
-    const plain = stubFetch(json(tokenBody()));
-    const { el: untraced } = await mount();
-    await settle(untraced);
-    expect(traceparentOf(plain.mock.calls[0]!)).toBeUndefined();
-    untraced.remove();
-
-    const fetch = stubFetch(json(tokenBody(600)), json(tokenBody(600)));
-    const { el } = await mount({ 'trace-context': '', 'refresh-margin': '30' });
-    expect(el.traceContext).toBe(true);
-    await settle(el);
-    await vi.advanceTimersByTimeAsync(570_000);
-    expect(fetch).toHaveBeenCalledTimes(2);
-    const sent = fetch.mock.calls.map(traceparentOf);
-    for (const value of sent) expect(value).toMatch(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-01$/);
-    expect(new Set(sent.map((value) => value!.slice(3, 35))).size).toBe(2);
-  });
-
   it('refreshes by rotating at expiresAt - refresh-margin, not before', async () => {
     const first = tokenBody(600);
     const fetch = stubFetch(json(first), json(tokenBody(600)));

@@ -12,6 +12,7 @@ import { originGuard } from './origin-guard.js';
 import { readJsonObject } from '../http/request-body.js';
 import { withinRequestDeadline } from './request-deadline.js';
 import { respondToken } from './respond.js';
+import { addTimingsRoute } from './timings-route.js';
 import { requestContext } from './request-context.js';
 
 const MAX_PRESENTED_TOKEN_LENGTH = 2048;
@@ -49,7 +50,7 @@ function rotateRequest(body: Record<string, unknown> | undefined): { presented: 
   return { presented: token, scope: requestedScope(body) };
 }
 
-/** Builds the two token routes on an existing runtime. */
+/** Builds the two token routes and the timings reports' route on an existing runtime. */
 export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono {
   const routes = new Hono();
   // Mounted by createBffApp, the routes share its error handler (no second one to compose per request).
@@ -101,6 +102,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
       return forCaller(c, 'rotate', (caller) => vendor.renew(caller, scope, pageOriginOf(c), presented));
     }),
   );
+  addTimingsRoute(routes, runtime);
   return routes;
 }
 

@@ -27,7 +27,8 @@ export function addTimingsRoute(routes: Hono, runtime: BffRuntime): void {
     const value = body as unknown as TimingsReport;
     if (dashboards === undefined)
       throw new BffError('forbidden', 'this BFF lists no dashboards (EMBED_DASHBOARDS, or the timings.dashboards option): timings reports are refused');
-    if (!dashboards.has(value.dashboard)) throw new BffError('forbidden', `dashboard ${JSON.stringify(value.dashboard.slice(0, 128))} is not one this BFF embeds`);
+    if (!dashboards.has(value.dashboard))
+      throw new BffError('forbidden', `dashboard ${JSON.stringify(value.dashboard.slice(0, 128))} is not one this BFF embeds`);
     return value;
   };
 

@@ -34,8 +34,10 @@ interface Cycle {
  *   `unauthenticated` ends either unsent;
  * - `token`: the next `dashboard-token` (retries included; none when no request was made: a
  *   token the server rendered into the page);
- * - `frame`: the first `load` of a frame with a `src` in the element (the vendor's page and its
- *   subresources, not yet its data; none for a server-rendered frame adopted after its load);
+ * - `frame`: the last `load` of a frame with a `src` in the element before the dashboard said it
+ *   loaded (the page that shows it, with its subresources, not yet its data; after a page the
+ *   vendor refused and the element loaded again, the one that worked); none for a server-rendered
+ *   frame adopted after its load;
  * - `loaded`: `dashboard-load`, which ends a load, and a renewal that loads a new frame (`explo`);
  *   any other renewal ends at its token.
  */
@@ -52,6 +54,8 @@ export class TimingsReporter implements ReactiveController {
 
   hostConnected(): void {
     this.#listen('addEventListener');
+    // Attached to an element already under way (the module came after it): from its state now.
+    this.hostUpdate();
   }
 
   hostDisconnected(): void {
@@ -84,7 +88,7 @@ export class TimingsReporter implements ReactiveController {
     if (!cycle) return;
     const ms = Math.round(performance.now() - this.#start);
     if (type === 'load') {
-      if ((target as Element).localName === 'iframe' && (target as Element).getAttribute('src')) cycle.frame ??= ms;
+      if ((target as Element).localName === 'iframe' && (target as Element).getAttribute('src')) cycle.frame = ms;
     } else if (type === 'dashboard-token') {
       cycle.token ??= ms;
       if (cycle.kind === 'renewal' && !FRAME_PROTOCOLS[this.#host.protocol]?.swap) this.#send(cycle);

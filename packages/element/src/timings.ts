@@ -16,7 +16,7 @@ const TAG = 'embedded-dashboard';
 const ATTRIBUTE = 'report-timings';
 const timed = new WeakSet<Element>();
 
-type ElementClass = CustomElementConstructor & { addInitializer?(initializer: (element: HTMLElement) => void): void };
+type ElementClass = CustomElementConstructor & { readonly prototype: HTMLElement; addInitializer?(initializer: (element: HTMLElement) => void): void };
 
 const attach = (element: HTMLElement): void => {
   if (timed.has(element)) return;
@@ -47,7 +47,7 @@ const enable = (element: ElementClass): void => {
 };
 
 if (typeof customElements !== 'undefined') {
-  const defined = customElements.get(TAG) as ElementClass | undefined;
+  const defined: ElementClass | undefined = customElements.get(TAG);
   if (defined) enable(defined);
   else void customElements.whenDefined(TAG).then((element) => enable(element as ElementClass));
 }

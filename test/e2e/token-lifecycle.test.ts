@@ -62,7 +62,7 @@ describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
         const status = (await (await fetch('/api/vendor/status')).json()) as { timings: { loads: number; renewals: number } };
         return status.timings;
       });
-      return loads === 1 && renewals === 1;
+      return loads === 1 && renewals >= 1;
     });
     expect(await acme.console()).toEqual([]);
   });

@@ -110,7 +110,11 @@ describe('POST /embed/timings', () => {
     expect((await errorOf(anonymous)).code).toBe('unauthenticated');
     const forged = await beacon(bff.url, body, { cookie: `${COOKIE}=${await session(undefined, { key: new TextEncoder().encode('x'.repeat(48)) })}` });
     expect(forged.status).toBe(401);
-    const hostile: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    const hostile: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+    ];
     for (const headers of hostile) {
       const res = await beacon(bff.url, body, headers);
       expect(res.status).toBe(403);

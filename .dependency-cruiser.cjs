@@ -72,12 +72,14 @@ const LAYERS = {
     ['http'],
   ],
   element: [
-    // The entry points: each registers its protocols (the main one ours and Explo's).
-    ['index.ts', 'explo.ts', 'superset.ts'],
+    // The entry points: each registers its protocols (the main one ours and Explo's); timings.ts
+    // adds the opt-in timings reporter to whichever element is defined.
+    ['index.ts', 'explo.ts', 'superset.ts', 'timings.ts'],
     // A vendor's frame protocol (src/<name>/) and the define helper: above the core, which names
     // no vendor; a vendor imports only the shared layers below (vendor-folders-apart).
     [...VENDOR_FOLDERS, 'define.ts'],
-    ['embedded-dashboard.ts'],
+    // The timings reporter reads the element's state and events, as the element's class does.
+    ['embedded-dashboard.ts', 'timings'],
     ['frame'],
     ['events.ts'],
     ['protocol', 'view', 'strings', 'token', 'embedded-dashboard.styles.ts'],

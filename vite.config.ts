@@ -17,6 +17,7 @@ const alias = [
   { find: /^@embedded-dashboard\/bff\/superset$/, replacement: packageSource('bff', 'superset/index.ts') },
   { find: /^@embedded-dashboard\/client\/superset$/, replacement: packageSource('client', 'superset/index.ts') },
   { find: /^@embedded-dashboard\/element\/explo$/, replacement: packageSource('element', 'explo.ts') },
+  { find: /^@embedded-dashboard\/element\/timings$/, replacement: packageSource('element', 'timings.ts') },
   { find: /^@embedded-dashboard\/(protocol|client|emulator|bff|element|react|vite)$/, replacement: packageSource('$1') },
 ];
 

@@ -1,5 +1,5 @@
 import type { EmulatorStats } from '@embedded-dashboard/protocol';
-import type { DemoExpireResult } from '../shared/api.js';
+import type { DemoExpireResult, DemoTimings } from '../shared/api.js';
 import type { DemoCustomer } from '../shared/customers.js';
 
 /**
@@ -12,4 +12,6 @@ export interface DemoControls {
   setOutage(on: boolean): void;
   outage(): boolean;
   vendorStats(): EmulatorStats | Promise<EmulatorStats>;
+  /** The timings the page's elements reported to the BFFs; absent: none are kept. */
+  timings?(): Promise<DemoTimings>;
 }

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { DEMO_API, type DemoExpireResult, type DemoSessionInfo, type DemoVendorStatus } from '../shared/api.js';
+import { DEMO_API, type DemoExpireResult, type DemoSessionInfo, type DemoTimings, type DemoVendorStatus } from '../shared/api.js';
 import type { DemoControls } from './controls.js';
 import { requireCustomer } from './current-customer.js';
 import { requireJsonFromAllowedOrigin } from './json-guard.js';
@@ -32,6 +32,8 @@ const readOutageRequest = async (request: Request): Promise<boolean | undefined>
   }
 };
 
+const NO_TIMINGS: DemoTimings = { loads: 0, loadSeconds: null, loadTokenSeconds: null, renewals: 0, renewalTokenSeconds: null };
+
 /** The `/app` page's API: session info, and the buttons that break things on purpose. */
 export function demoApi(options: DemoApiOptions): Hono {
   const app = new Hono();
@@ -42,7 +44,11 @@ export function demoApi(options: DemoApiOptions): Hono {
   app.use('/api/*', requireCustomer(options.sessionSecret));
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', requireJsonFromAllowedOrigin(options.allowedOrigins));
 
-  const status = async (): Promise<DemoVendorStatus> => ({ outage: options.controls.outage(), stats: await options.controls.vendorStats() });
+  const status = async (): Promise<DemoVendorStatus> => ({
+    outage: options.controls.outage(),
+    stats: await options.controls.vendorStats(),
+    timings: (await options.controls.timings?.()) ?? NO_TIMINGS,
+  });
 
   app.get(DEMO_API.session, (c) => {
     const info: DemoSessionInfo = {

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { createEmbedRoutes, createJsonLogger, type EmbedTokenOptions } from '@embedded-dashboard/bff';
+import { createBffMetrics, createEmbedRoutes, createJsonLogger, type BffMetrics, type EmbedTokenOptions } from '@embedded-dashboard/bff';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import type { UpstreamApiName } from '@embedded-dashboard/protocol';
 import { SESSION_AUDIENCE, SESSION_COOKIE, SESSION_ISSUER } from './session.js';
@@ -20,11 +20,15 @@ export interface EmbedBffOptions {
   api?: UpstreamApiName;
   /** The BFF's `minRotationIntervalSeconds`; default the BFF's own (10 s). */
   minRotationIntervalSeconds?: number | undefined;
+  /** With customer tokens: the dashboards the page's timings reports may name (`timings.dashboards`). */
+  timingDashboards?: string[];
 }
 
 export interface EmbedBff {
   /** `POST /token` and `POST /token/rotate`, to mount at `/embed`. */
   routes: Hono;
+  /** Its metrics: the status panel reads the timings the page reported (`report-timings`) from them. */
+  metrics: BffMetrics;
   close(): Promise<void>;
 }
 
@@ -34,8 +38,11 @@ export interface EmbedBff {
  */
 export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
   const upstream = new UserGroupClient({ baseUrl: options.upstreamUrl, apiToken: options.apiToken, ...(options.api && { api: options.api }) });
+  const metrics = createBffMetrics();
   const routes = createEmbedRoutes({
     upstream,
+    metrics,
+    ...(options.timingDashboards && { timings: { dashboards: options.timingDashboards } }),
     session: { secret: options.sessionSecret, cookie: SESSION_COOKIE, issuer: SESSION_ISSUER, audience: SESSION_AUDIENCE },
     tokenTtlSeconds: options.tokenTtlSeconds,
     ...(options.minRotationIntervalSeconds !== undefined && { minRotationIntervalSeconds: options.minRotationIntervalSeconds }),
@@ -47,6 +54,7 @@ export function createEmbedBff(options: EmbedBffOptions): EmbedBff {
   });
   return {
     routes,
+    metrics,
     async close() {
       upstream.close();
     },

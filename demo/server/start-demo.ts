@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
 import { startEmulator, startSupersetEmulator, SAMPLE_SUPERSET_DASHBOARDS, DEFAULT_SUPERSET_AUDIENCE, type Emulator } from '@embedded-dashboard/emulator';
+import type { BffMetrics } from '@embedded-dashboard/bff';
 import { DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
+import type { DemoTimings } from '../shared/api.js';
 import type { DemoControls } from './controls.js';
 import { DEMO_DASHBOARDS } from '../shared/dashboards.js';
 import { createEmbedBff } from './embed-bff.js';
@@ -192,6 +194,8 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       publicOrigin: publicUrl,
       log: options.log,
       minRotationIntervalSeconds: options.minRotationIntervalSeconds,
+      // Customer tokens are for every dashboard: the timings reports may name the demo's own.
+      timingDashboards: DEMO_DASHBOARDS.map((dashboard) => dashboard.id),
     });
     const embedTokenBff = createEmbedBff({
       upstreamUrl: running.url,
@@ -232,6 +236,7 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       },
       outage: () => outage,
       vendorStats: () => emulator.stats(),
+      timings: () => timingsOf([bff.metrics, embedTokenBff.metrics, chartTokenBff.metrics]),
     };
     const emulatorPort = running.port;
     const app = createHostApp({
@@ -281,4 +286,29 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     await emulatedSuperset?.close();
     throw error;
   }
+}
+
+/** The BFFs' timings histograms, summed over vendor and dashboard: counts and means, by kind. */
+async function timingsOf(all: readonly BffMetrics[]): Promise<DemoTimings> {
+  const sums = { loads: 0, loadSum: 0, loadTokens: 0, loadTokenSum: 0, renewals: 0, renewalTokenSum: 0 };
+  for (const metrics of all) {
+    for (const { metricName, labels, value } of (await metrics.dashboardLoad.get()).values) {
+      if (labels.kind !== 'load') continue;
+      if (metricName?.endsWith('_count')) sums.loads += value;
+      else if (metricName?.endsWith('_sum')) sums.loadSum += value;
+    }
+    for (const { metricName, labels, value } of (await metrics.dashboardToken.get()).values) {
+      const load = labels.kind === 'load';
+      if (metricName?.endsWith('_count')) sums[load ? 'loadTokens' : 'renewals'] += value;
+      else if (metricName?.endsWith('_sum')) sums[load ? 'loadTokenSum' : 'renewalTokenSum'] += value;
+    }
+  }
+  const mean = (sum: number, count: number) => (count === 0 ? null : sum / count);
+  return {
+    loads: sums.loads,
+    loadSeconds: mean(sums.loadSum, sums.loads),
+    loadTokenSeconds: mean(sums.loadTokenSum, sums.loadTokens),
+    renewals: sums.renewals,
+    renewalTokenSeconds: mean(sums.renewalTokenSum, sums.renewals),
+  };
 }

@@ -32,6 +32,20 @@ export interface DemoSessionInfo {
 export interface DemoVendorStatus {
   outage: boolean;
   stats: EmulatorStats;
+  /** What the page's elements reported (`report-timings`), as the BFFs' histograms hold it. */
+  timings: DemoTimings;
+}
+
+/** The BFFs' timings histograms summed over their labels: how many, and their mean in seconds. */
+export interface DemoTimings {
+  loads: number;
+  /** Mean seconds until the dashboard said loaded, over the loads; `null` before the first. */
+  loadSeconds: number | null;
+  /** Mean seconds until the token, over the loads. */
+  loadTokenSeconds: number | null;
+  renewals: number;
+  /** Mean seconds until the renewed token. */
+  renewalTokenSeconds: number | null;
 }
 
 /** `POST /api/vendor/outage` body. */

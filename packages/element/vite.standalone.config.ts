@@ -37,6 +37,8 @@ const squeezeLitBuild = (): Plugin => ({
 const STANDALONES: Readonly<Record<string, { file: string; entry: string }>> = {
   production: { file: 'embedded-dashboard.js', entry: './src/index.ts' },
   superset: { file: 'embedded-dashboard-superset.js', entry: './src/superset.ts' },
+  // Not a vendor: the opt-in timings reporter, beside either script (no element, no Lit inside).
+  timings: { file: 'embedded-dashboard-timings.js', entry: './src/timings.ts' },
 };
 
 /**

@@ -55,6 +55,15 @@ describe.each(engines())('demo in $name: the token lifecycle', (engine) => {
       'Acme in the dashboard',
       async () => (await frame.evaluate(() => document.querySelector('[data-testid="group-name"]')?.textContent)) === 'Acme Corp',
     );
+    // The demo's element reports its timings: the load's beacon and the rotation's reached the BFF,
+    // which observed them into its histograms (what the status panel reads, /api/vendor/status).
+    await eventually('the load and the renewal in the BFF histograms', async () => {
+      const { loads, renewals } = await acme.tab.evaluate(async () => {
+        const status = (await (await fetch('/api/vendor/status')).json()) as { timings: { loads: number; renewals: number } };
+        return status.timings;
+      });
+      return loads === 1 && renewals >= 1;
+    });
     expect(await acme.console()).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import '@embedded-dashboard/element';
 import '@embedded-dashboard/element/explo';
+import '@embedded-dashboard/element/timings';
 import type { EmbeddedDashboard, EmbeddedDashboardEventMap } from '@embedded-dashboard/element';
 import { EXPLO_JWT_IFRAME_PATH } from '@embedded-dashboard/protocol';
 import { DEMO_DASHBOARDS } from '../../shared/dashboards.js';
@@ -141,6 +142,8 @@ async function main(): Promise<void> {
   const dashboardChanged =
     chartTokenUrl === null ? undefined : chartPicker(element, { whole: session.embedTokenUrl!, chart: chartTokenUrl }, shown, query.get('chart') ?? undefined);
   element.setAttribute('label', `${customer.name} analytics`);
+  // Each load and renewal's timings go to the BFF (the status panel shows what it received).
+  element.setAttribute('report-timings', '');
   if (session.refreshMarginSeconds !== null) element.setAttribute('refresh-margin', String(session.refreshMarginSeconds));
   const refreshVendorStatus = () =>
     demoApi.vendorStatus().then(showVendorStatus, (error: unknown) => {

@@ -64,6 +64,13 @@ export function tokenCountdown(): { issued(expiresAt: number | null): void; stat
 export function showVendorStatus(status: DemoVendorStatus): void {
   const { getOrCreate, update, rotate } = status.stats.requests;
   byId<HTMLElement>('vendor-stats').textContent = `${getOrCreate} get-or-create · ${update} update · ${rotate} rotate${status.outage ? ' · OUTAGE' : ''}`;
+  // What the element's report-timings beacons told the BFF (its histograms), not the page's own clock.
+  const { loads, loadSeconds, loadTokenSeconds, renewals, renewalTokenSeconds } = status.timings;
+  const ms = (seconds: number | null) => (seconds === null ? '–' : `${Math.round(seconds * 1000)} ms`);
+  byId<HTMLElement>('load-times').textContent =
+    loads + renewals === 0
+      ? 'none reported yet'
+      : `${loads} load${loads === 1 ? '' : 's'}: dashboard ${ms(loadSeconds)}, token ${ms(loadTokenSeconds)} · ${renewals} renewal${renewals === 1 ? '' : 's'}: token ${ms(renewalTokenSeconds)} (means)`;
   const outage = byId<HTMLButtonElement>('toggle-outage');
   outage.setAttribute('aria-pressed', String(status.outage));
   outage.textContent = status.outage ? 'End the vendor outage' : 'Simulate a vendor outage';

@@ -77,8 +77,16 @@ export interface BffOptions {
   circuitBreaker?: CircuitBreakerOptions | false;
   /** Refuse to serve when the vendor says the groups belong to the other environment. Default: either. */
   expectEnvironment?: Environment;
-  /** Per-session limits; `false` disables them. Default token 60/min, rotate 12/min. */
+  /** Per-session limits; `false` disables them. Default token 60/min, rotate 12/min, timings 60/min. */
   rateLimit?: RateLimitOptions;
+  /**
+   * The timings reports (`POST /timings`): `dashboards`, the dashboard ids they may name (the
+   * metrics' only `dashboard` label values), where the vendor has no list of its own (Explo's
+   * customer tokens, for every dashboard; CLI `EMBED_DASHBOARDS` without `EMBED_JWT_KEY_ID`).
+   * Default: the vendor's list (`embedToken.dashboards`, Superset's `dashboards`); with none,
+   * every report is refused (403).
+   */
+  timings?: TimingsOptions;
   /** Largest accepted request body in bytes (larger: 413). Default 4096. */
   bodyLimitBytes?: number;
   /** Default: JSON lines on stdout via `createJsonLogger`. Whatever logger, lines reach it redacted. */
@@ -144,4 +152,10 @@ export interface BffAppOptions extends BffOptions {
    * not for the public; serve `createMetricsApp(metrics)` on an internal listener instead.
    */
   exposeMetrics?: boolean;
+}
+
+/** The `timings` option of {@link BffOptions}. */
+export interface TimingsOptions {
+  /** The dashboards timings reports may name (1-128 of `A-Za-z0-9_-` each). */
+  dashboards?: string[];
 }

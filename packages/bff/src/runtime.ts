@@ -38,6 +38,8 @@ export interface BffRuntime {
   /** Counts and summarises the requests refused on purpose. */
   refusals: RefusalLog;
   bodyLimitBytes: number;
+  /** The dashboards timings reports may name (`timings.dashboards`, else the vendor's list); `undefined`: none may. */
+  timingDashboards: ReadonlySet<string> | undefined;
   /** The origin rule the token routes apply. */
   origin: OriginRule;
 }
@@ -87,6 +89,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
     metrics,
     refusals: new RefusalLog(logger, metrics, settings.now),
     bodyLimitBytes: settings.bodyLimitBytes,
+    timingDashboards: settings.timingDashboards ?? vendor.dashboards,
     origin: settings.origin,
   };
 }

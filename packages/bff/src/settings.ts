@@ -1,5 +1,6 @@
 import { monotonicNow } from './customer-token/store-health.js';
 import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './explo/embed-token/settings.js';
+import { isDashboardId } from '@embedded-dashboard/protocol';
 import type { BffOptions } from './options.js';
 import type { TokenServiceSettings } from './customer-token/token-service.js';
 
@@ -30,6 +31,8 @@ export interface BffSettings {
   /** Prefix of every store key. */
   keyPrefix: string;
   bodyLimitBytes: number;
+  /** `timings.dashboards`, checked; `undefined`: the vendor's list. */
+  timingDashboards: ReadonlySet<string> | undefined;
   storeTimeoutMs: number;
   tokens: TokenServiceSettings;
   /** Embed-token mode, when `embedToken` is set. */
@@ -61,6 +64,17 @@ function checkOrigins(name: string, origins: readonly string[]): void {
       throw new TypeError(`${name}: "${origin}" is not an origin like https://app.example.com`);
     }
   }
+}
+
+/** `timings.dashboards` as a set, or `undefined` when not given. */
+function timingDashboards(timings: BffOptions['timings']): ReadonlySet<string> | undefined {
+  if (timings === undefined) return undefined;
+  const dashboards = typeof timings === 'object' && timings !== null ? timings.dashboards : null;
+  if (dashboards === undefined) return undefined;
+  if (!Array.isArray(dashboards) || dashboards.length === 0 || !dashboards.every(isDashboardId)) {
+    throw new TypeError('timings.dashboards must be a non-empty list of dashboard ids (1-128 of A-Z a-z 0-9 _ -)');
+  }
+  return new Set(dashboards);
 }
 
 export function resolveSettings(options: BffOptions): BffSettings {
@@ -95,6 +109,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
     // The account in the key keeps deployments of different vendor accounts sharing one store apart.
     keyPrefix: options.keyPrefix ?? `${options.expectEnvironment ?? 'any'}:${account === undefined ? '' : `${account}:`}`,
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
+    timingDashboards: timingDashboards(options.timings),
     embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds, options.upstream!),
     storeTimeoutMs: options.storeTimeoutMs ?? 1000,
     // One budget per vendor account, whatever the key prefix: it is the account the vendor limits.

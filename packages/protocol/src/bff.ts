@@ -13,6 +13,8 @@ export const DEFAULT_BFF_BASE_PATH = '/embed';
 export const BFF_ROUTES = {
   token: '/token',
   rotate: '/token/rotate',
+  /** The element's load and renewal timings (`report-timings`), beside the token routes. */
+  timings: '/timings',
   healthz: '/healthz',
   readyz: '/readyz',
   metrics: '/metrics',

@@ -60,6 +60,8 @@ export {
 } from './deadlines.js';
 export { parseRetryAfter, backoffDelay, withTimeout } from './retry.js';
 export { readAtMost } from './body.js';
+export { TIMINGS_LIMITS, TIMING_FIELDS, TIMING_KINDS, timingsReportProblem } from './timings.js';
+export type { TimingsReport, TimingKind, TimingField } from './timings.js';
 export { resolveSrc, exploSrc, canonicalLocale, isRefreshMinutes, REFRESH_MINUTES } from './frame-src.js';
 export { VARIABLE_LIMITS, variablesProblem, copyVariables } from './variables.js';
 export { parseCustomEvent, CUSTOM_EVENT_LIMITS, MAX_CUSTOM_EVENT_NAME_LENGTH } from './custom-events.js';

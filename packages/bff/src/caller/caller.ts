@@ -11,13 +11,15 @@ import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
 /** The token routes, each with its own per-session limit (`session-rate-limit/`). */
 export type TokenRoute = 'token' | 'rotate';
+/** The routes with a per-session limit: the token routes and the timings reports. */
+export type LimitedRoute = TokenRoute | 'timings';
 
 /** The caller of a token route, as the routes use it. */
 export interface Caller {
   group: ResolvedGroup;
   sessionKey: string;
   /** Store keys of the caller's rate-limit counters, by route. */
-  limitKeys: Record<TokenRoute, string>;
+  limitKeys: Record<LimitedRoute, string>;
   /** The verified session's claims (or the hook's), for a vendor's templates over them; `{}` when there are none. */
   claims: Readonly<Record<string, unknown>>;
 }
@@ -78,7 +80,11 @@ export function createCallerOf({ identify: hook, session, keyPrefix, now, logger
         issuedAtMs: hook === undefined ? (identity.issuedAt as number) * 1000 : hookIssuedAtMs(identity.issuedAt, now()),
       },
       sessionKey,
-      limitKeys: { token: `rl:token:${keyPrefix}${sessionKey}`, rotate: `rl:rotate:${keyPrefix}${sessionKey}` },
+      limitKeys: {
+        token: `rl:token:${keyPrefix}${sessionKey}`,
+        rotate: `rl:rotate:${keyPrefix}${sessionKey}`,
+        timings: `rl:timings:${keyPrefix}${sessionKey}`,
+      },
       claims: typeof identity.claims === 'object' && identity.claims !== null ? identity.claims : NO_CLAIMS,
     };
   };

@@ -63,7 +63,15 @@ export function appOptions(config: BffConfig, extraSecrets: readonly string[] = 
     upstreamRatePerMinute: config.upstreamRatePerMinute,
     upstreamBurst: config.upstreamBurst,
     ...(config.embedToken !== undefined && { embedToken: config.embedToken }),
+    ...(config.timingDashboards !== undefined && { timings: { dashboards: config.timingDashboards } }),
     rateLimit:
-      perMinute === 0 ? false : { token: { limit: perMinute, windowSeconds: 60 }, rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 } },
+      perMinute === 0
+        ? false
+        : {
+            token: { limit: perMinute, windowSeconds: 60 },
+            rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 },
+            // As many reports as token requests: each load or renewal follows one.
+            timings: { limit: perMinute, windowSeconds: 60 },
+          },
   };
 }

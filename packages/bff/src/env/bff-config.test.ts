@@ -48,7 +48,11 @@ describe('the shared configuration, read from a plain record (a Worker’s bindi
     expect(clientOptions(parse({ ...minimal, EMBED_UPSTREAM_RATE: '0' }).config!)).not.toHaveProperty('maxAttempts');
     const options = appOptions(config!, ['redis-password']);
     expect(options.secrets).toEqual([TOKEN, SECRET, 'redis-password']);
-    expect(options.rateLimit).toEqual({ token: { limit: 10, windowSeconds: 60 }, rotate: { limit: 2, windowSeconds: 60 } });
+    expect(options.rateLimit).toEqual({
+      token: { limit: 10, windowSeconds: 60 },
+      rotate: { limit: 2, windowSeconds: 60 },
+      timings: { limit: 10, windowSeconds: 60 },
+    });
     expect(appOptions(parse({ ...minimal, EMBED_RATE_LIMIT: '0' }).config!).rateLimit).toBe(false);
   });
 });

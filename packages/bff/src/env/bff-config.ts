@@ -3,7 +3,7 @@ import type { LogLevel } from '../observability/logger.js';
 import { DEFAULT_CLAIM_NAMES, isDataSourceMapping } from '../session/claims.js';
 import type { SessionOptions } from '../session/session-verifier.js';
 import type { EmbedTokenOptions } from '../explo/embed-token/options.js';
-import { EMBED_TOKEN_CONFIG_KEYS, parseEmbedTokenConfig } from './embed-token-config.js';
+import { EMBED_TOKEN_CONFIG_KEYS, parseDashboardIds, parseEmbedTokenConfig } from './embed-token-config.js';
 import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
 import { parseSupersetConfig, SUPERSET_CONFIG_KEYS, SUPERSET_SECRET_KEYS, type SupersetConfig } from '../superset/config.js';
@@ -44,6 +44,8 @@ export interface BffConfig extends OriginConfig {
   keyPrefix: string | undefined;
   /** Embed tokens (`EMBED_JWT_KEY_ID`, `EMBED_JWT_KEY`, `EMBED_DASHBOARDS`); unset = customer tokens. */
   embedToken: EmbedTokenOptions | undefined;
+  /** `EMBED_DASHBOARDS` with Explo's customer tokens: the dashboards timings reports may name. */
+  timingDashboards: string[] | undefined;
 }
 
 /**
@@ -203,6 +205,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
 
   // EMBED_DASHBOARDS is every vendor's; the other embed-token keys are Explo's (refused above otherwise).
   const embedToken = explo ? parseEmbedTokenConfig(get, { tokenTtlSeconds: Number(ttlText), upstreamApi }, problems) : undefined;
+  const timingDashboards = explo && embedToken === undefined ? parseDashboardIds(get('EMBED_DASHBOARDS'), problems) : undefined;
 
   if (problems.length > before) return undefined;
   return {
@@ -234,5 +237,6 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     upstreamBurst: upstreamBurstText === undefined ? undefined : Number(upstreamBurstText),
     keyPrefix,
     embedToken,
+    timingDashboards,
   };
 }

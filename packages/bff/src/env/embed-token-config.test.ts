@@ -13,6 +13,13 @@ describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASH
     expect(parseConfig(minimal).config?.embedToken).toBeUndefined();
   });
 
+  it('reads EMBED_DASHBOARDS without EMBED_JWT_KEY_ID as the dashboards of the timings reports (customer tokens)', () => {
+    const { config, problems } = parseConfig({ ...minimal, EMBED_DASHBOARDS: 'sales-overview, ops' });
+    expect(problems).toEqual([]);
+    expect(config!.embedToken).toBeUndefined();
+    expect(config!.timingDashboards).toEqual(['sales-overview', 'ops']);
+  });
+
   it('reads the keys, from the environment or the config file', () => {
     expect(
       parseConfig({ ...minimal, EMBED_JWT_KEY_ID: 'aa11-bb22', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: 'sales-overview, support_metrics' }).config?.embedToken,
@@ -85,7 +92,7 @@ describe('parseConfig: embed tokens (EMBED_JWT_KEY_ID, EMBED_JWT_KEY, EMBED_DASH
     ['a kid of 129 characters', { EMBED_JWT_KEY_ID: 'k'.repeat(129), EMBED_JWT_KEY: KEY }, /EMBED_JWT_KEY_ID must be/],
     ['a kid without a key', { EMBED_JWT_KEY_ID: 'k' }, /EMBED_JWT_KEY is required/],
     ['a key without a kid', { EMBED_JWT_KEY: KEY }, /EMBED_JWT_KEY needs EMBED_JWT_KEY_ID/],
-    ['dashboards without a kid', { EMBED_DASHBOARDS: 'sales-overview' }, /EMBED_DASHBOARDS needs EMBED_JWT_KEY_ID/],
+    ['customer tokens with dashboards that are not ids', { EMBED_DASHBOARDS: 'sales overview' }, /EMBED_DASHBOARDS must be a comma list of dashboard ids/],
     [
       'dashboards that are not ids',
       { EMBED_JWT_KEY_ID: 'k', EMBED_JWT_KEY: KEY, EMBED_DASHBOARDS: 'sales-overview,sales overview,<x>' },

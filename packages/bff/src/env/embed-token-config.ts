@@ -31,7 +31,8 @@ export function parseEmbedTokenConfig(
   const mint = get('EMBED_JWT_MINT') ?? 'local';
   const desText = get('EMBED_DISABLE_EDITABLE_SECTION_EDITING');
   if (keyId === undefined) {
-    for (const other of ['EMBED_JWT_KEY', 'EMBED_DASHBOARDS', 'EMBED_JWT_MINT', 'EMBED_DISABLE_EDITABLE_SECTION_EDITING'] as const) {
+    // EMBED_DASHBOARDS alone names the dashboards of the timings reports (customer tokens are for every dashboard).
+    for (const other of ['EMBED_JWT_KEY', 'EMBED_JWT_MINT', 'EMBED_DISABLE_EDITABLE_SECTION_EDITING'] as const) {
       if (get(other) !== undefined) problems.push(`${other} needs EMBED_JWT_KEY_ID (the embed secret's id): embed tokens are off without it`);
     }
     return undefined;
@@ -46,19 +47,7 @@ export function parseEmbedTokenConfig(
   if (key !== undefined && new TextEncoder().encode(key).length !== EXPLO_EMBED_KEY_BYTES) {
     problems.push(`EMBED_JWT_KEY must be ${EXPLO_EMBED_KEY_BYTES} bytes in UTF-8, the A256GCM key (value not shown)`);
   }
-  let dashboards: string[] | undefined;
-  if (dashboardsText !== undefined) {
-    dashboards = dashboardsText
-      .split(',')
-      .map((d) => d.trim())
-      .filter((d) => d !== '');
-    const bad = dashboards.filter((d): boolean => !isDashboardId(d));
-    if (dashboards.length === 0 || bad.length > 0) {
-      problems.push(
-        `EMBED_DASHBOARDS must be a comma list of dashboard ids, 1 to 128 of A-Z a-z 0-9 _ - (not ${bad.map((d) => JSON.stringify(d.slice(0, 40))).join(', ') || 'empty'})`,
-      );
-    }
-  }
+  const dashboards = parseDashboardIds(dashboardsText, problems);
   if (desText !== undefined && desText !== 'true' && desText !== 'false') {
     problems.push(`EMBED_DISABLE_EDITABLE_SECTION_EDITING must be true or false (got ${JSON.stringify(desText.slice(0, 40))})`);
   }
@@ -70,4 +59,20 @@ export function parseEmbedTokenConfig(
     ...(mint === 'vendor' && { mint }),
     ...((desText === 'true' || desText === 'false') && { disableEditableSectionEditing: desText === 'true' }),
   };
+}
+
+/** `EMBED_DASHBOARDS` as dashboard ids (a problem when it is empty or names a malformed one), or `undefined` when unset. */
+export function parseDashboardIds(text: string | undefined, problems: string[]): string[] | undefined {
+  if (text === undefined) return undefined;
+  const dashboards = text
+    .split(',')
+    .map((d) => d.trim())
+    .filter((d) => d !== '');
+  const bad = dashboards.filter((d): boolean => !isDashboardId(d));
+  if (dashboards.length === 0 || bad.length > 0) {
+    problems.push(
+      `EMBED_DASHBOARDS must be a comma list of dashboard ids, 1 to 128 of A-Z a-z 0-9 _ - (not ${bad.map((d) => JSON.stringify(d.slice(0, 40))).join(', ') || 'empty'})`,
+    );
+  }
+  return dashboards;
 }

@@ -13,6 +13,7 @@ export function exploAdapter(service: TokenService, embedTokens: EmbedTokens | u
   if (embedTokens !== undefined) {
     return {
       name: 'explo',
+      dashboards: embedTokens.dashboards,
       token: (caller, scope, pageOrigin) => embedTokens.token(caller, scope, pageOrigin),
       renew: (caller, scope, pageOrigin, presented) => embedTokens.renew(caller, scope, pageOrigin, presented),
     };

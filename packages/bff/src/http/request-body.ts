@@ -5,8 +5,9 @@ import { nodeIncoming, requestHeader } from './request-header.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-const isJsonContentType = (value: string | undefined): boolean =>
-  value !== undefined && (value === 'application/json' || value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json');
+const mediaType = (value: string | undefined): string | undefined => (value === undefined ? undefined : value.split(';', 1)[0]!.trim().toLowerCase());
+
+const isJsonContentType = (value: string | undefined): boolean => value === 'application/json' || mediaType(value) === 'application/json';
 
 const tooLarge = (limit: number) => new BffError('bad_request', `request body is larger than ${limit} bytes`, { status: 413 });
 
@@ -57,7 +58,28 @@ export async function readJsonObject(c: Context, limit: number): Promise<Record<
   if (!isJsonContentType(requestHeader(c, 'content-type'))) {
     throw new BffError('bad_request', 'Content-Type must be application/json', { status: 415 });
   }
-  const bytes = await readLimited(c, limit);
+  return parseJsonObject(await readLimited(c, limit));
+}
+
+/**
+ * Reads a beacon's body: JSON sent as `text/plain` (what `navigator.sendBeacon` sends a string as:
+ * a CORS-safelisted type, so no preflight; the route relies on the origin guard and the session,
+ * not on the type) or `application/json`, at most `limit` bytes, a JSON object or nothing.
+ */
+export async function readBeaconObject(c: Context, limit: number): Promise<Record<string, unknown> | undefined> {
+  checkBeaconType(c);
+  return parseJsonObject(await readLimited(c, limit));
+}
+
+/** Throws the 415 of {@link readBeaconObject} at once, before anything else is looked at. */
+export function checkBeaconType(c: Context): void {
+  const type = requestHeader(c, 'content-type');
+  if (!isJsonContentType(type) && mediaType(type) !== 'text/plain') {
+    throw new BffError('bad_request', 'Content-Type must be text/plain or application/json', { status: 415 });
+  }
+}
+
+function parseJsonObject(bytes: Uint8Array | undefined): Record<string, unknown> | undefined {
   if (bytes === undefined || bytes.byteLength === 0) return undefined;
   // The element always sends exactly `{}` to /token: answer that without a JSON parse.
   if (bytes.byteLength === 2 && bytes[0] === 0x7b && bytes[1] === 0x7d) return {};

@@ -39,7 +39,20 @@ export interface BffMetrics {
   budgetRefused: Counter<'priority'>;
   /** Vendor 429s that emptied the budget for their `Retry-After`. */
   budgetPauses: Counter;
+  /**
+   * Browsers' timings reports (`POST /timings`, the element's `report-timings`), in seconds, by
+   * `vendor`, `dashboard` (only the dashboards the BFF embeds) and `kind` (`load` | `renewal`):
+   * until the element had its token, its frame had loaded its page, and its dashboard said loaded.
+   */
+  dashboardToken: Histogram<TimingLabel>;
+  dashboardFrameReady: Histogram<TimingLabel>;
+  dashboardLoad: Histogram<TimingLabel>;
+  /** Timings reports by `outcome` (`ok` or the error code they were refused with). */
+  timingReports: Counter<'outcome'>;
 }
+
+/** The labels of the timings histograms. */
+export type TimingLabel = 'vendor' | 'dashboard' | 'kind';
 
 export interface BffMetricsOptions {
   /** Registry to register on. Default: a new `Registry`. */

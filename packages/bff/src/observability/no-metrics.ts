@@ -32,6 +32,10 @@ export function createNoMetrics(): BffMetrics {
     budgetDeferred: metric,
     budgetRefused: metric,
     budgetPauses: metric,
+    dashboardToken: metric,
+    dashboardFrameReady: metric,
+    dashboardLoad: metric,
+    timingReports: metric,
   } as unknown as BffMetrics;
   keptNone.add(metrics);
   return metrics;

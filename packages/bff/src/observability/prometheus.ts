@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { folds, type BffMetrics, type BffMetricsOptions } from './metrics.js';
+import { folds, type BffMetrics, type BffMetricsOptions, type TimingLabel } from './metrics.js';
 
 /** A counter that folds in its hot children's pending counts (`hotCounter`) whenever it is read. */
 function foldingCounter<T extends string>(config: { name: string; help: string; labelNames: T[]; registers: Registry[] }): Counter<T> {
@@ -12,6 +12,16 @@ function foldingCounter<T extends string>(config: { name: string; help: string; 
   folds.set(counter, []);
   return counter;
 }
+
+/** A browser timing: from tens of milliseconds (a cached token) to the minute a page may wait. */
+const timing = (name: string, help: string, registers: Registry[]) =>
+  new Histogram<TimingLabel>({
+    name,
+    help,
+    labelNames: ['vendor', 'dashboard', 'kind'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60],
+    registers,
+  });
 
 /**
  * Creates the BFF's metrics. Pass the same object to `createEmbedRoutes` (or `createBffApp`) and
@@ -104,5 +114,9 @@ export function createBffMetrics(options: BffMetricsOptions = {}): BffMetrics {
       registers,
     }),
     budgetPauses: new Counter({ name: `${p}budget_pauses_total`, help: 'Vendor 429s that paused the vendor budget', registers }),
+    dashboardToken: timing(`${p}dashboard_token_seconds`, "Browsers' wait for the token of a load or renewal (report-timings)", registers),
+    dashboardFrameReady: timing(`${p}dashboard_frame_ready_seconds`, "Browsers' wait for the dashboard frame's page to load (report-timings)", registers),
+    dashboardLoad: timing(`${p}dashboard_load_seconds`, "Browsers' wait until the dashboard said it was loaded (report-timings)", registers),
+    timingReports: new Counter({ name: `${p}timing_reports_total`, help: 'Timings reports by outcome', labelNames: ['outcome'], registers }),
   };
 }

@@ -12,6 +12,7 @@ import { originGuard } from './origin-guard.js';
 import { readJsonObject } from '../http/request-body.js';
 import { withinRequestDeadline } from './request-deadline.js';
 import { respondToken } from './respond.js';
+import { addTimingsRoute } from './timings-route.js';
 import { requestContext } from './request-context.js';
 import { activeTracer, inSpan, tracingLoaded, tracingSettled } from '../observability/tracing.js';
 import { inServerSpan } from './trace-route.js';
@@ -51,7 +52,7 @@ function rotateRequest(body: Record<string, unknown> | undefined): { presented: 
   return { presented: token, scope: requestedScope(body) };
 }
 
-/** Builds the two token routes on an existing runtime. */
+/** Builds the two token routes and the timings reports' route on an existing runtime. */
 export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono {
   const routes = new Hono();
   // Mounted by createBffApp, the routes share its error handler (no second one to compose per request).
@@ -116,6 +117,7 @@ export function buildEmbedRoutes(runtime: BffRuntime, standalone: boolean): Hono
       return forCaller(c, 'rotate', (caller) => vendor.renew(caller, scope, pageOriginOf(c), presented));
     }),
   );
+  addTimingsRoute(routes, runtime);
   return routes;
 }
 

@@ -1,5 +1,5 @@
 import { BffError } from '../errors/bff-error.js';
-import type { TokenRoute } from '../caller/caller.js';
+import type { LimitedRoute } from '../caller/caller.js';
 import type { WindowCount } from '../store/types.js';
 import type { GuardedStore } from '../customer-token/guarded-store.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
@@ -10,25 +10,30 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-/** The `rateLimit` option: a rule per token route, `false` for none; `false` alone turns both off. */
-export type RateLimitOptions = false | { token?: RateLimitRule | false; rotate?: RateLimitRule | false };
+/**
+ * The `rateLimit` option: a rule per route (the token routes, the timings reports), `false` for
+ * none; `false` alone turns them all off.
+ */
+export type RateLimitOptions = false | { token?: RateLimitRule | false; rotate?: RateLimitRule | false; timings?: RateLimitRule | false };
 
-const DEFAULT_RATE_LIMITS: Record<TokenRoute, RateLimitRule> = {
+const DEFAULT_RATE_LIMITS: Record<LimitedRoute, RateLimitRule> = {
   token: { limit: 60, windowSeconds: 60 },
   rotate: { limit: 12, windowSeconds: 60 },
+  // A page's elements each report a load, then about one renewal a token lifetime.
+  timings: { limit: 60, windowSeconds: 60 },
 };
 
 /** Counts one request against its counter; throws the 429 when it is over. */
-export type RateLimiter = (counterKey: string, route: TokenRoute) => MaybePromise<void>;
+export type RateLimiter = (counterKey: string, route: LimitedRoute) => MaybePromise<void>;
 
 /** The rule of each route from the `rateLimit` option: defaults, or none where it says `false`. */
-function rulesFrom(configured: RateLimitOptions | undefined): Record<TokenRoute, RateLimitRule | undefined> {
-  const rule = (route: TokenRoute): RateLimitRule | undefined => {
+function rulesFrom(configured: RateLimitOptions | undefined): Record<LimitedRoute, RateLimitRule | undefined> {
+  const rule = (route: LimitedRoute): RateLimitRule | undefined => {
     if (configured === false) return undefined;
     const given = configured?.[route];
     return given === false ? undefined : (given ?? DEFAULT_RATE_LIMITS[route]);
   };
-  return { token: rule('token'), rotate: rule('rotate') };
+  return { token: rule('token'), rotate: rule('rotate'), timings: rule('timings') };
 }
 
 /**
@@ -37,9 +42,9 @@ function rulesFrom(configured: RateLimitOptions | undefined): Record<TokenRoute,
  */
 export function createRateLimiter(configured: RateLimitOptions | undefined, store: GuardedStore): RateLimiter {
   const rules = rulesFrom(configured);
-  const check = (rule: RateLimitRule, { count, resetInMs }: WindowCount): void => {
+  const check = (route: LimitedRoute, rule: RateLimitRule, { count, resetInMs }: WindowCount): void => {
     if (count > rule.limit) {
-      throw new BffError('rate_limited', 'too many token requests for this session; retry later', {
+      throw new BffError('rate_limited', `too many ${route === 'timings' ? 'timings reports' : 'token requests'} for this session; retry later`, {
         retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
         refusal: 'session_rate_limit',
       });
@@ -49,6 +54,6 @@ export function createRateLimiter(configured: RateLimitOptions | undefined, stor
     const rule = rules[route];
     if (rule === undefined) return undefined;
     const counted = store.hit(counterKey, rule.windowSeconds * 1000);
-    return counted instanceof Promise ? counted.then((window) => check(rule, window)) : check(rule, counted);
+    return counted instanceof Promise ? counted.then((window) => check(route, rule, window)) : check(route, rule, counted);
   };
 }

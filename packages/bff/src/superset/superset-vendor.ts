@@ -48,6 +48,7 @@ export function supersetVendor(options: SupersetVendorOptions): BffVendor {
         const sign = supersetLocalSigner(mint, context.now);
         return {
           name: 'superset',
+          dashboards: settings.dashboards,
           token: (caller, scope) => sign(guestTokenRequest(settings, caller, scope)),
           renew: (caller, scope) => sign(guestTokenRequest(settings, caller, scope)),
         };
@@ -55,6 +56,7 @@ export function supersetVendor(options: SupersetVendorOptions): BffVendor {
       const tokens = new SupersetVendorGuestTokens(mint.client, new SupersetServiceLogin(mint.client, context), context);
       return {
         name: 'superset',
+        dashboards: settings.dashboards,
         token: (caller, scope) => tokens.token(caller, guestTokenRequest(settings, caller, scope)),
         renew: (caller, scope, _pageOrigin, presented) => tokens.renew(caller, guestTokenRequest(settings, caller, scope), presented),
       };

@@ -19,6 +19,12 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 export interface VendorAdapter {
   /** `explo`, `superset`, …: for logs and metrics. */
   readonly name: string;
+  /**
+   * The dashboards this vendor's tokens may name (`EMBED_DASHBOARDS`), when it has a list: the
+   * only dashboard label values of the timings metrics. `undefined`: any dashboard (Explo's
+   * customer tokens), so the timings need `timings.dashboards`.
+   */
+  readonly dashboards?: ReadonlySet<string> | undefined;
   /** Optional: refuses a scope this vendor never serves (400), before the session is looked at. */
   checkScope?(scope: TokenRequest): void;
   /** `POST /token`: a token for `caller` and `scope`, for a page of `pageOrigin`. */

@@ -32,6 +32,11 @@ export class EmbedTokens {
     this.#minter = minter;
   }
 
+  /** The dashboards an embed token may name (`embedToken.dashboards`), or `undefined`: any. */
+  get dashboards(): ReadonlySet<string> | undefined {
+    return this.#settings.dashboards;
+  }
+
   /** An embed token for `caller`'s customer and `scope` (a dashboard, maybe one chart of it), for a page of `pageOrigin` (`POST /token`). */
   token(caller: Caller, scope: TokenRequest, pageOrigin: string | undefined): MaybePromise<TokenResponse> {
     const request = this.#request(caller, scope, pageOrigin);

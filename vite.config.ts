@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { slowFirstSequencer } from './test/support/slow-first-sequencer.js';
 
 const packageSource = (name: string, entry = 'index.ts') => fileURLToPath(new URL(`./packages/${name}/src/${entry}`, import.meta.url));
 
@@ -26,6 +27,25 @@ const alias = [
  * `E2E_WORKERS=1` runs them one at a time, as before (a heavily loaded machine, a comparison).
  */
 const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS) || 2);
+
+/**
+ * The files that start first in a run without vitest's results cache (a fresh clone: CI), longest
+ * first as measured in fresh-clone CI runs; every other file follows in vitest's order (by size).
+ * Only the order of starting (test/support/slow-first-sequencer.ts): a stale entry costs time, no test.
+ */
+const SLOW_FIRST = [
+  'test/e2e/token-lifecycle.test.ts',
+  'test/e2e/superset.test.ts',
+  'test/e2e/accessibility.test.ts',
+  'test/e2e/superset-restart.test.ts',
+  'test/e2e/explo-protocol.test.ts',
+  'test/e2e/strict-csp.test.ts',
+  'test/e2e/single-chart.test.ts',
+  'test/e2e/explo-jwt.test.ts',
+  'packages/bff/src/superset/superset-vendor.superset.test.ts',
+  'test/superset/sdk-control.test.ts',
+  'test/superset/frame.test.ts',
+];
 
 const demoFile = (path: string) => fileURLToPath(new URL(`./demo/${path}`, import.meta.url));
 
@@ -56,6 +76,7 @@ export default defineConfig({
     // writes each project's wall time for .ci/run's table (only with VITEST_PHASE_TIMES set).
     reporters: ['default', './test/support/quiet-reporter.ts', './test/support/phase-times-reporter.ts'],
     setupFiles: ['test/support/stderr-to-console.ts'],
+    sequence: { sequencer: slowFirstSequencer(SLOW_FIRST) },
     projects: [
       {
         extends: true,

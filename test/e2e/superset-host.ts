@@ -204,7 +204,8 @@ ${control}
 export const stateOf = (tab: Tab, id: string) => tab.evaluate((selector) => document.getElementById(selector)?.getAttribute('state') ?? null, `el-${id}`);
 
 /** The frame of element `id` (or `sdk`: the SDK's), by the `e2e` URL parameter each was given. */
-export const frameOf = (tab: Tab, id: string): Promise<FrameRef> => tab.frame((url) => new URL(url).searchParams.get('e2e') === id, 20_000);
+export const frameOf = (tab: Tab, id: string, timeoutMs = 20_000): Promise<FrameRef> =>
+  tab.frame((url) => new URL(url).searchParams.get('e2e') === id, timeoutMs);
 
 /** The element events the page recorded (`dashboard-load`, `dashboard-token`, `dashboard-error`) of element `id`. */
 export const eventsOf = async (tab: Tab, id: string, type?: string) =>

@@ -131,9 +131,13 @@ export class TokenController implements ReactiveController {
     if (this.#on) void this.#fetch(this.token ? 'refresh' : 'initial');
   }
 
-  /** The dashboard says its token is dead: rotate it, unless a request is already on its way. */
-  rotate(): void {
-    if (this.#on && !this.#run) void this.#fetch('rotate');
+  /**
+   * The dashboard says its token is dead: rotate it, unless a request is already on its way, or
+   * the dashboard runs on `dead`, an older token than the one held (a renewal loading in a swap
+   * frame): rotating the held one then would present a token nobody refused.
+   */
+  rotate(dead?: string): void {
+    if (this.#on && !this.#run && (dead === undefined || dead === this.token)) void this.#fetch('rotate');
   }
 
   /** Forgets the token and starts over, e.g. after `token-url` changed. */

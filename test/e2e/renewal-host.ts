@@ -128,7 +128,7 @@ export async function startRenewalHost(protocols: readonly SoakProtocol[] = SOAK
       session: { secret: SESSION_SECRET, cookie: 'soak_session' },
       allowedOrigins: [origin],
       logger: createJsonLogger({ write: () => undefined, level: 'silent' }),
-    } as BffOptions);
+    });
     app.use(`/${protocol.name}/*`, async (c, next) => {
       await next();
       answers.push({ protocol: protocol.name, path: c.req.path, status: c.res.status });

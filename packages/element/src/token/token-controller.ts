@@ -206,7 +206,7 @@ export class TokenController implements ReactiveController {
     try {
       // A shared token too is taken after an await: the frame is built in the update this one starts.
       const response = shared
-        ? await shared.response
+        ? await Promise.resolve(shared.response)
         : fetchToken
           ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
           : await requestToken(this.#url, held, {

@@ -38,10 +38,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const dueAt = (response: TokenResponse, marginSeconds: number, receivedAt: number): number =>
   receivedAt + renewalDelayMs(response.expiresAt === null ? null : response.expiresAt - response.serverTime, marginSeconds * 1000);
 
-/** Local epoch ms at which a token received at `receivedAt` expires (`Infinity`: never). */
-const expiryOf = (response: TokenResponse, receivedAt: number): number =>
-  response.expiresAt === null ? Infinity : receivedAt + response.expiresAt - response.serverTime;
-
 /**
  * The page's running controllers, by the scope their tokens are for (the cross-tab channel's
  * name, and the credentials mode): an element added later (tiles rendered one by one) takes a
@@ -70,8 +66,6 @@ export class TokenController implements ReactiveController {
   #last?: TokenResponse;
   /** Local epoch ms at which a refresh is due. */
   #due = Infinity;
-  /** Local epoch ms at which the held token expires. */
-  #expiry = Infinity;
   #receivedAt = 0;
   /** What `holders` and the cross-tab channel match on; set by `#start`. */
   #scope = '';
@@ -144,7 +138,7 @@ export class TokenController implements ReactiveController {
   reset(): void {
     this.#stop();
     this.token = this.#last = undefined;
-    this.#due = this.#expiry = Infinity;
+    this.#due = Infinity;
     this.#host.requestUpdate();
   }
 
@@ -206,7 +200,8 @@ export class TokenController implements ReactiveController {
     try {
       // A shared token too is taken after an await: the frame is built in the update this one starts.
       const response = shared
-        ? await Promise.resolve(shared.response)
+        ? // eslint-disable-next-line @typescript-eslint/await-thenable -- a value on purpose: the await defers it past this update
+          await shared.response
         : fetchToken
           ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
           : await requestToken(this.#url, held, {
@@ -237,7 +232,6 @@ export class TokenController implements ReactiveController {
     this.#retries = 0;
     this.#receivedAt = receivedAt;
     this.#due = dueAt(response, this.#host.refreshMargin, receivedAt);
-    this.#expiry = expiryOf(response, receivedAt);
     this.#schedule(Math.max(this.#due - now, 0), 'refresh');
     this.#set(DashboardState.ready);
     if (own && rotated && this.#channel) {
@@ -263,7 +257,8 @@ export class TokenController implements ReactiveController {
       this.#schedule(delay, this.#reason);
       this.#set(this.token ? DashboardState.refreshing : DashboardState.error);
       // The dashboard runs on meanwhile; a token it said is dead (`rotate`) is reported at once.
-      if (quiet && Date.now() + delay < this.#expiry) return;
+      // (`quiet` is a scheduled renewal's: a token is held. Its expiry on the local clock, as in `dueAt`.)
+      if (quiet && Date.now() + delay < this.#receivedAt + (this.#last!.expiresAt ?? Infinity) - this.#last!.serverTime) return;
     } else {
       // Nothing more is scheduled: a refusal of the frame (FrameLink.failed) leaves no renewal running.
       clearTimeout(this.#timer);

@@ -105,3 +105,17 @@ export type {
   SupersetScrollSize,
   SupersetUiConfigFlag,
 } from './superset/switchboard.js';
+
+export {
+  DEFAULT_RENEWAL_MARGIN_MS,
+  MAX_RENEWAL_MARGIN_SHARE,
+  EXPIRED_RENEWAL_DELAY_MS,
+  DEFAULT_ROTATION_SPACING_MS,
+  MAX_ROTATION_SPACING_SHARE,
+  REUSE_MIN_LEFT_SHARE,
+  REUSE_MIN_LEFT_MS,
+  renewalMarginMs,
+  renewalDelayMs,
+  rotationSpacingMs,
+  reuseMinLeftMs,
+} from './renewal.js';

@@ -269,7 +269,8 @@ export class FrameController implements ReactiveController {
         this.resize(message.detail.dashboardHeight);
         break;
       case DashboardEvent.tokenExpired:
-        this.#tokens.rotate();
+        // A swap protocol's visible frame runs on the token its URL named.
+        this.#tokens.rotate(this.#adapter?.swap ? this.#srcToken : undefined);
         break;
       case DashboardEvent.variableUpdated: {
         // Checked as a whole by the parser (limits, no prototype keys); the whole checked again.

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage } from 'playwright-core';
 import { formatRatio, formatSpread, msValue } from '../lib/format.js';
 import { judgeTiming, type Row, type RowKind } from '../lib/row.js';
+import { passProgress } from '../lib/progress.js';
 import { median, ratio } from '../lib/stats.js';
 import { LOADED_MESSAGE } from './page-server.js';
 
@@ -126,7 +127,13 @@ export async function takeTurns<K extends string>(
   order: 'rotate' | 'balanced' = 'rotate',
 ): Promise<Record<K, PageLoad[]>> {
   const results = Object.fromEntries(keys.map((key) => [key, [] as PageLoad[]])) as Record<K, PageLoad[]>;
-  if (warmUp) for (const key of keys) await once(key);
+  const progress = passProgress(`${keys.length} page(s) × ${runs} load(s)${warmUp ? ' after a warm-up' : ''}`, keys.length * (runs + (warmUp ? 1 : 0)));
+  const load = async (key: K) => {
+    const result = await once(key);
+    progress.tick();
+    return result;
+  };
+  if (warmUp) for (const key of keys) await load(key);
   const reversed = [...keys].reverse();
   for (let run = 0; run < runs; run++) {
     // `balanced`: every other block of rounds takes the pages in reverse order, so a page follows
@@ -136,7 +143,7 @@ export async function takeTurns<K extends string>(
     const list = order === 'balanced' && Math.floor(run / keys.length) % 2 === 1 ? reversed : keys;
     for (let index = 0; index < keys.length; index++) {
       const key = list[(index + run) % keys.length] as K;
-      results[key].push(await once(key));
+      results[key].push(await load(key));
     }
   }
   return results;

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage } f
 import { formatRatio, formatSpread, msValue } from '../lib/format.js';
 import { judgeTiming, type Row, type RowKind } from '../lib/row.js';
 import { passProgress } from '../lib/progress.js';
+import { recordSeries } from '../lib/run-record.js';
 import { median, ratio } from '../lib/stats.js';
 import { LOADED_MESSAGE } from './page-server.js';
 
@@ -168,6 +169,9 @@ export function ttdRow<V extends string>(
   const ours = (loads[variant] ?? []).map((load) => load.ms);
   const baseline = loads.baseline.map((load) => load.ms);
   const r = ratio(median(ours), median(baseline));
+  // Every load, for the time-to-dashboard plot (bench/plots/time-to-dashboard.svg).
+  recordSeries({ key: `ttd ${id} ours`, unit: 'ms', values: ours });
+  recordSeries({ key: `ttd ${id} baseline`, unit: 'ms', values: baseline });
   return {
     id,
     metric: `${metric} (navigation start → dashboard loaded; ${note})`,

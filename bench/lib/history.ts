@@ -12,7 +12,6 @@ import { formatTable } from './table.js';
 export const HISTORY_TITLE = '# Benchmark history';
 const RECORD_OPEN = '<!-- bench-run ';
 const RECORD_CLOSE = ' -->';
-const TABLE_HEADER = ['#', 'metric', 'kind', 'ours', 'baseline', 'ratio', 'target', 'result'];
 const VERDICTS = new Set<Verdict>(['pass', 'miss', 'info', 'not judged', 'n/a', 'error']);
 
 /** A HISTORY.md the bench cannot read: which file and line, and what is wrong. Nothing is written over it. */
@@ -45,23 +44,42 @@ function cells(line: string): string[] {
   return inner.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|').replace(/\\\\/g, '\\'));
 }
 
-/** The rows of every results table (the bench's 8 columns) in a hand-written section. */
+/** A result cell as a verdict: the bench's own words, or a hand-written `miss by 783 B`. */
+function verdictOf(cell: string): Verdict {
+  if (VERDICTS.has(cell as Verdict)) return cell as Verdict;
+  const first = /^(pass|miss)\b/.exec(cell)?.[1];
+  return first === undefined ? 'info' : (first as Verdict);
+}
+
+/**
+ * The rows of every results table in a hand-written section: the bench's 8 columns, or any table
+ * whose header starts with `#` and has an `ours` column (cells found by their header's name).
+ */
 function tableRows(lines: readonly string[]): Row[] {
   const rows: Row[] = [];
-  let inTable = false;
+  let columns: string[] | undefined;
   for (const line of lines) {
     if (!line.trimStart().startsWith('|')) {
-      inTable = false;
+      columns = undefined;
       continue;
     }
     const parts = cells(line);
-    if (parts.join('|') === TABLE_HEADER.join('|')) {
-      inTable = true;
+    if (columns === undefined) {
+      if (parts[0] === '#' && parts.includes('ours')) columns = parts.map((part) => part.split(' ')[0]!);
       continue;
     }
-    if (!inTable || parts.every((part) => /^-*$/.test(part)) || parts.length !== TABLE_HEADER.length) continue;
-    const [id, metric, kind, ours, baseline, ratio, target, result] = parts as [string, string, string, string, string, string, string, string];
-    rows.push({ id, metric, kind: kind as RowKind, ours, baseline, ratio, target, result: VERDICTS.has(result as Verdict) ? (result as Verdict) : 'info' });
+    if (parts.every((part) => /^:?-*:?$/.test(part)) || parts.length !== columns.length) continue;
+    const get = (name: string) => parts[columns!.indexOf(name)] ?? '';
+    rows.push({
+      id: get('#'),
+      metric: get('metric'),
+      kind: (get('kind') || 'fixed target') as RowKind,
+      ours: get('ours'),
+      baseline: get('baseline') || get('ceiling'),
+      ratio: get('ratio'),
+      target: get('target'),
+      result: verdictOf(get('result')),
+    });
   }
   return rows;
 }

@@ -33,10 +33,13 @@ export function compareRowIds(a: string, b: string): number {
 /** Each row's latest figure from a full run (or a quick run, for the exact size rows), by row id. */
 export function currentFigures(runs: readonly HistoryRun[]): CurrentRow[] {
   const latest = new Map<string, CurrentRow>();
+  // A hand-written table may give the figure without the metric: the row's latest metric text stands in.
+  const metrics = new Map<string, string>();
   for (const run of runs) {
     for (const row of run.rows) {
+      if (row.metric !== '') metrics.set(row.id, row.metric);
       if (!isFigure(row) || (run.mode === 'quick' && !exactInQuick(row))) continue;
-      latest.set(row.id, { row, run });
+      latest.set(row.id, { row: row.metric === '' ? { ...row, metric: metrics.get(row.id) ?? '' } : row, run });
     }
   }
   return [...latest.values()].sort((a, b) => compareRowIds(a.row.id, b.row.id));

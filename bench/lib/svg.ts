@@ -113,7 +113,7 @@ export function timeSeriesSvg(title: string, xUnit: string, yUnit: string, serie
   const top = 44;
   const plotWidth = 640;
   const plotHeight = 300;
-  const width = left + plotWidth + 200;
+  const width = left + plotWidth + 300;
   const height = top + plotHeight + 50;
   const xLow = xs.length === 0 ? 0 : Math.min(0, ...xs);
   const xHigh = xs.length === 0 ? 1 : Math.max(...xs) || 1;

@@ -61,4 +61,6 @@ while (queue.length > 0) {
   );
 }
 await Promise.all(jobs);
-console.error(`bench: built ${jobs.length} files into bench/dist with esbuild in ${((performance.now() - started) / 1000).toFixed(1)} s (no type check: npm run typecheck covers bench/)`);
+console.error(
+  `bench: built ${jobs.length} files into bench/dist with esbuild in ${((performance.now() - started) / 1000).toFixed(1)} s (no type check: npm run typecheck covers bench/)`,
+);

@@ -36,7 +36,12 @@ const quick = args.includes('--quick');
 const resultsArg = args.find((arg) => arg === '--write-results' || arg.startsWith('--write-results='));
 const resultsLabel = resultsArg === undefined ? undefined : resultsArg.slice('--write-results='.length) || 'Last run';
 const onlyArg = args.find((arg) => arg.startsWith('--only='));
-const onlyNames = onlyArg ? onlyArg.slice('--only='.length).split(',').filter((name) => name !== '') : [];
+const onlyNames = onlyArg
+  ? onlyArg
+      .slice('--only='.length)
+      .split(',')
+      .filter((name) => name !== '')
+  : [];
 const only = onlyArg ? new Set(onlyNames) : undefined;
 const wanted = (name: string) => !only || only.has(name);
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -118,7 +123,8 @@ if (wanted('fleet')) {
   });
 }
 if (wanted('edge')) add('edge', '8. the BFF as a Cloudflare Worker and an AWS Lambda function', 2, () => runEdge(quick));
-if (wanted('chaos')) add('chaos', '9. the fleet under chaos: the cluster cold burst, and every fault of the chaos tests under a steady load', 2, () => runChaos(quick));
+if (wanted('chaos'))
+  add('chaos', '9. the fleet under chaos: the cluster cold burst, and every fault of the chaos tests under a steady load', 2, () => runChaos(quick));
 if (wanted('embed')) add('embed', '10. embed tokens: vendor calls and token route latency per kind of token', 1, () => runEmbed(quick));
 if (wanted('superset')) add('superset', '12. Superset: vendor calls per view, guest tokens signed locally and minted by Superset', 1, () => runSuperset(quick));
 
@@ -130,7 +136,8 @@ if (quick) {
   const lanes = [...new Set(benches.map((bench) => bench.lane))];
   await Promise.all(
     lanes.map(async (lane) => {
-      for (const bench of benches.filter((candidate) => candidate.lane === lane)) results.set(bench.name, await pass(bench.name, bench.title, bench.run, false));
+      for (const bench of benches.filter((candidate) => candidate.lane === lane))
+        results.set(bench.name, await pass(bench.name, bench.title, bench.run, false));
     }),
   );
 } else {
@@ -156,7 +163,11 @@ const record: RunRecord = {
 const table = formatTable(rows);
 const noteText = notes.length === 0 ? '' : `\n\n${notes.join('\n')}`;
 console.log(`\n${table}\n\n${runFooter(record)}${noteText}`);
-log(`passes: ${Object.entries(passes).map(([name, s]) => `${name} ${formatDuration(s)}`).join(', ')}`);
+log(
+  `passes: ${Object.entries(passes)
+    .map(([name, s]) => `${name} ${formatDuration(s)}`)
+    .join(', ')}`,
+);
 if (resultsLabel !== undefined) {
   try {
     for (const file of writeRun(record, notes, reportFiles)) log(`wrote ${relative(benchDir, file)}`);

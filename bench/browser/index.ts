@@ -185,7 +185,10 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
       const judgedQuietNote = `a pass of its own, ${judgedRuns} runs each, load average (1 min) at start ${judgedQuietLoad.toFixed(2)}`;
       const judgedLoadedNote = `a pass of its own, ${judgedRuns} runs each, ${burner.description}, load average at start ${judgedLoadedLoad.toFixed(2)}`;
       const loadedRows = (...made: Row[]) => (quick ? [] : made);
-      if (quick) process.stderr.write(`bench: quick: rows ${[TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_WARM_LOADED, TTD_ADOPT_LOADED].map(([id]) => id).join(', ')} left out (the quiet pass's pages under the burner; npm run bench measures them)\n`);
+      if (quick)
+        process.stderr.write(
+          `bench: quick: rows ${[TTD_FETCH_LOADED, TTD_FIRST_LOADED, TTD_WARM_LOADED, TTD_ADOPT_LOADED].map(([id]) => id).join(', ')} left out (the quiet pass's pages under the burner; npm run bench measures them)\n`,
+        );
       rows.push(
         ttdRow(TTD_FETCH, quiet, 'fetch', quietNote, TTD_TARGET.quiet, quick),
         ttdRow(TTD_FIRST, quiet, 'first', quietNote, TTD_TARGET.quiet, quick),
@@ -197,7 +200,9 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
         ttdRow(TTD_URL_FETCH, quiet, 'urlFetch', quietNote, TTD_TARGET.quiet, quick),
         ttdRow(TTD_URL_FIRST, quiet, 'urlFirst', quietNote, TTD_TARGET.quiet, quick),
         ttdRow(TTD_WARM, { baseline: quiet.baselineWarm, firstWarm: quiet.firstWarm }, 'firstWarm', quietNote, TTD_TARGET.quiet, quick, 'warm'),
-        ...loadedRows(ttdRow(TTD_WARM_LOADED, { baseline: loaded.baselineWarm, firstWarm: loaded.firstWarm }, 'firstWarm', loadedNote, TTD_TARGET.loaded, quick, 'warm')),
+        ...loadedRows(
+          ttdRow(TTD_WARM_LOADED, { baseline: loaded.baselineWarm, firstWarm: loaded.firstWarm }, 'firstWarm', loadedNote, TTD_TARGET.loaded, quick, 'warm'),
+        ),
         ttdRow(TTD_ADOPT, quiet, 'adopt', quietNote, TTD_TARGET.quiet, quick),
         ...loadedRows(ttdRow(TTD_ADOPT_LOADED, loaded, 'adopt', loadedNote, TTD_TARGET.loaded, quick)),
         ttdRow(TTD_URL_ADOPT, quiet, 'urlAdopt', quietNote, TTD_TARGET.quiet, quick),
@@ -219,15 +224,28 @@ export async function runBrowser(quick: boolean, { timeToDashboard = true } = {}
     // The shipped standalone script carries every frame protocol (packages/element/src/bundle-size.test.ts).
     const hasExplo = readFileSync(elementScript, 'utf8').includes('customerJwtExpired');
     const rotate = (protocol: 'message' | 'explo' | 'explo-jwt') =>
-      protocol === 'explo' && !hasExplo ? Promise.reject(new Error('the standalone script has no explo adapter')) : measureRotation(setup, rotationRuns, protocol);
+      protocol === 'explo' && !hasExplo
+        ? Promise.reject(new Error('the standalone script has no explo adapter'))
+        : measureRotation(setup, rotationRuns, protocol);
     // Quick (CI): the three kinds side by side (each its own customer and page; their timings are
     // not judged), so their waits for the dashboard's next refresh overlap. A full run keeps them apart.
-    const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+    const settle = <T>(promise: Promise<T>) =>
+      promise.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
     const kinds = ['message', 'explo', 'explo-jwt'] as const;
     const measured = quick
       ? await Promise.all(kinds.map((kind) => settle(rotate(kind))))
-      : await kinds.reduce<Promise<Array<{ value: Rotation } | { error: unknown }>>>(async (done, kind) => [...(await done), await settle(rotate(kind))], Promise.resolve([]));
-    const [message, swap, renewal] = measured as [{ value: Rotation } | { error: unknown }, { value: Rotation } | { error: unknown }, { value: Rotation } | { error: unknown }];
+      : await kinds.reduce<Promise<Array<{ value: Rotation } | { error: unknown }>>>(
+          async (done, kind) => [...(await done), await settle(rotate(kind))],
+          Promise.resolve([]),
+        );
+    const [message, swap, renewal] = measured as [
+      { value: Rotation } | { error: unknown },
+      { value: Rotation } | { error: unknown },
+      { value: Rotation } | { error: unknown },
+    ];
     if ('value' in message) rows.push(...rotationRows(message.value, [ROTATION_TIME, ROTATION_BLANK], baselineMs, quick, 'tokenExpired'));
     else rows.push(...unavailableRows([ROTATION_TIME, ROTATION_BLANK], message.error));
     let swapMs = Number.NaN;

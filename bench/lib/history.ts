@@ -125,13 +125,17 @@ export function parseHistory(text: string, file = 'bench/HISTORY.md'): HistoryRu
       const recordLine = start + 2 + at;
       const raw = body[at]!;
       if (!raw.endsWith(RECORD_CLOSE)) {
-        throw new HistoryFormatError(`${file} line ${recordLine}: the bench-run record of "${heading.slice(0, 80)}" is cut off (no closing -->); nothing written`);
+        throw new HistoryFormatError(
+          `${file} line ${recordLine}: the bench-run record of "${heading.slice(0, 80)}" is cut off (no closing -->); nothing written`,
+        );
       }
       let record: RunRecord;
       try {
         record = checkRunRecord(JSON.parse(raw.slice(RECORD_OPEN.length, -RECORD_CLOSE.length)));
       } catch (error) {
-        throw new HistoryFormatError(`${file} line ${recordLine}: the bench-run record of "${heading.slice(0, 80)}" is unreadable (${(error as Error).message}); nothing written`);
+        throw new HistoryFormatError(
+          `${file} line ${recordLine}: the bench-run record of "${heading.slice(0, 80)}" is unreadable (${(error as Error).message}); nothing written`,
+        );
       }
       runs.push({
         index,

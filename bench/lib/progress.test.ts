@@ -50,10 +50,11 @@ describe('estimatePass', () => {
   });
   it("takes the latest run of the same mode's duration of that bench", () => {
     const history = parseHistory(
-      [record('full', { browser: 1200 }, '2026-12-01T00:00:00.000Z'), record('quick', { browser: 30 }, '2026-12-02T00:00:00.000Z'), record('full', { size: 3 }, '2026-12-03T00:00:00.000Z')].reduce(
-        (text, r) => appendRun(text, renderRunSection(r)),
-        '',
-      ),
+      [
+        record('full', { browser: 1200 }, '2026-12-01T00:00:00.000Z'),
+        record('quick', { browser: 30 }, '2026-12-02T00:00:00.000Z'),
+        record('full', { size: 3 }, '2026-12-03T00:00:00.000Z'),
+      ].reduce((text, r) => appendRun(text, renderRunSection(r)), ''),
     );
     expect(estimatePass('browser', false, history)).toBe('about 20 min 00 s, as this bench took in the latest full run written, H1 of 2026-12-01');
     expect(estimatePass('browser', true, history)).toMatch(/^about 30 s, .* H2 /);

@@ -73,7 +73,9 @@ export function renderResults(runs: readonly HistoryRun[], plots: readonly Plot[
   const used = [...new Map(current.map(({ run }) => [run.index, run])).values()].sort((a, b) => a.index - b.index);
   const passes = current.filter(({ row }) => row.result === 'pass').length;
   const misses = current.filter(({ row }) => row.result === 'miss').map(({ row }) => row.id);
-  const plotLines = plots.map((plot) => `- [${plot.title}](${plot.file})${plot.run ? ` (from ${runRef(plot.run)}${plot.run.mode === 'quick' ? ', a quick run' : ''})` : ''}`);
+  const plotLines = plots.map(
+    (plot) => `- [${plot.title}](${plot.file})${plot.run ? ` (from ${runRef(plot.run)}${plot.run.mode === 'quick' ? ', a quick run' : ''})` : ''}`,
+  );
   return [
     '# Benchmark results',
     '',

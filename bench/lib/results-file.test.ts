@@ -115,7 +115,9 @@ describe('currentFigures and renderResults', () => {
   it("takes each row's latest full run, a quick run's size rows, and skips figures a run could not make", () => {
     const runs = parseHistory(
       [
-        renderRunSection(record({ label: 'old', date: '2026-12-01T00:00:00.000Z', rows: [row('1a', 'old size'), row('4m', 'old ttd'), row('12a', 'old 12a')] })),
+        renderRunSection(
+          record({ label: 'old', date: '2026-12-01T00:00:00.000Z', rows: [row('1a', 'old size'), row('4m', 'old ttd'), row('12a', 'old 12a')] }),
+        ),
         renderRunSection(record({ label: 'quick', mode: 'quick', rows: [row('1a', 'quick size'), row('4m', 'quick ttd', 'not judged')] })),
         renderRunSection(record({ label: 'broken', rows: [row('12a', 'n/a (redis-server not installed)', 'n/a')] })),
       ].reduce((text, section) => appendRun(text, section), ''),
@@ -162,7 +164,9 @@ describe('writeRun and regenerateReport (files)', () => {
   it('on a damaged history writes nothing, keeps the run in the spill folder and says where', () => {
     const damaged = appendRun(LEGACY, renderRunSection(record())).slice(0, -40);
     writeFileSync(join(dir, 'HISTORY.md'), damaged);
-    expect(() => writeRun(record({ date: '2026-12-02T03:00:00.000Z' }), [], files())).toThrow(/cut off.*This run is kept in .*unsaved-run-2026-12-02T03-00-00-000Z\.md/s);
+    expect(() => writeRun(record({ date: '2026-12-02T03:00:00.000Z' }), [], files())).toThrow(
+      /cut off.*This run is kept in .*unsaved-run-2026-12-02T03-00-00-000Z\.md/s,
+    );
     expect(readFileSync(join(dir, 'HISTORY.md'), 'utf8')).toBe(damaged);
     expect(existsSync(join(dir, 'RESULTS.md'))).toBe(false);
     const [spilled] = readdirSync(join(dir, '.tmp'));

@@ -62,7 +62,8 @@ export function writeRun(record: RunRecord, notes: readonly string[], files: Rep
     checkResultsFile(join(files.dir, 'RESULTS.md'));
     const next = appendRun(read(historyPath), section, historyPath);
     // The new file must read back as the old one plus this run, before it replaces the old one.
-    if (parseHistory(next, historyPath).at(-1)?.record?.date !== record.date) throw new HistoryFormatError(`${historyPath}: the appended run does not read back; nothing written`);
+    if (parseHistory(next, historyPath).at(-1)?.record?.date !== record.date)
+      throw new HistoryFormatError(`${historyPath}: the appended run does not read back; nothing written`);
     writeAtomically(historyPath, next);
   } catch (error) {
     const spill = join(files.spillDir, `unsaved-run-${record.date.replace(/[:.]/g, '-')}.md`);

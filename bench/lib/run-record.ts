@@ -56,7 +56,8 @@ export function checkRunRecord(value: unknown): RunRecord {
   if (!Array.isArray(record.only) || record.only.some((name) => typeof name !== 'string')) fail('only is not a list of names');
   for (const key of ['loadStart', 'loadEnd', 'seconds'] as const) if (typeof record[key] !== 'number') fail(`${key} is not a number`);
   const passes = record.passes;
-  if (typeof passes !== 'object' || passes === null || Object.values(passes).some((s) => typeof s !== 'number' || !(s >= 0))) fail('passes is not a map of seconds');
+  if (typeof passes !== 'object' || passes === null || Object.values(passes).some((s) => typeof s !== 'number' || !(s >= 0)))
+    fail('passes is not a map of seconds');
   if (!Array.isArray(record.rows)) fail('rows is not a list');
   for (const [index, row] of (record.rows as unknown[]).entries()) {
     if (typeof row !== 'object' || row === null) fail(`rows[${index}] is not an object`);

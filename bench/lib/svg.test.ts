@@ -18,7 +18,16 @@ describe('ticks', () => {
 
 describe('distributionSvg', () => {
   it('draws every run as a dot and marks the median of each series', () => {
-    const svg = distributionSvg('T', 'ms', [{ label: 'Chromium 4m', series: [{ label: 'ours', values: [100, 300, 200] }, { label: 'baseline', values: [150, 150] }], note: 'ratio 1.33×' }]);
+    const svg = distributionSvg('T', 'ms', [
+      {
+        label: 'Chromium 4m',
+        series: [
+          { label: 'ours', values: [100, 300, 200] },
+          { label: 'baseline', values: [150, 150] },
+        ],
+        note: 'ratio 1.33×',
+      },
+    ]);
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.match(/<circle /g)).toHaveLength(5);
     expect(texts(svg)).toEqual(expect.arrayContaining(['Chromium 4m', 'ours (3)', 'baseline (2)', '200', '150', 'ratio 1.33×', 'ms']));
@@ -37,7 +46,14 @@ describe('distributionSvg', () => {
 describe('timeSeriesSvg', () => {
   it('draws one path a series, sorted by time, and survives no points', () => {
     const svg = timeSeriesSvg('T', 's', 'calls', [
-      { label: 'ours', points: [[2, 5], [0, 0], [1, 3]] },
+      {
+        label: 'ours',
+        points: [
+          [2, 5],
+          [0, 0],
+          [1, 3],
+        ],
+      },
       { label: 'none', points: [] },
     ]);
     expect(svg.match(/<path /g)).toHaveLength(1);
@@ -67,13 +83,23 @@ describe('makePlots', () => {
   it('draws each plot from the latest run that has its series, and none without data', () => {
     expect(makePlots([])).toEqual([]);
     const history = [
-      run([{ key: 'rotation 5a', unit: 'ms', values: [10] }, { key: 'rotation baseline', unit: 'ms', values: [20] }]),
+      run([
+        { key: 'rotation 5a', unit: 'ms', values: [10] },
+        { key: 'rotation baseline', unit: 'ms', values: [20] },
+      ]),
       run([
         { key: 'ttd 4m ours', unit: 'ms', values: [1, 2] },
         { key: 'ttd 4m baseline', unit: 'ms', values: [2, 2] },
         { key: 'ttd 4m-firefox ours', unit: 'ms', values: [3] },
         { key: 'ttd 4a ours', unit: 'ms', values: [9] },
-        { key: 'fleet budget calls', unit: 'calls', points: [[0, 0], [1, 4]] },
+        {
+          key: 'fleet budget calls',
+          unit: 'calls',
+          points: [
+            [0, 0],
+            [1, 4],
+          ],
+        },
       ]),
     ].reduce((text, record) => appendRun(text, renderRunSection(record)), '');
     const plots = makePlots(parseHistory(history));

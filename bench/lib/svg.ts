@@ -135,7 +135,9 @@ export function timeSeriesSvg(title: string, xUnit: string, yUnit: string, serie
     out.push(`<text x="${left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end" fill="#444">${fmt(t)}</text>`);
   }
   out.push(`<text x="${left + plotWidth / 2}" y="${top + plotHeight + 34}" text-anchor="middle" fill="#444">${escapeXml(xUnit)}</text>`);
-  out.push(`<text x="14" y="${top + plotHeight / 2}" text-anchor="middle" fill="#444" transform="rotate(-90 14 ${top + plotHeight / 2})">${escapeXml(yUnit)}</text>`);
+  out.push(
+    `<text x="14" y="${top + plotHeight / 2}" text-anchor="middle" fill="#444" transform="rotate(-90 14 ${top + plotHeight / 2})">${escapeXml(yUnit)}</text>`,
+  );
   for (const [index, s] of clean.entries()) {
     const color = COLORS[index % COLORS.length]!;
     if (s.points.length > 0) {

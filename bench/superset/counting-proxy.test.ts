@@ -5,7 +5,9 @@ import { GUEST_TOKEN_PATH, guestTokenPair, startCountingProxy, type CountingProx
 
 describe('guestTokenPair', () => {
   it('names the dashboard and the row-level security a guest-token request asks for', () => {
-    expect(guestTokenPair(JSON.stringify({ user: {}, resources: [{ type: 'dashboard', id: 'd1' }], rls: [{ clause: "customer_id = 'a'" }] }))).toBe("d1 customer_id = 'a'");
+    expect(guestTokenPair(JSON.stringify({ user: {}, resources: [{ type: 'dashboard', id: 'd1' }], rls: [{ clause: "customer_id = 'a'" }] }))).toBe(
+      "d1 customer_id = 'a'",
+    );
   });
   it.each(['', 'not json', '[]', 'null', '{"resources": []}', '{"resources": "x"}'])('gives nothing for %j', (body) => {
     expect(guestTokenPair(body)).toBeUndefined();

@@ -12,7 +12,11 @@ import { NotAvailable, unavailableRows, type Row } from '../lib/row.js';
 import { signSession, tokenRequestHeaders } from '../lib/session.js';
 import { GUEST_TOKEN_PATH, startCountingProxy, type VendorCall } from './counting-proxy.js';
 
-const LOCAL = ['12a', 'Superset, guest tokens signed by the BFF (EMBED_SUPERSET_GUEST_SECRET): vendor calls at startup and per page view', 'fixed target'] as const;
+const LOCAL = [
+  '12a',
+  'Superset, guest tokens signed by the BFF (EMBED_SUPERSET_GUEST_SECRET): vendor calls at startup and per page view',
+  'fixed target',
+] as const;
 const MINTED = [
   '12b',
   'Superset, guest tokens minted by Superset (the service account): guest-token calls per customer and dashboard within a token lifetime, across a fleet sharing Redis',
@@ -106,7 +110,9 @@ async function view(bffUrls: readonly string[], customers: readonly string[], da
         });
         const body = (await answer.json().catch(() => ({}))) as { token?: unknown; error?: unknown };
         if (answer.status !== 200 || typeof body.token !== 'string') {
-          throw new Error(`${label}: a token request answered ${answer.status} ${JSON.stringify(body.error ?? '').slice(0, 120)} (bench/.tmp/superset-${label}-*.log)`);
+          throw new Error(
+            `${label}: a token request answered ${answer.status} ${JSON.stringify(body.error ?? '').slice(0, 120)} (bench/.tmp/superset-${label}-*.log)`,
+          );
         }
         const key = `${dashboard} ${customer}`;
         tokens.set(key, (tokens.get(key) ?? new Set()).add(body.token));
@@ -128,7 +134,8 @@ async function checkTokens(views: Views, vendor: Vendor, verify: boolean): Promi
       const resources = payload.resources as Array<{ id?: string }> | undefined;
       const rules = payload.rls_rules as Array<{ clause?: string }> | undefined;
       if (!resources?.some((resource) => resource.id === dashboard)) throw new Error(`a guest token for ${key} does not name its dashboard`);
-      if (!rules?.some((rule) => rule.clause === `customer_id = '${customer}'`)) throw new Error(`a guest token for ${key} lacks its customer's row-level security`);
+      if (!rules?.some((rule) => rule.clause === `customer_id = '${customer}'`))
+        throw new Error(`a guest token for ${key} lacks its customer's row-level security`);
     }
   }
 }
@@ -196,7 +203,10 @@ export async function runSuperset(quick: boolean): Promise<Row[]> {
 
     // 12b: the vendor mints; the whole fleet asks once per customer and dashboard.
     proxy.reset();
-    const mintUrls = await fleet('minted', { EMBED_SUPERSET_USERNAME: vendor.serviceAccount.username, EMBED_SUPERSET_PASSWORD: vendor.serviceAccount.password });
+    const mintUrls = await fleet('minted', {
+      EMBED_SUPERSET_USERNAME: vendor.serviceAccount.username,
+      EMBED_SUPERSET_PASSWORD: vendor.serviceAccount.password,
+    });
     const mintStartup = proxy.calls().length;
     const started = performance.now();
     const minted = await view(mintUrls, customers, vendor.dashboards, perPair, 'minted');

@@ -139,7 +139,7 @@ export async function takeTurns<K extends string>(
   for (let run = 0; run < runs; run++) {
     // `balanced`: every other block of rounds takes the pages in reverse order, so a page follows
     // the page after it as often as the one before it (with three pages: each other page equally
-    // often). A Firefox load right after 4m's was a few per cent faster (bench/RESULTS.md, engines
+    // often). A Firefox load right after 4m's was a few per cent faster (bench/HISTORY.md, engines
     // run 6): with one direction only, the page after 4m's in the list gained that every time.
     const list = order === 'balanced' && Math.floor(run / keys.length) % 2 === 1 ? reversed : keys;
     for (let index = 0; index < keys.length; index++) {

@@ -29,6 +29,9 @@ const ratioNote = (ours: readonly number[], baseline: readonly number[]) => {
   return Number.isFinite(r) ? `ratio ${r.toFixed(2)}×` : 'ratio n/a';
 };
 
+/** What a plot's title says of its run: which one, and that a quick run's figures are not judged. */
+const fromRun = (run: HistoryRun) => ` (H${run.index}, ${run.date?.slice(0, 10) ?? '?'}${run.mode === 'quick' ? ', a quick run: few runs, not judged' : ''})`;
+
 const ENGINE_NAMES: Record<string, string> = { '': 'Chromium', firefox: 'Firefox ESR', webkit: 'WebKitGTK' };
 
 /** Every plot that some run has the data for. */
@@ -56,7 +59,7 @@ export function makePlots(runs: readonly HistoryRun[]): PlotFile[] {
         file: 'plots/time-to-dashboard.svg',
         title: 'Time to dashboard per engine, ours (4m/4n) against its baseline in the same pass',
         run: ttd.run,
-        svg: distributionSvg('Time to dashboard: navigation start → dashboard loaded, every load', 'ms', groups),
+        svg: distributionSvg(`Time to dashboard, every load${fromRun(ttd.run)}`, 'ms', groups),
       });
     }
   }
@@ -83,7 +86,7 @@ export function makePlots(runs: readonly HistoryRun[]): PlotFile[] {
         file: 'plots/rotation.svg',
         title: 'Rotation: token expired → dashboard on the new token, against its baseline',
         run: rotation.run,
-        svg: distributionSvg('Rotation time, every run', 'ms', groups),
+        svg: distributionSvg(`Rotation time, every run${fromRun(rotation.run)}`, 'ms', groups),
       });
     }
   }
@@ -103,7 +106,7 @@ export function makePlots(runs: readonly HistoryRun[]): PlotFile[] {
         file: 'plots/fleet-vendor-calls.svg',
         title: "The fleet's vendor calls over time (row 7), ours and the baseline side by side",
         run: fleet.run,
-        svg: timeSeriesSvg("The fleet's vendor calls, cumulative (row 7)", 's since the first visit', 'calls', series),
+        svg: timeSeriesSvg(`The fleet's vendor calls, cumulative (row 7)${fromRun(fleet.run)}`, 's since the first visit', 'calls', series),
       });
     }
   }

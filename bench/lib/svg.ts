@@ -53,8 +53,9 @@ export function distributionSvg(title: string, unit: string, groups: readonly Di
   const lineHeight = 22;
   const top = 44;
   const bandGap = 14;
+  const titleHeight = 18;
   let height = top;
-  for (const g of clean) height += g.series.length * lineHeight + bandGap;
+  for (const g of clean) height += titleHeight + g.series.length * lineHeight + bandGap;
   height += 40;
   const width = left + plotWidth + right;
   const low = all.length === 0 ? 0 : Math.min(0, ...all);
@@ -73,8 +74,10 @@ export function distributionSvg(title: string, unit: string, groups: readonly Di
   out.push(`<text x="${left + plotWidth / 2}" y="${axisY + 28}" text-anchor="middle" fill="#444">${escapeXml(unit)}</text>`);
   let y = top;
   for (const group of clean) {
-    out.push(`<text x="8" y="${y + 14}" font-weight="bold">${escapeXml(group.label)}</text>`);
-    if (group.note) out.push(`<text x="${left + plotWidth + 8}" y="${y + 14}" fill="#444">${escapeXml(group.note)}</text>`);
+    // The group's name on a line of its own, its note (the ratio) at the right end of that line.
+    out.push(`<text x="8" y="${y + 13}" font-weight="bold">${escapeXml(group.label)}</text>`);
+    if (group.note) out.push(`<text x="${left + plotWidth + 8}" y="${y + 13}" fill="#444">${escapeXml(group.note)}</text>`);
+    y += titleHeight;
     for (const [index, series] of group.series.entries()) {
       const color = COLORS[index % COLORS.length]!;
       const cy = y + lineHeight / 2;

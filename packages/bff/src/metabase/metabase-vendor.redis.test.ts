@@ -41,13 +41,13 @@ describe.skipIf(!tool.available)('Metabase guest-embed tokens shared by BFF proc
     });
     const ask = async (app: typeof one) =>
       ((await call(app, '/embed/token', tokenRequest(await session(acme), { dashboard: '1' }))).body as { token: string }).token;
-    const first = await ask(one!);
-    expect(await ask(two!)).toBe(first);
+    const first = await ask(one);
+    expect(await ask(two)).toBe(first);
     expect(decodeJwt(first).params).toEqual({ customer_id: ['acme'] });
     // With less than a quarter of its ten minutes left, the next view gets a fresh one, which the other process then serves.
     clock += 460_000;
-    const next = await ask(two!);
+    const next = await ask(two);
     expect(next).not.toBe(first);
-    expect(await ask(one!)).toBe(next);
+    expect(await ask(one)).toBe(next);
   });
 });

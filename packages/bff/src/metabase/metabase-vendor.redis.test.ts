@@ -26,7 +26,7 @@ describe.skipIf(!tool.available)('Metabase guest-embed tokens shared by BFF proc
   it('one token per customer and dashboard for the fleet, until shortly before its exp', async () => {
     let clock = Date.now();
     const keyPrefix = `metabase-fleet-${Math.random().toString(36).slice(2)}:`;
-    const [one, two] = Array.from({ length: 2 }, () => {
+    const makeApp = () => {
       const store = createRedisStore({ url: server.url });
       stores.push(store);
       return createBffApp({
@@ -38,7 +38,9 @@ describe.skipIf(!tool.available)('Metabase guest-embed tokens shared by BFF proc
         now: () => clock,
         vendor: metabaseVendor({ secret: SECRET, params: { customer_id: '{org_id}' }, dashboards: [1], ttlSeconds: 600 }),
       });
-    });
+    };
+    const one = makeApp();
+    const two = makeApp();
     const ask = async (app: typeof one) =>
       ((await call(app, '/embed/token', tokenRequest(await session(acme), { dashboard: '1' }))).body as { token: string }).token;
     const first = await ask(one);

@@ -87,7 +87,8 @@ export class FrameController implements ReactiveController {
     const cur = this.#cur;
     const token = this.#tokens.token;
     const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
-    const optionsKey = `${options.localeCode}\n${options.refreshMinutes}`;
+    // A protocol that takes variables in the URL only (no message for them) loads a new frame for new ones.
+    const optionsKey = `${options.localeCode}\n${options.refreshMinutes}\n${adapter.swap && !adapter.variables ? JSON.stringify(this.vars) : ''}`;
     const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars, host);
     this.#adapter = adapter;
     // The src changes with the dashboard, template, environment or protocol; a new token changes
@@ -263,7 +264,8 @@ export class FrameController implements ReactiveController {
         this.sendToken();
         break;
       case DashboardEvent.loaded:
-        this.shown(message.detail.dashboardId, message.detail.dashboardHeight, message.detail.loadTime);
+        // A frame that does not name its dashboard shows the element's.
+        this.shown(message.detail.dashboardId || this.#host.dashboard!, message.detail.dashboardHeight, message.detail.loadTime);
         break;
       case DashboardEvent.resized:
         this.resize(message.detail.dashboardHeight);
@@ -281,9 +283,11 @@ export class FrameController implements ReactiveController {
         break;
       }
       case undefined: {
-        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when
-        // JSON within the limits; a protocol with a channel has none in window messages.
-        const custom = !this.#adapter!.connect && parseCustomEvent(event.data, this.#adapter!.lifecycle);
+        // Not a lifecycle event: the vendor's own event, when its adapter reads one; else the
+        // dashboard's own (a JS Event Button's, analyticsEventFired), when JSON within the limits;
+        // a protocol with a channel has none in window messages.
+        const adapter = this.#adapter!;
+        const custom = !adapter.connect && !adapter.event?.(event.data, this.#host) && parseCustomEvent(event.data, adapter.lifecycle);
         if (custom) emit(this.#host, 'dashboard-custom-event', custom);
       }
     }

@@ -31,6 +31,13 @@ export interface FrameProtocol {
   readonly lifecycle: readonly string[];
   /** Untrusted `MessageEvent.data` as an event of our own protocol (ARCHITECTURE §6), or `undefined`. */
   parse(data: unknown): DashboardMessage | undefined;
+  /**
+   * Reads a message of the verified visible frame that `parse` did not (no lifecycle event) and
+   * dispatches the vendor's own event on `target` from it, if any; returns `true` when the
+   * message is the vendor's (then it is no `dashboard-custom-event`). Absent: every such message
+   * may be the dashboard's own event.
+   */
+  event?(data: unknown, target: EventTarget): boolean;
   /** The message handing a token to the running frame; absent when the token travels in the URL. */
   token?(token: string): object;
   /** The message setting variables in the running frame; absent when the vendor takes none. */

@@ -21,7 +21,7 @@ export type { DashboardLoadEvent, DashboardTokenEvent, DashboardErrorEvent, Dash
 export { metabaseProtocol, METABASE_MAX_URL_LENGTH, METABASE_MAX_LOCATION_LENGTH } from './metabase/metabase-protocol.js';
 export type { MetabaseLocation } from './metabase/metabase-protocol.js';
 
-/** `dashboard-location`: the Metabase frame's URL changed (the viewer set a filter): `{ search, hash, parameters }`, never the token. */
+/** `dashboard-location`: the Metabase frame's URL changed (the viewer set a filter): `{ search, hash }` of its URL, never the token. */
 export type DashboardLocationEvent = CustomEvent<MetabaseLocation>;
 
 declare global {

@@ -1,4 +1,14 @@
-import { resolveSrc, type DashboardMessage, type DashboardVariables, type SrcValues } from '@embedded-dashboard/protocol';
+import {
+  isMetabaseSlug,
+  isMetabaseLocale,
+  parseMetabaseFrameMessage,
+  resolveSrc,
+  type DashboardMessage,
+  type DashboardVariables,
+  type MetabaseHashOption,
+  type MetabaseTheme,
+  type SrcValues,
+} from '@embedded-dashboard/protocol';
 import type { FrameAttributes, FrameProtocol } from '../protocol/frame-protocol.js';
 
 /**
@@ -9,28 +19,38 @@ export const METABASE_MAX_URL_LENGTH = 8_192;
 /** Characters of the frame's reported `location.search` and `location.hash` together; longer reports are dropped. */
 export const METABASE_MAX_LOCATION_LENGTH = 8_192;
 
-/** A dashboard's numeric id, or its 21-character entity id. */
+/** A dashboard's numeric id, or its 21-character entity id (`isMetabaseResourceId`, for an attribute's text). */
 const DASHBOARD = /^(?:[1-9]\d{0,15}|[\w-]{21})$/;
-/** A parameter slug (Metabase's are lowercase words joined by `_`; we take what is URL-safe). */
-const SLUG = /^[\w-]{1,100}$/;
-/** A `hide-parameters` list: slugs separated by commas. */
-const SLUGS = /^[\w-]{1,100}(?:,[\w-]{1,100}){0,99}$/;
 
-/** The boolean hash options, attribute → hash name: each `true` or `false` when set. */
-const FLAGS: Readonly<Record<string, string>> = { bordered: 'bordered', titled: 'titled', downloads: 'downloads' };
-/** `theme` values Metabase documents besides its default (light, no `theme` at all). */
-const THEMES = ['night', 'transparent'];
+/** The boolean hash options, by attribute (each `true` or `false` when set). */
+const FLAGS = ['bordered', 'titled', 'background'] as const satisfies readonly MetabaseHashOption[];
 
-/** An editable parameter's value as the query string carries it: a string, number or boolean, or a list of those. */
-const isScalar = (v: unknown) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
+/** An editable parameter's value as the query string carries it: text, a number, a boolean or `null` (none). */
+const isScalar = (v: unknown) => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
+
+/** A `true`/`false` attribute as a boolean; `undefined` when unset. */
+function flag(el: FrameAttributes, name: string): boolean | undefined {
+  const value = el.getAttribute(name);
+  if (value !== null && value !== 'true' && value !== 'false') throw new Error(`${name} must be true or false`);
+  return value === null ? undefined : value === 'true';
+}
+
+/** The themes besides the default (`METABASE_THEMES`, by type: the bundle carries the names once). */
+const THEMES: readonly MetabaseTheme[] = ['light', 'night', 'transparent'];
+/** `downloads`: `true`, `false`, or a list of `METABASE_DOWNLOAD_KINDS` (`pdf`, `results`). */
+const DOWNLOADS = /^(?:true|false|(?:pdf|results)(?:,(?:pdf|results))?)$/;
+/** A font name as the protocol's `metabaseHash` takes one. */
+const FONT = /^[A-Za-z0-9][A-Za-z0-9 -]{0,63}$/;
 
 /**
  * The frame URL (Metabase "Parameters for static embeds"): `src-template` with `{token}` (the
  * signed JWT the BFF made for this dashboard and customer), the editable parameters' values from
- * `variables` in the query (`?region=EU&region=US` for a list), then the hash options from the
- * attributes (`bordered`, `titled`, `theme`, `hide-parameters`, `downloads`) and the element's
- * own `locale-code` and `refresh-minutes` (as `locale`, and `refresh` in seconds). Locked
- * parameters are the token's alone: the element never names them.
+ * `variables` in the query (`?region=EU&region=US` for a list), then the hash options
+ * (checked as `metabaseHash` of @embedded-dashboard/protocol checks them) from the attributes
+ * `bordered`, `titled`, `background`, `theme`, `font`, `hide-parameters` (slugs, comma-separated)
+ * and `downloads` (`true`, `false` or `pdf,results`), and the element's own `locale-code` (as
+ * `locale`, `pt_BR` as Metabase names its locales) and `refresh-minutes` (as `refresh`, in
+ * seconds). Locked parameters are the token's alone: the element never names them.
  */
 function metabaseSrc(template: string | undefined, values: SrcValues, variables: DashboardVariables, el: FrameAttributes): URL | undefined {
   if (!template?.includes('{token}')) throw new Error('src-template must hold {token} under protocol="metabase" (…/embed/dashboard/{token})');
@@ -39,56 +59,53 @@ function metabaseSrc(template: string | undefined, values: SrcValues, variables:
   const query = new URLSearchParams();
   for (const name in variables) {
     const value = variables[name];
-    const list = Array.isArray(value) ? value : [value];
-    if (!SLUG.test(name) || !list.every(isScalar))
-      throw new Error('variables must map parameter slugs to a string, number or boolean, or a list of them, under protocol="metabase"');
-    for (const item of list) query.append(name, String(item));
+    const items = Array.isArray(value) ? value : [value];
+    if (!isMetabaseSlug(name) || !items.every(isScalar))
+      throw new Error('variables must map parameter slugs (a-z, 0-9, _) to text, numbers, booleans, null or lists of them');
+    for (const item of items) query.append(name, item === null ? '' : String(item));
   }
   const hash = new URLSearchParams();
-  for (const name in FLAGS) {
-    const value = el.getAttribute(name);
-    if (value !== null && value !== 'true' && value !== 'false') throw new Error(`${name} must be true or false`);
-    if (value !== null) hash.set(FLAGS[name]!, value);
+  for (const name of FLAGS) {
+    const value = flag(el, name);
+    if (value !== undefined) hash.set(name, String(value));
   }
   const theme = el.getAttribute('theme');
-  if (theme !== null && !THEMES.includes(theme)) throw new Error(`theme must be ${THEMES.join(' or ')}`);
-  if (theme !== null) hash.set('theme', theme);
+  if (theme !== null && !THEMES.includes(theme as MetabaseTheme)) throw new Error(`theme must be one of ${THEMES.join(', ')}`);
+  if (theme) hash.set('theme', theme);
+  if (values.refreshMinutes) hash.set('refresh', String(values.refreshMinutes * 60));
   const hidden = el.getAttribute('hide-parameters');
-  if (hidden !== null && !SLUGS.test(hidden)) throw new Error('hide-parameters must be parameter slugs separated by commas');
-  if (hidden !== null) hash.set('hide_parameters', hidden);
-  if (values.refreshMinutes !== undefined) hash.set('refresh', String(values.refreshMinutes * 60));
-  if (values.localeCode !== undefined) hash.set('locale', values.localeCode);
-  // A stand-in token (a JWT is at most 4,096 characters, like every token the element takes) measures the URL before the real one is there.
+  if (hidden !== null && !hidden.split(',').every(isMetabaseSlug)) throw new Error('hide-parameters must be parameter slugs separated by commas');
+  if (hidden) hash.set('hide_parameters', hidden);
+  const font = el.getAttribute('font');
+  if (font !== null && !FONT.test(font)) throw new Error('font must be a font name');
+  if (font) hash.set('font', font);
+  const downloads = el.getAttribute('downloads');
+  if (downloads !== null && !DOWNLOADS.test(downloads)) throw new Error('downloads must be true, false or a list of pdf, results');
+  if (downloads) hash.set('downloads', downloads);
+  const locale = values.localeCode?.replace(/-/g, '_');
+  if (locale && !isMetabaseLocale(locale)) throw new Error('locale-code must, for Metabase, be a language tag like en or pt-BR');
+  if (locale) hash.set('locale', locale);
+  // A stand-in token as long as any the element takes (4,096 characters) measures the URL before the real one is there.
   const url = resolveSrc(template, { dashboard: values.dashboard, token: values.token ?? 'x'.repeat(4_096) })!;
   for (const [name] of query) url.searchParams.delete(name);
   for (const [name, value] of query) url.searchParams.append(name, value);
   // The hash is ours: one typed into the template would be read by Metabase after ours.
-  url.hash = String(hash).replace(/%2C/g, ',');
+  url.hash = String(hash).replace(/%2C/g, ',').replace(/\+/g, '%20');
   if (url.href.length > METABASE_MAX_URL_LENGTH) throw new Error(`the frame URL must be at most ${METABASE_MAX_URL_LENGTH} characters (variables too long)`);
   return values.token ? url : undefined;
 }
 
-/** The `metabase` member of a frame message, when it is an object. */
-const metabase = (data: unknown): Record<string, unknown> | undefined => {
-  const inner = (data as { metabase?: unknown } | null)?.metabase;
-  return typeof inner === 'object' && inner !== null ? (inner as Record<string, unknown>) : undefined;
-};
-
 /**
- * `{metabase: {type: "frame", frame: {mode, height}}}`, posted by the frame each time its size
- * changes (every 100 ms it compares), as our `dashboardLoaded`: the first is the sign the new
- * frame runs (the swap, `dashboard-load`), each carries the height. `mode: "fit"` is the
- * dashboard's content height, followed both ways; `mode: "normal"` is the document's scroll
- * height, which is never less than the frame's own, so following it would only ever grow the
- * frame: the frame keeps the height it has (the remembered one, or its CSS height) and scrolls.
- * Anything else is no message of Metabase's.
+ * `{metabase: {type: "frame", frame: {mode, height}}}` (`parseMetabaseFrameMessage`), posted by
+ * the frame each time its size changes (it compares every 100 ms), as our `dashboardLoaded`: the
+ * first is the sign the new frame runs (the swap, `dashboard-load`), each carries the height,
+ * followed both ways in either mode (in `normal` the body's scroll height; in `fit`, where the
+ * body fills the frame, Metabase measures the dashboard's header and cards instead). A height of 0
+ * is outside the element's bounds: a report that sets none. Anything else is no frame report.
  */
 function parseFrame(data: unknown): DashboardMessage | undefined {
-  const inner = metabase(data);
-  const frame = inner?.type === 'frame' ? (inner.frame as { mode?: unknown; height?: unknown } | null) : undefined;
-  const height = frame?.mode === 'fit' ? frame.height : frame?.mode === 'normal' ? 0 : undefined;
-  // Height 0 is outside the element's bounds: a report that sets none.
-  return Number.isFinite(height) ? { event: 'dashboardLoaded', detail: { dashboardId: '', dashboardHeight: height as number, loadTime: 0 } } : undefined;
+  const message = parseMetabaseFrameMessage(data)?.metabase;
+  return message?.type === 'frame' ? { event: 'dashboardLoaded', detail: { dashboardId: '', dashboardHeight: message.frame.height, loadTime: 0 } } : undefined;
 }
 
 /** The detail of `dashboard-location`: where the viewer took the frame (the token in its path is left out). */
@@ -97,31 +114,22 @@ export interface MetabaseLocation {
   readonly search: string;
   /** The frame's hash options. */
   readonly hash: string;
-  /** `search` by parameter slug: one value, or the list when the slug repeats. */
-  readonly parameters: Readonly<Record<string, string | readonly string[]>>;
 }
 
 /**
  * `{metabase: {type: "location", location}}` (posted when the frame's URL changes: the viewer set
- * a filter) as `dashboard-location` `{ search, hash, parameters }` on the element: strings only,
- * within `METABASE_MAX_LOCATION_LENGTH`, slugs only as keys; never the path or `href`, which hold
- * the token. Every message of the frame is Metabase's: none is a `dashboard-custom-event`.
+ * a filter) as `dashboard-location` `{ search, hash }` on the element (`new URLSearchParams(search)` reads
+ * the parameters): strings only, within `METABASE_MAX_LOCATION_LENGTH`; never the path or `href`,
+ * which hold the token. Every message of the frame is Metabase's: none is a `dashboard-custom-event`.
  */
 function locationEvent(data: unknown, target: EventTarget): boolean {
-  const inner = metabase(data);
-  const location = inner?.type === 'location' ? (inner.location as { search?: unknown; hash?: unknown } | null) : undefined;
-  const search = location?.search;
-  const hash = location?.hash ?? '';
-  if (typeof search !== 'string' || typeof hash !== 'string' || search.length + hash.length > METABASE_MAX_LOCATION_LENGTH) return true;
-  const parameters: Record<string, string | string[]> = {};
-  for (const [name, value] of new URLSearchParams(search)) {
-    // `__proto__` would set the object's prototype rather than a key.
-    if (!SLUG.test(name) || name === '__proto__') continue;
-    const had = parameters[name];
-    parameters[name] = had === undefined ? value : [had, value].flat();
-  }
-  const detail: MetabaseLocation = { search, hash, parameters };
-  return target.dispatchEvent(new CustomEvent('dashboard-location', { detail, bubbles: true, composed: true })) || true;
+  const message = parseMetabaseFrameMessage(data)?.metabase;
+  const search = message?.type === 'location' ? message.location.search : undefined;
+  const hash = message?.type === 'location' ? (message.location.hash ?? '') : '';
+  if (search === undefined || search.length + hash.length > METABASE_MAX_LOCATION_LENGTH) return true;
+  const detail: MetabaseLocation = { search, hash };
+  target.dispatchEvent(new CustomEvent('dashboard-location', { detail, bubbles: true, composed: true }));
+  return true;
 }
 
 /**

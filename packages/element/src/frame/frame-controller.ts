@@ -39,6 +39,8 @@ export class FrameController implements ReactiveController {
   #srcToken?: string | undefined;
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
+  /** The hidden new frame's last report of another height than the visible one's (`settle` protocols). */
+  #report?: MessageEvent | undefined;
   #adapter?: FrameProtocol;
   /** The visible frame's channel, for protocols that open one after the frame loads; else `undefined`. */
   session?: FrameSession | undefined;
@@ -135,7 +137,10 @@ export class FrameController implements ReactiveController {
       this.#srcs[cur ^ 1] = url()?.href;
       this.#nextToken = token;
       this.#optionsKey = optionsKey;
+      this.#report = undefined;
       this.#swapTimer = setTimeout(() => {
+        // A new frame that reported another height (its dashboard changed) is taken at its last report.
+        if (this.#report) return this.#onMessage(this.#report, true);
         this.#dropSwap();
         host.requestUpdate();
         this.#tokens.fail(new TokenRequestError('timeout', en.error, true));
@@ -236,7 +241,7 @@ export class FrameController implements ReactiveController {
     }
   }
 
-  #onMessage = (event: MessageEvent): void => {
+  #onMessage = (event: MessageEvent, force?: boolean): void => {
     const cur = this.#cur;
     if (!event.source || event.origin !== this.#origin) return;
     const message = this.#adapter?.parse(event.data);
@@ -246,6 +251,8 @@ export class FrameController implements ReactiveController {
       const token = this.#tokens.token;
       if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter?.token?.(token), cur ^ 1);
       if (message?.event !== DashboardEvent.loaded) return;
+      // A `settle` protocol's frame reports before its content is in: it waits for the visible one's height (or the timeout).
+      if (this.#adapter!.settle && !force && Math.abs(message.detail.dashboardHeight - this.height!) > 1) return void (this.#report = event);
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
       // Focus in the adopted frame goes to the wrapper after the render (it is removed before it).

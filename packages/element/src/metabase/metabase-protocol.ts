@@ -98,10 +98,11 @@ function metabaseSrc(template: string | undefined, values: SrcValues, variables:
 /**
  * `{metabase: {type: "frame", frame: {mode, height}}}` (`parseMetabaseFrameMessage`), posted by
  * the frame each time its size changes (it compares every 100 ms), as our `dashboardLoaded`: the
- * first is the sign the new frame runs (the swap, `dashboard-load`), each carries the height,
- * followed both ways in either mode (in `normal` the body's scroll height; in `fit`, where the
- * body fills the frame, Metabase measures the dashboard's header and cards instead). A height of 0
- * is outside the element's bounds: a report that sets none. Anything else is no frame report.
+ * visible frame's first is the sign it runs (`dashboard-load`), each carries the height, followed
+ * both ways in either mode (in `normal` the body's scroll height; in `fit`, where the body fills
+ * the frame, Metabase measures the dashboard's header and cards instead). A height of 0 is outside
+ * the element's bounds: a report that sets none. A renewal's hidden frame reports while its
+ * dashboard still loads, so it is swapped in once it reports the visible frame's height (`settle`).
  */
 function parseFrame(data: unknown): DashboardMessage | undefined {
   const message = parseMetabaseFrameMessage(data)?.metabase;
@@ -134,7 +135,8 @@ function locationEvent(data: unknown, target: EventTarget): boolean {
 
 /**
  * Metabase's signed ("static", now "guest") embed: the JWT is in the frame URL, so each renewal
- * loads the new URL in a hidden frame that replaces the visible one once it reports (`swap`); the
+ * loads the new URL in a hidden frame that replaces the visible one once it reports the visible
+ * one's height, its dashboard laid out again (`swap`, `settle`: no frame without content); the
  * frame posts its size and location to `"*"`, which the element takes only from its own frame's
  * window at the exact origin of its URL (the frame controller checks both). Tokens are per
  * dashboard (the token request names it); the frame takes no message, so there is no `token` or
@@ -142,6 +144,7 @@ function locationEvent(data: unknown, target: EventTarget): boolean {
  */
 export const metabaseProtocol: FrameProtocol = {
   swap: true,
+  settle: true,
   perDashboard: true,
   src: metabaseSrc,
   lifecycle: [],

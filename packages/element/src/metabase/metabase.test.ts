@@ -247,20 +247,42 @@ describe('<embedded-dashboard protocol="metabase">', () => {
     // The old frame stays visible and sized; the new one's location, a forged report, change nothing.
     expect(m.frame.className).toBe('');
     send(win, { metabase: { type: 'location', location: { search: '?x=1', hash: '' } } });
-    send(win, fit(800), 'https://evil.example');
+    send(win, fit(640), 'https://evil.example');
+    // Its dashboard still loading (another height): it stays hidden.
+    send(win, normal(120));
     await settle(m.el);
     expect(frames(m)).toHaveLength(2);
-    send(win, fit(800));
+    expect(next.className).toBe('pending next');
+    // Laid out as the visible one: swapped in, in the same render the old one goes.
+    send(win, fit(640.4));
     await settle(m.el);
     expect(frames(m)).toEqual([next]);
     expect(next.className).toBe('');
-    expect(heightOf(next)).toBe('800px');
+    expect(heightOf(next)).toBe('641px');
     expect(m.el.state).toBe('ready');
-    // The dropped frame is no longer heard.
+    // The dropped frame is no longer heard; the new one is followed.
     m.fromFrame(fit(100));
+    send(win, fit(900));
     await settle(m.el);
-    expect(heightOf(next)).toBe('800px');
+    expect(heightOf(next)).toBe('900px');
     expect(win.postMessage).not.toHaveBeenCalled();
+  });
+
+  it('swaps in a new frame whose dashboard changed height when the swap would time out, at its last height', async () => {
+    const { m } = await shown({ 'refresh-margin': '60' });
+    await vi.advanceTimersByTimeAsync(540_000);
+    await settle(m.el);
+    const { next, win } = hidden(m);
+    send(win, normal(100));
+    send(win, fit(720));
+    await vi.advanceTimersByTimeAsync(FRAME_SWAP_TIMEOUT_MS - 1);
+    expect(frames(m)).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    await settle(m.el);
+    expect(frames(m)).toEqual([next]);
+    expect(heightOf(next)).toBe('720px');
+    expect(m.el.state).toBe('ready');
+    expect(errorsOf(m)).toEqual([]);
   });
 
   it('keeps the working frame when the new one never reports: dropped after the timeout, the renewal retried', async () => {
@@ -281,7 +303,7 @@ describe('<embedded-dashboard protocol="metabase">', () => {
     await settle(m.el);
     const { next, win } = hidden(m);
     expect(next.getAttribute('src')).toBe(`${ORIGIN}/embed/dashboard/${first.token}?region=US&region=APAC`);
-    send(win, fit(500));
+    send(win, fit(640));
     await settle(m.el);
     expect(frames(m)).toEqual([next]);
     // Set to the same again: nothing loads.

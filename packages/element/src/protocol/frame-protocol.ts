@@ -13,6 +13,14 @@ export interface FrameProtocol {
    */
   readonly swap: boolean;
   /**
+   * With `swap`: the frame reports its height before its content is there (Metabase's size
+   * messages, its only ones), so a new frame replaces the visible one once it reports the visible
+   * one's height (±1 px: the same dashboard laid out again); one that reported another height
+   * (the content changed) replaces it when the swap would time out, one that reported none is
+   * dropped then.
+   */
+  readonly settle?: boolean;
+  /**
    * Tokens are for one dashboard (the vendor's embed tokens): token requests name the element's
    * dashboard, and are shared (in the page and across tabs) only with elements of that dashboard.
    */

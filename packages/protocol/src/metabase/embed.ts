@@ -185,7 +185,7 @@ export function metabaseHash(options: MetabaseHashOptions): string {
       text = encodeURIComponent(value);
     } else {
       if (!isMetabaseLocale(value)) throw new TypeError('locale must be a language tag like en or pt_BR');
-      text = value as string;
+      text = value;
     }
     parts.push(`${name}=${text}`);
   }

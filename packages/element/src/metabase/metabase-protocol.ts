@@ -26,7 +26,8 @@ const DASHBOARD = /^(?:[1-9]\d{0,15}|[\w-]{21})$/;
 const FLAGS = ['bordered', 'titled', 'background'] as const satisfies readonly MetabaseHashOption[];
 
 /** An editable parameter's value as the query string carries it: text, a number, a boolean or `null` (none). */
-const isScalar = (v: unknown) => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
+const isScalar = (v: unknown): v is string | number | boolean | null =>
+  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
 
 /** A `true`/`false` attribute as a boolean; `undefined` when unset. */
 function flag(el: FrameAttributes, name: string): boolean | undefined {

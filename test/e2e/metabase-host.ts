@@ -176,3 +176,12 @@ export const answeredView = (frame: FrameRef, what: string) =>
     const view = await frameView(frame);
     return view.state === 'loading' ? undefined : view;
   });
+
+/** Element `id`'s visible frame's view once answered, its frame found again on each try (a renewal replaces it). */
+export const viewOf = (tab: Tab, id: string, what: string) =>
+  eventually(what, async () => {
+    const src = await visibleSrc(tab, id);
+    if (!src) return undefined;
+    const view = await frameView(await tab.frame((url) => url === new URL(src).href, 2_000));
+    return view.state === 'loading' ? undefined : view;
+  });

@@ -6,25 +6,41 @@
  * Acme and Globex side by side (Acme with an editable parameter set), a page trying to set the
  * locked parameter through `variables`, and a dashboard the BFF does not embed. Its tests read the
  * page in order: rows, height, the locked parameter (and a hand-edited frame URL), the refusal,
- * and Acme's renewal, a few seconds in (short tokens, `refresh-margin` close to their lifetime).
+ * and Acme's renewal, ten seconds in (`refresh-margin` 50 s of a 60 s token).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, type EngineContext, type FrameRef, type Tab } from '../support/browsers/index.js';
 import { eventually, openEngineBrowser } from './harness.js';
-import { answeredView, elementFrameHeight, eventsOf, frameAt, frameView, startMetabaseHost, stateOf, visibleSrc, type MetabaseHost } from './metabase-host.js';
+import {
+  answeredView,
+  elementFrameHeight,
+  eventsOf,
+  frameAt,
+  frameView,
+  startMetabaseHost,
+  stateOf,
+  viewOf,
+  visibleSrc,
+  type MetabaseHost,
+} from './metabase-host.js';
 
-/** The guest tokens' lifetime; Acme renews 5 s in (the element's shortest refresh delay), long before `exp`. */
+/**
+ * The guest tokens' lifetime. Acme renews every 10 s (`refresh-margin` 50 s), long before `exp`:
+ * one renewal lands while the file runs, the next not before its new frame is read. The others
+ * renew only after the file is done (a swap would replace the frames the tests read).
+ */
 const TTL_SECONDS = 60;
 const ELEMENTS = [
-  {
-    id: 'acme',
-    customer: 'acme',
-    dashboard: '1',
-    attributes: `refresh-margin="${TTL_SECONDS - 1}" variables='{"region":"north"}' titled="true" bordered="false"`,
-  },
-  { id: 'globex', customer: 'globex', dashboard: '1' },
+  { id: 'acme', customer: 'acme', dashboard: '1', attributes: `refresh-margin="50" variables='{"region":"north"}' titled="true" bordered="false"` },
+  { id: 'globex', customer: 'globex', dashboard: '1', attributes: 'refresh-margin="5"' },
   // Acme's session, its page setting the locked parameter (and a disabled one) as if editable.
-  { id: 'hostile', customer: 'acme', mount: 'acme', dashboard: '1', attributes: `variables='{"customer_id":["globex","initech"],"product":"reactor"}'` },
+  {
+    id: 'hostile',
+    customer: 'acme',
+    mount: 'acme',
+    dashboard: '1',
+    attributes: `refresh-margin="5" variables='{"customer_id":["globex","initech"],"product":"reactor"}'`,
+  },
   // A dashboard the BFF does not embed (EMBED_DASHBOARDS=1): the token is refused.
   { id: 'refused', customer: 'acme', mount: 'acme', dashboard: '2' },
 ];
@@ -54,6 +70,10 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     await host.signIn(context);
     tab = await context.newTab();
     await tab.goto(host.url);
+    // One renewal of Acme's while the file runs: its first token's refresh is due 10 s in
+    // (refresh-margin 50 s of 60), scheduled when it came; the renewed token's, with 5 s, after the file.
+    await eventually('acme’s first token', async () => (await eventsOf(tab, 'acme', 'dashboard-token')).length > 0, 20_000);
+    await tab.evaluate(() => document.getElementById('el-acme')!.setAttribute('refresh-margin', '5'));
     // Every animation frame of the page from now on: Acme's state and the iframes a viewer sees.
     await tab.evaluate(() => {
       const samples: Sample[] = ((window as unknown as { __samples: Sample[] }).__samples = []);
@@ -84,8 +104,8 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
       if (id === 'acme') acmeSrc = src;
       frames[id] = await frameAt(tab, src);
     }
-    const acme = await answeredView(frames.acme!, 'acme rows');
-    const globex = await answeredView(frames.globex!, 'globex rows');
+    const acme = await viewOf(tab, 'acme', 'acme rows');
+    const globex = await viewOf(tab, 'globex', 'globex rows');
     expect([acme.state, globex.state]).toEqual(['loaded', 'loaded']);
     expect(new Set(acme.customers)).toEqual(new Set(['acme']));
     expect(acme.products.sort()).toEqual([...ACME_NORTH].sort());
@@ -103,7 +123,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
   it.skipIf(!engine.available)('each frame takes its dashboard’s height', async () => {
     for (const id of ['acme', 'globex'] as const) {
       await eventually(`${id}'s frame at its dashboard's height`, async () => {
-        const [height, content] = [await elementFrameHeight(tab, id), (await frameView(frames[id]!)).height];
+        const [height, content] = [await elementFrameHeight(tab, id), (await viewOf(tab, id, `${id}'s frame`)).height];
         return height > 100 && Math.abs(height - content) <= 2;
       });
     }

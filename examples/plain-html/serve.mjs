@@ -20,7 +20,7 @@ const standalone = dirname(createRequire(import.meta.url).resolve('@embedded-das
 
 // Your app's customers; the session carries the claims the BFF reads (org_id, for the RLS template).
 const CUSTOMERS = { acme: 'Acme Corp', globex: 'Globex' };
-const PAGES = new Set(['superset.html']);
+const PAGES = new Set(['superset.html', 'metabase.html']);
 
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', 'http://page');

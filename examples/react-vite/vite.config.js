@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 // The BFF CLI (`npx embedded-dashboard-bff`), reached on the page's own origin at /embed.
 const bff = process.env.BFF_URL ?? 'http://127.0.0.1:8787';
 
-/** Stands in for your app's login: `/login?customer=acme` sets the session cookie the BFF reads. */
+/** Stands in for your app's login: `/login?customer=acme&next=metabase.html` sets the session cookie the BFF reads. */
 const exampleLogin = () => {
   const customers = { acme: 'Acme Corp', globex: 'Globex' };
   const login = async (req, res, next) => {
@@ -15,7 +15,8 @@ const exampleLogin = () => {
       .setProtectedHeader({ alg: 'HS256' })
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(process.env.SESSION_SECRET));
-    res.writeHead(303, { location: '/superset.html', 'set-cookie': `session=${session}; Path=/; HttpOnly; SameSite=Lax` }).end();
+    const page = ['superset.html', 'metabase.html'].includes(url.searchParams.get('next')) ? url.searchParams.get('next') : 'superset.html';
+    res.writeHead(303, { location: `/${page}`, 'set-cookie': `session=${session}; Path=/; HttpOnly; SameSite=Lax` }).end();
   };
   return {
     name: 'example-login',
@@ -28,5 +29,5 @@ export default defineConfig({
   plugins: [exampleLogin()],
   // Same proxy for `vite` and `vite preview` (preview.proxy defaults to server.proxy).
   server: { proxy: { '/embed': bff } },
-  build: { rollupOptions: { input: { superset: 'superset.html' } } },
+  build: { rollupOptions: { input: { superset: 'superset.html', metabase: 'metabase.html' } } },
 });

@@ -1,18 +1,12 @@
 import { sha256 } from '#bff-platform';
-import { decodeJwt, SignJWT } from 'jose';
-import {
-  isUserGroupToken,
-  MAX_USER_GROUP_TOKEN_CHARS,
-  METABASE_EMBED_JWT,
-  reuseMinLeftMs,
-  type TokenRequest,
-  type TokenResponse,
-} from '@embedded-dashboard/protocol';
+import { SignJWT } from 'jose';
+import { isUserGroupToken, MAX_USER_GROUP_TOKEN_CHARS, METABASE_EMBED_JWT, type TokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
 import type { Caller } from '../caller/caller.js';
 import { rotationThrottle } from '../customer-token/rotation.js';
 import { BffError } from '../errors/bff-error.js';
 import { hotCounter } from '../observability/metrics.js';
 import type { GroupEntry } from '../store/types.js';
+import { isStoredJwtReusable, readStoredJwt, storedJwtLifetimeMs, storedJwtResponse } from '../vendor/stored-jwt.js';
 import type { VendorContext } from '../vendor/vendor-adapter.js';
 import { embedClaims, resourceOf } from './embed-claims.js';
 import type { MetabaseSettings } from './options.js';
@@ -21,16 +15,6 @@ interface Planned {
   draft: ReturnType<typeof embedClaims>;
   fingerprint: string;
   key: string;
-}
-
-/** The token's own `exp` in epoch ms, when it is a JWT with one. */
-function expiresAtOf(token: string): number | undefined {
-  try {
-    const { exp } = decodeJwt(token);
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -71,12 +55,7 @@ export class MetabaseGuestTokens {
     const stored = await this.#read(planned.key, planned.fingerprint);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const throttled = rotationThrottle(
-        'this guest token was signed',
-        stored.lastRotatedAt ?? 0,
-        expiresAtOf(stored.token)! - stored.firstSeenAt,
-        this.#context,
-      );
+      const throttled = rotationThrottle('this guest token was signed', stored.lastRotatedAt ?? 0, storedJwtLifetimeMs(stored), this.#context);
       if (throttled) throw throttled;
     }
     return this.#respond(await this.#sign(planned, stored));
@@ -91,20 +70,11 @@ export class MetabaseGuestTokens {
     return { draft, fingerprint, key: `metabase-guest:${fingerprint} ${caller.group.key}` };
   }
 
-  async #read(key: string, fingerprint: string): Promise<GroupEntry | undefined> {
-    const entry = await this.#context.entries.read(key);
-    return entry?.fingerprint === fingerprint && expiresAtOf(entry.token) !== undefined ? entry : undefined;
-  }
+  readonly #read = (key: string, fingerprint: string): Promise<GroupEntry | undefined> => readStoredJwt(this.#context, key, fingerprint);
 
-  readonly #respond = (entry: GroupEntry): TokenResponse => ({ token: entry.token, expiresAt: expiresAtOf(entry.token)!, serverTime: this.#context.now() });
+  readonly #respond = (entry: GroupEntry): TokenResponse => storedJwtResponse(entry, this.#context.now());
 
-  #reusable(entry: GroupEntry): boolean {
-    const expiresAt = expiresAtOf(entry.token)!;
-    const lifetimeMs = expiresAt - entry.firstSeenAt;
-    const leftMs = expiresAt - this.#context.now();
-    // The protocol's one reuse rule (renewal.ts), as for Explo's embed tokens and Superset's guest tokens.
-    return leftMs > 0 && leftMs >= reuseMinLeftMs(lifetimeMs);
-  }
+  readonly #reusable = (entry: GroupEntry): boolean => isStoredJwtReusable(entry, this.#context.now());
 
   async #sign(planned: Planned, previous: GroupEntry | undefined): Promise<GroupEntry> {
     const now = this.#context.now();

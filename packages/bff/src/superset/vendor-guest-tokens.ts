@@ -1,7 +1,6 @@
 import { sha256 } from '#bff-platform';
-import { decodeJwt } from 'jose';
 import type { SupersetGuestTokenRequest, TokenResponse } from '@embedded-dashboard/protocol';
-import { isUserGroupToken, reuseMinLeftMs } from '@embedded-dashboard/protocol';
+import { isUserGroupToken } from '@embedded-dashboard/protocol';
 import type { Caller } from '../caller/caller.js';
 import type { HeldEntry } from '../customer-token/fleet-lock.js';
 import { rotationThrottle } from '../customer-token/rotation.js';
@@ -9,19 +8,10 @@ import { isVendorOutage } from '../customer-token/vendor-calls.js';
 import { BffError } from '../errors/bff-error.js';
 import type { CallPriority } from '../vendor-budget/upstream-budget.js';
 import type { GroupEntry } from '../store/types.js';
+import { isStoredJwtReusable, jwtExpiresAt, readStoredJwt, storedJwtLifetimeMs, storedJwtResponse } from '../vendor/stored-jwt.js';
 import type { VendorContext } from '../vendor/vendor-adapter.js';
 import type { SupersetGuestTokenApi } from './options.js';
 import type { SupersetServiceLogin } from './service-login.js';
-
-/** The token's own `exp` in epoch ms, when it is a JWT with one. */
-function expiresAtOf(token: string): number | undefined {
-  try {
-    const { exp } = decodeJwt(token);
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether a failure is Superset refusing the service account's sign-in (expired access token, CSRF cookie gone): signing in again may help. */
 const isSessionRejected = (error: unknown): boolean => {
@@ -64,12 +54,7 @@ export class SupersetVendorGuestTokens {
     const stored = await this.#read(key, fingerprint);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const throttled = rotationThrottle(
-        'this guest token was minted',
-        stored.lastRotatedAt ?? 0,
-        expiresAtOf(stored.token)! - stored.firstSeenAt,
-        this.#context,
-      );
+      const throttled = rotationThrottle('this guest token was minted', stored.lastRotatedAt ?? 0, storedJwtLifetimeMs(stored), this.#context);
       if (throttled) throw throttled;
     }
     return this.#respond(await this.#mintOnce(caller, request, key, fingerprint, stored, presented));
@@ -82,19 +67,11 @@ export class SupersetVendorGuestTokens {
     return { key: `superset-guest:${fingerprint} ${caller.group.key}`, fingerprint };
   }
 
-  async #read(key: string, fingerprint: string): Promise<GroupEntry | undefined> {
-    const entry = await this.#context.entries.read(key);
-    return entry?.fingerprint === fingerprint && expiresAtOf(entry.token) !== undefined ? entry : undefined;
-  }
+  readonly #read = (key: string, fingerprint: string): Promise<GroupEntry | undefined> => readStoredJwt(this.#context, key, fingerprint);
 
-  readonly #respond = (entry: GroupEntry): TokenResponse => ({ token: entry.token, expiresAt: expiresAtOf(entry.token)!, serverTime: this.#context.now() });
+  readonly #respond = (entry: GroupEntry): TokenResponse => storedJwtResponse(entry, this.#context.now());
 
-  #reusable(entry: GroupEntry): boolean {
-    const expiresAt = expiresAtOf(entry.token)!;
-    const lifetimeMs = expiresAt - entry.firstSeenAt;
-    const leftMs = expiresAt - this.#context.now();
-    return leftMs > 0 && leftMs >= reuseMinLeftMs(lifetimeMs);
-  }
+  readonly #reusable = (entry: GroupEntry): boolean => isStoredJwtReusable(entry, this.#context.now());
 
   #mintOnce(
     caller: Caller,
@@ -108,7 +85,7 @@ export class SupersetVendorGuestTokens {
     let pending = this.#inFlight.get(flight);
     if (pending === undefined) {
       const answers = (entry: GroupEntry) =>
-        entry.fingerprint === fingerprint && entry.token !== replacing && expiresAtOf(entry.token) !== undefined && this.#reusable(entry);
+        entry.fingerprint === fingerprint && entry.token !== replacing && jwtExpiresAt(entry.token) !== undefined && this.#reusable(entry);
       pending = this.#context.entries
         .exclusive(
           `superset-guest:${key}`,
@@ -116,7 +93,7 @@ export class SupersetVendorGuestTokens {
           answers,
           async (held) => {
             const read = await held.read();
-            const latest = read?.fingerprint === fingerprint && expiresAtOf(read.token) !== undefined ? read : undefined;
+            const latest = read?.fingerprint === fingerprint && jwtExpiresAt(read.token) !== undefined ? read : undefined;
             return latest !== undefined && answers(latest) ? latest : this.#mint(caller, request, latest ?? stored, replacing, fingerprint, held);
           },
           'minting this guest token',
@@ -136,7 +113,7 @@ export class SupersetVendorGuestTokens {
     held: HeldEntry,
   ): Promise<GroupEntry> {
     const askedAt = this.#context.now();
-    const servable = previous !== undefined && previous.token !== replacing && expiresAtOf(previous.token)! > askedAt;
+    const servable = previous !== undefined && previous.token !== replacing && jwtExpiresAt(previous.token)! > askedAt;
     // As for Explo's vendor-minted embed tokens: a holder's renewal waits like a rotation; a view
     // while the stored token still works renews it ahead at the lowest priority; one without waits as a first token.
     const priority: CallPriority = replacing !== undefined ? 'rotation' : servable ? 'revalidation' : 'first-token';
@@ -161,7 +138,7 @@ export class SupersetVendorGuestTokens {
       this.#context.logger.info('guest token not renewed at Superset now: serving the stored one, which has not expired');
       return previous!;
     }
-    const exp = expiresAtOf(answer.token);
+    const exp = jwtExpiresAt(answer.token);
     if (!isUserGroupToken(answer.token) || exp === undefined || exp <= this.#context.now()) {
       throw new BffError('upstream_error', "the dashboard vendor's guest token answer is not a usable guest token (a JWT with an exp ahead)", {
         retryable: false,

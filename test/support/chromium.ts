@@ -16,7 +16,15 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/**
+ * How long a launch may take: a fresh profile's first start at load 10+ (CI's global setups
+ * start the browsers while Superset boots beside them) took over 30 s in a fresh-clone run, so
+ * the bound is one that holds on a loaded two-core machine; a browser that never starts still
+ * fails the run, with playwright's message.
+ */
+const LAUNCH_TIMEOUT_MS = 120_000;
+
 /** Launches Debian's Chromium (never a downloaded browser) through playwright-core. */
 export function launchChromium(executablePath: string, extraArgs: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true, timeout: 30_000 });
+  return chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true, timeout: LAUNCH_TIMEOUT_MS });
 }

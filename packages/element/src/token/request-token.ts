@@ -31,6 +31,8 @@ export interface RequestTokenOptions {
   dashboard?: string | undefined;
   /** One chart of it, for a single-chart token (sent as `chart`). */
   chart?: string | undefined;
+  /** Extra request headers (an opt-in module's, through `TokenHost.tokenHeaders`). */
+  headers?: Record<string, string> | undefined;
 }
 
 async function post(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
@@ -41,7 +43,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
       async (signal) => {
         const r = await fetch(held ? `${url}/rotate` : url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
+          headers: { 'Content-Type': 'application/json', ...options.headers },
           // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
           body: JSON.stringify({ token: held, dashboard: options.dashboard, chart: options.chart }),
           credentials: options.credentials,

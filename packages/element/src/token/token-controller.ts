@@ -17,6 +17,11 @@ export interface TokenHost extends ReactiveControllerHost {
   /** The chart token requests name (a single-chart token), if any. */
   readonly tokenChart?: string | undefined;
   readonly fetchToken?: FetchToken | undefined;
+  /**
+   * Extra headers for one `token-url` request, asked once per request: the seam of opt-in
+   * modules (`@embedded-dashboard/element/trace-context`), so the core carries none of them.
+   */
+  tokenHeaders?(): Record<string, string> | undefined;
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
   readonly isConnected: boolean;

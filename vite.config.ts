@@ -16,6 +16,7 @@ const alias = [
   { find: /^@embedded-dashboard\/bff\/workers$/, replacement: packageSource('bff', 'workers/index.ts') },
   { find: /^@embedded-dashboard\/bff\/lambda$/, replacement: packageSource('bff', 'lambda/index.ts') },
   { find: /^@embedded-dashboard\/bff\/superset$/, replacement: packageSource('bff', 'superset/index.ts') },
+  { find: /^@embedded-dashboard\/bff\/metabase$/, replacement: packageSource('bff', 'metabase/index.ts') },
   { find: /^@embedded-dashboard\/client\/superset$/, replacement: packageSource('client', 'superset/index.ts') },
   { find: /^@embedded-dashboard\/element\/explo$/, replacement: packageSource('element', 'explo.ts') },
   { find: /^@embedded-dashboard\/element\/timings$/, replacement: packageSource('element', 'timings.ts') },

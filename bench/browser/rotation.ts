@@ -1,3 +1,4 @@
+import { passProgress } from '../lib/progress.js';
 import { EMULATOR_ADMIN_ROUTES, isTokenResponse } from '@embedded-dashboard/protocol';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { analyzeRotation, analyzeSwap, type RotationFigures } from './rotation-analysis.js';
@@ -46,9 +47,11 @@ const NOTICE_TIMEOUT_MS = 45_000;
  */
 export async function measureRotation(setup: RotationSetup, runs: number, protocol: 'message' | 'explo' | 'explo-jwt' = 'message'): Promise<Rotation> {
   const results: RotationFigures[] = [];
+  const progress = passProgress(`${protocol} rotation`, runs);
   for (let run = 0; run < runs; run++) {
     const groupId = `bench-rotation-${protocol}-${Date.now()}-${run}`;
     results.push(await (protocol === 'explo' ? swapOnce(setup, groupId) : rotateOnce(setup, groupId, protocol)));
+    progress.tick();
   }
   return {
     rotationMs: results.map((result) => result.rotationMs),

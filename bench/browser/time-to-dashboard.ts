@@ -1,6 +1,8 @@
 import type { Browser, BrowserContext, BrowserContextOptions, ConsoleMessage } from 'playwright-core';
 import { formatRatio, formatSpread, msValue } from '../lib/format.js';
 import { judgeTiming, type Row, type RowKind } from '../lib/row.js';
+import { passProgress } from '../lib/progress.js';
+import { recordSeries } from '../lib/run-record.js';
 import { median, ratio } from '../lib/stats.js';
 import { LOADED_MESSAGE } from './page-server.js';
 
@@ -126,17 +128,23 @@ export async function takeTurns<K extends string>(
   order: 'rotate' | 'balanced' = 'rotate',
 ): Promise<Record<K, PageLoad[]>> {
   const results = Object.fromEntries(keys.map((key) => [key, [] as PageLoad[]])) as Record<K, PageLoad[]>;
-  if (warmUp) for (const key of keys) await once(key);
+  const progress = passProgress(`${keys.length} page(s) × ${runs} load(s)${warmUp ? ' after a warm-up' : ''}`, keys.length * (runs + (warmUp ? 1 : 0)));
+  const load = async (key: K) => {
+    const result = await once(key);
+    progress.tick();
+    return result;
+  };
+  if (warmUp) for (const key of keys) await load(key);
   const reversed = [...keys].reverse();
   for (let run = 0; run < runs; run++) {
     // `balanced`: every other block of rounds takes the pages in reverse order, so a page follows
     // the page after it as often as the one before it (with three pages: each other page equally
-    // often). A Firefox load right after 4m's was a few per cent faster (bench/RESULTS.md, engines
+    // often). A Firefox load right after 4m's was a few per cent faster (bench/HISTORY.md, engines
     // run 6): with one direction only, the page after 4m's in the list gained that every time.
     const list = order === 'balanced' && Math.floor(run / keys.length) % 2 === 1 ? reversed : keys;
     for (let index = 0; index < keys.length; index++) {
       const key = list[(index + run) % keys.length] as K;
-      results[key].push(await once(key));
+      results[key].push(await load(key));
     }
   }
   return results;
@@ -161,6 +169,9 @@ export function ttdRow<V extends string>(
   const ours = (loads[variant] ?? []).map((load) => load.ms);
   const baseline = loads.baseline.map((load) => load.ms);
   const r = ratio(median(ours), median(baseline));
+  // Every load, for the time-to-dashboard plot (bench/plots/time-to-dashboard.svg).
+  recordSeries({ key: `ttd ${id} ours`, unit: 'ms', values: ours });
+  recordSeries({ key: `ttd ${id} baseline`, unit: 'ms', values: baseline });
   return {
     id,
     metric: `${metric} (navigation start → dashboard loaded; ${note})`,

@@ -87,7 +87,7 @@ const spreadRow = (id: string, metric: string, ours: number[], baseline: number[
  * new process (workerd, resp. Node), to the first answer.
  */
 export async function runEdge(quick: boolean): Promise<Row[]> {
-  const runs = quick ? 2 : 7;
+  const runs = quick ? 1 : 7;
   const rows: Row[] = [];
   let redis: RedisServer | undefined;
   try {

@@ -42,8 +42,9 @@ const MODE_ENV: Record<Mode, Record<string, string>> = {
  * request timed from the client.
  */
 export async function runEmbed(quick: boolean): Promise<Row[]> {
-  const customers = quick ? 5 : 20;
-  const rounds = quick ? 3 : 12;
+  const customers = quick ? 3 : 20;
+  const rounds = quick ? 1 : 12;
+  const perRound = quick ? 30 : PER_ROUND;
   const stoppers: Array<() => Promise<void>> = [];
   try {
     const emulator = await startEmulator('embed-emulator');
@@ -55,7 +56,8 @@ export async function runEmbed(quick: boolean): Promise<Row[]> {
         // One session per customer sends many page views: the per-session limit never answers 429 here.
         env: { EMBED_RATE_LIMIT: '0', ...MODE_ENV[mode] },
       });
-    const bffs = { customer: await start('customer'), local: await start('local'), vendor: await start('vendor') };
+    const [customer, local, vendor] = await Promise.all([start('customer'), start('local'), start('vendor')]);
+    const bffs = { customer, local, vendor };
     for (const bff of Object.values(bffs)) stoppers.push(() => bff.stop());
 
     const sessions = await Promise.all(Array.from({ length: customers }, (_, index) => signSession(`embed-bench-${index}`)));
@@ -87,13 +89,13 @@ export async function runEmbed(quick: boolean): Promise<Row[]> {
         let next = 0;
         await Promise.all(
           Array.from({ length: CONCURRENCY }, async () => {
-            while (next < PER_ROUND) latency[mode].push(await view(mode, round * PER_ROUND + next++));
+            while (next < perRound) latency[mode].push(await view(mode, round * perRound + next++));
           }),
         );
         calls[mode] += (await vendorCalls()) - before;
       }
     }
-    const views = rounds * PER_ROUND;
+    const views = rounds * perRound;
     const per1000 = (mode: Mode) => `${(calls[mode] * 1000) / views} per 1,000 (${calls[mode]} calls)`;
     const p = (mode: Mode, q: number) => percentile(latency[mode], q);
     const figures = (mode: Mode) => `p50 ${msValue(p(mode, 50))} ms, p99 ${msValue(p(mode, 99))} ms (${formatSpread(latency[mode], msValue, 'ms')})`;

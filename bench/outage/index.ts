@@ -109,9 +109,9 @@ async function outageRates(
  * 10 s window (1 s quick), with the circuit breaker off (the baseline) and on, in the same run.
  */
 export async function runOutage(quick: boolean): Promise<Row[]> {
-  const visitors = quick ? 20 : 200;
-  const durationMs = quick ? 4_000 : 60_000;
-  const windowMs = quick ? 1_000 : 10_000;
+  const visitors = quick ? 10 : 200;
+  const durationMs = quick ? 2_000 : 60_000;
+  const windowMs = quick ? 500 : 10_000;
   let emulator: BenchEmulator | undefined;
   try {
     emulator = await startEmulator('outage-emulator');

@@ -20,8 +20,8 @@ const OP_LABELS: Record<(typeof OPS)[number], string> = { getOrCreate: 'get-or-c
  * `EMBED_EXPECT_ENVIRONMENT=Customer`.
  */
 export async function runUpstream(quick: boolean): Promise<Row[]> {
-  const groups = quick ? 5 : 20;
-  const requests = quick ? 50 : 400;
+  const groups = quick ? 3 : 20;
+  const requests = quick ? 12 : 400;
   const stoppers: Array<() => Promise<void>> = [];
   const rows: Row[] = [];
   try {

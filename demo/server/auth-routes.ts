@@ -38,6 +38,7 @@ export function authRoutes(keys: SessionKeys, secureCookies = false): Hono {
     });
     c.header('Cache-Control', 'no-store');
     if (c.req.query('vendor') === 'superset') return c.redirect('/superset', 302);
+    if (c.req.query('vendor') === 'metabase') return c.redirect('/metabase', 302);
     const protocol = c.req.query('protocol');
     if (protocol === undefined || !APP_PROTOCOLS.has(protocol)) return c.redirect('/app', 302);
     const chart = c.req.query('chart');

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
-import { startEmulator, startSupersetEmulator, SAMPLE_SUPERSET_DASHBOARDS, DEFAULT_SUPERSET_AUDIENCE, type Emulator } from '@embedded-dashboard/emulator';
+import {
+  startEmulator,
+  startMetabaseEmulator,
+  startSupersetEmulator,
+  SAMPLE_SUPERSET_DASHBOARDS,
+  DEFAULT_SUPERSET_AUDIENCE,
+  type Emulator,
+} from '@embedded-dashboard/emulator';
 import type { BffMetrics } from '@embedded-dashboard/bff';
 import { DEFAULT_BFF_BASE_PATH } from '@embedded-dashboard/protocol';
 import type { DemoTimings } from '../shared/api.js';
@@ -12,6 +19,7 @@ import { createEmbedBff } from './embed-bff.js';
 import { createHostApp } from './host-app.js';
 import { dashboardSrcTemplate, isLoopback, originsOf } from './origins.js';
 import { TokenLedger } from './token-ledger.js';
+import { metabaseRoutes } from './metabase-demo.js';
 import { supersetRoutes, type DemoSuperset } from './superset-demo.js';
 
 /** The API key the demo's BFF uses with the emulator (one of its default dev keys). */
@@ -87,6 +95,8 @@ export interface RunningDemo {
   emulator: Emulator;
   /** The Superset `/superset` embeds (the emulator's Superset mode by default), or undefined with `superset: false`. */
   supersetUrl: string | undefined;
+  /** The Metabase `/metabase` embeds: the emulator's Metabase mode, on a port of its own. */
+  metabaseUrl: string;
   /** Stops the host app, the BFF and the emulator. */
   close(): Promise<void>;
 }
@@ -158,7 +168,16 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
 
   let running: Awaited<ReturnType<typeof startEmulator>> | undefined;
   let emulatedSuperset: Awaited<ReturnType<typeof startSupersetEmulator>> | undefined;
+  let emulatedMetabase: Awaited<ReturnType<typeof startMetabaseEmulator>> | undefined;
   try {
+    // Metabase: its embedding secret made per run (the BFF's alone), its frames only under this demo's origins.
+    const metabaseSecret = randomBytes(32).toString('hex');
+    emulatedMetabase = await startMetabaseEmulator({
+      port: 0,
+      host: isLoopback(host) ? '127.0.0.1' : host,
+      secretKey: metabaseSecret,
+      frameAncestors: ["'self'", ...origins],
+    });
     let superset = options.superset === 'emulator' || options.superset === undefined ? undefined : options.superset || undefined;
     if (options.superset === 'emulator' || options.superset === undefined) {
       const guestTokenSecret = randomBytes(32).toString('base64url');
@@ -257,19 +276,30 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       publicDir,
     });
     const supersetApp = supersetRoutes({ superset, sessionSecret, origins: () => origins, log: options.log });
+    const metabaseApp = metabaseRoutes({
+      metabase: { url: emulatedMetabase.url, secret: metabaseSecret, dashboard: 1 },
+      sessionSecret,
+      origins: () => origins,
+      log: options.log,
+    });
     handle = async (request) => {
-      const answer = await supersetApp.fetch(request);
-      return answer.status === 404 ? app.fetch(request) : answer;
+      for (const vendorApp of [supersetApp, metabaseApp]) {
+        const answer = await vendorApp.fetch(request);
+        if (answer.status !== 404) return answer;
+      }
+      return app.fetch(request);
     };
 
     const emulatorRun = running;
     const supersetRun = emulatedSuperset;
+    const metabaseRun = emulatedMetabase;
     let closing: Promise<void> | undefined;
     return {
       url: publicUrl ?? (originsOf(host, hostPort)[0] as string),
       emulatorUrl: running.url,
       emulator,
       supersetUrl: superset?.url,
+      metabaseUrl: metabaseRun.url,
       close: () =>
         (closing ??= (async () => {
           await closeServer();
@@ -278,12 +308,14 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
           await chartTokenBff.close();
           await emulatorRun.close();
           await supersetRun?.close();
+          await metabaseRun.close();
         })()),
     };
   } catch (error) {
     await closeServer();
     await running?.close();
     await emulatedSuperset?.close();
+    await emulatedMetabase?.close();
     throw error;
   }
 }

@@ -32,11 +32,12 @@ const squeezeLitBuild = (): Plugin => ({
 /**
  * One self-contained bundle per vendor entry, each its own build (a shared chunk would make a
  * page load two files): `vite build` the main entry (ours and Explo's protocols), `--mode
- * superset` the Superset entry. Their file names, and the entries they bundle.
+ * superset` the Superset entry, `--mode metabase` the Metabase entry. Their file names, and the entries they bundle.
  */
 const STANDALONES: Readonly<Record<string, { file: string; entry: string }>> = {
   production: { file: 'embedded-dashboard.js', entry: './src/index.ts' },
   superset: { file: 'embedded-dashboard-superset.js', entry: './src/superset.ts' },
+  metabase: { file: 'embedded-dashboard-metabase.js', entry: './src/metabase.ts' },
   // Not a vendor: the opt-in timings reporter, beside either script (no element, no Lit inside).
   timings: { file: 'embedded-dashboard-timings.js', entry: './src/timings.ts' },
   // Not a vendor either: the opt-in trace-context attribute (the traceparent of token requests).

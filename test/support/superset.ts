@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,8 +22,14 @@ export const SUPERSET_VERSION = '6.1.0';
 /** Where the venv is: `EMBED_SUPERSET_VENV`, default `~/.cache/embedded-dashboard/superset-6.1.0` (.ci/run installs it there). */
 export const supersetVenv = (): string => process.env.EMBED_SUPERSET_VENV || join(homedir(), '.cache', 'embedded-dashboard', `superset-${SUPERSET_VERSION}`);
 
-/** The script that runs it (also used by scripts/superset.mjs and .ci/run). */
-export const SUPERSET_RUN_SCRIPT = fileURLToPath(new URL('./superset/run.py', import.meta.url));
+/**
+ * The script that runs it (also used by scripts/superset.mjs and .ci/run). Compiled copies of this
+ * module (bench/dist/test/support/) have no Python files beside them: they use the source tree's.
+ */
+export const SUPERSET_RUN_SCRIPT =
+  [new URL('./superset/run.py', import.meta.url), new URL('../../../../test/support/superset/run.py', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((path) => existsSync(path)) ?? fileURLToPath(new URL('./superset/run.py', import.meta.url));
 
 const required = () => process.env.CI === 'true' || process.env.CI === '1' || process.env.EMBED_REQUIRE_TOOLS === '1';
 

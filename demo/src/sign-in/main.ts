@@ -40,11 +40,12 @@ function customerCard(customer: DemoCustomer, index: number): HTMLLIElement {
 
 document.getElementById('customers')?.replaceChildren(...DEMO_CUSTOMERS.map(customerCard));
 
-// The vendor picked: Superset's sign-in lands on /superset (the demo's server embeds the real one there).
+// The vendor picked: Superset's sign-in lands on /superset (the demo's server embeds the real one
+// there), Metabase's on /metabase (the emulator's Metabase mode).
 for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="vendor"]')) {
   radio.addEventListener('change', () => {
-    const suffix = radio.value === 'superset' && radio.checked ? '&vendor=superset' : '';
+    const suffix = radio.checked && (radio.value === 'superset' || radio.value === 'metabase') ? `&vendor=${radio.value}` : '';
     for (const link of document.querySelectorAll<HTMLAnchorElement>('#customers a.button'))
-      link.search = `${link.search.replace(/&vendor=superset$/, '')}${suffix}`;
+      link.search = `${link.search.replace(/&vendor=(superset|metabase)$/, '')}${suffix}`;
   });
 }

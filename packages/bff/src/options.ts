@@ -49,7 +49,11 @@ export interface BffOptions {
   embedToken?: EmbedTokenOptions;
   /** A cached group is re-read from the vendor (get-or-create) once its entry is this old. Default 300. */
   revalidateAfterSeconds?: number;
-  /** At most one upstream rotation per group in this many seconds; inside it the current token is answered. Default 10. */
+  /**
+   * At most one renewal of a token in this many seconds, and at most a quarter of its lifetime
+   * (the protocol's `rotationSpacingMs`, which the element's schedule follows); inside it a
+   * renewal of the current token is 429 with `Retry-After`. Default 10.
+   */
   minRotationIntervalSeconds?: number;
   /** Browser origins allowed besides the BFF's own (exact `scheme://host[:port]`), answered with CORS. Default none: same origin only. */
   allowedOrigins?: string[];

@@ -1,3 +1,4 @@
+import { DEFAULT_ROTATION_SPACING_MS } from '@embedded-dashboard/protocol';
 import { monotonicNow } from './customer-token/store-health.js';
 import { resolveEmbedTokenSettings, type EmbedTokenSettings } from './explo/embed-token/settings.js';
 import { isDashboardId } from '@embedded-dashboard/protocol';
@@ -123,7 +124,7 @@ export function resolveSettings(options: BffOptions): BffSettings {
       tokenTtlSeconds,
       revalidateAfterMs: nonNegative('revalidateAfterSeconds', options.revalidateAfterSeconds, 300) * 1000,
       entryTtlMs: Math.max(86_400_000, 2 * tokenTtlSeconds * 1000),
-      minRotationIntervalMs: nonNegative('minRotationIntervalSeconds', options.minRotationIntervalSeconds, 10) * 1000,
+      minRotationIntervalMs: nonNegative('minRotationIntervalSeconds', options.minRotationIntervalSeconds, DEFAULT_ROTATION_SPACING_MS / 1000) * 1000,
       lockTtlMs: positive('lockTtlMs', options.lockTtlMs, 6_000),
       lockWaitMs: nonNegative('lockWaitMs', options.lockWaitMs, 5_000),
       pollIntervalMs: 25,

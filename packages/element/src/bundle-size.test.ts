@@ -55,3 +55,24 @@ it('builds the Superset standalone bundle (--mode superset) beside it: self-cont
   expect(readFileSync(join(outDir, 'embedded-dashboard-superset.d.ts'), 'utf8')).toBe(`export * from '../superset.js';\n`);
   // Its size against the 9,216 B budget is bench row 1i (bench/README.md).
 }, 60_000);
+
+it('builds the Metabase standalone bundle (--mode metabase) beside it: self-contained, the Metabase protocol only, its integrity added', async () => {
+  await build({
+    configFile: fileURLToPath(new URL('../vite.standalone.config.ts', import.meta.url)),
+    mode: 'metabase',
+    build: { outDir, sourcemap: false },
+  });
+  const bundle = readFileSync(join(outDir, 'embedded-dashboard-metabase.js'));
+  const text = bundle.toString();
+  expect(text).not.toMatch(/\bfrom\s*["']|\bimport\s*\(|\bimport\s*["']/);
+  expect(text).toContain('embedded-dashboard');
+  expect(text).toContain('hide_parameters');
+  expect(text).toContain('dashboard-location');
+  // A page ships only the vendor it uses: no Explo or Superset protocol, not our own message protocol.
+  for (const other of ['updateExploDashboardVariables', 'updateCustomerJwt', 'customerJwtExpired', 'updateToken', '__embedded_comms__', 'guestToken'])
+    expect(text).not.toContain(other);
+  const manifest = JSON.parse(readFileSync(join(outDir, 'integrity.json'), 'utf8')) as Record<string, string>;
+  expect(manifest['embedded-dashboard-metabase.js']).toBe(`sha384-${createHash('sha384').update(bundle).digest('base64')}`);
+  expect(readFileSync(join(outDir, 'embedded-dashboard-metabase.d.ts'), 'utf8')).toBe(`export * from '../metabase.js';\n`);
+  // Its size against the 9,216 B budget is bench row 1k (bench/README.md).
+}, 60_000);

@@ -1,5 +1,12 @@
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import { canonicalLocale, isChartId, isRefreshMinutes, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
+import {
+  canonicalLocale,
+  DEFAULT_RENEWAL_MARGIN_MS,
+  isChartId,
+  isRefreshMinutes,
+  type DashboardVariables,
+  type TokenResponse,
+} from '@embedded-dashboard/protocol';
 import { styles } from './embedded-dashboard.styles.js';
 import { emit } from './events.js';
 import type { FrameHost, Frames } from './frame/frame-host.js';
@@ -116,7 +123,10 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
    * loads the frame again, hidden until loaded. Attribute `refresh-minutes`.
    */
   declare refreshMinutes?: number;
-  /** Seconds before `expiresAt` at which the token is refreshed. Attribute `refresh-margin`. */
+  /**
+   * Seconds before `expiresAt` at which the token is renewed, at most a third of what is left of
+   * it (a 30 s token is renewed after 20 s). Attribute `refresh-margin`. Default 60.
+   */
   declare refreshMargin: number;
   /** Accessible name of the iframe; defaults to the dashboard id. */
   declare label?: string;
@@ -171,7 +181,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     super();
     this.tokenUrl = '/embed/token';
     this.protocol = 'message';
-    this.refreshMargin = 60;
+    this.refreshMargin = DEFAULT_RENEWAL_MARGIN_MS / 1000;
     this.noAutoResize = this.withCredentials = false;
     this.state = DashboardState.loading;
   }

@@ -1,6 +1,7 @@
 export { createEmulator } from './emulator.js';
-export { startEmulator, startSupersetEmulator, DEFAULT_PORT, DEFAULT_HOST } from './server.js';
+export { startEmulator, startSupersetEmulator, startMetabaseEmulator, DEFAULT_PORT, DEFAULT_HOST } from './server.js';
 export * from './superset/index.js';
+export * from './metabase/index.js';
 export {
   DEFAULT_API_KEYS,
   DEFAULT_EMBED_ORIGINS,
@@ -13,7 +14,14 @@ export { DataFileError } from './store/data-file.js';
 export { dashboardHostRoutes, SAMPLE_DASHBOARDS } from './dashboard-host/index.js';
 export type { Emulator } from './emulator.js';
 export type { EmulatorOptions } from './options.js';
-export type { StartEmulatorOptions, RunningEmulator, StartSupersetEmulatorOptions, RunningSupersetEmulator } from './server.js';
+export type {
+  StartEmulatorOptions,
+  RunningEmulator,
+  StartSupersetEmulatorOptions,
+  RunningSupersetEmulator,
+  StartMetabaseEmulatorOptions,
+  RunningMetabaseEmulator,
+} from './server.js';
 export type { EmulatorBindings, EmulatorEnv } from './http/body.js';
 export type { DashboardGroupView, DashboardHostOptions, EmbedTokenView } from './dashboard-host/index.js';
 export type { EmbedSecretOption } from './embed/embed-secrets.js';

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { createEmulator, type Emulator } from './emulator.js';
 import { answerClientError } from './http/client-error.js';
 import type { EmulatorOptions } from './options.js';
+import { createMetabaseEmulator, type MetabaseEmulator, type MetabaseEmulatorOptions } from './metabase/index.js';
 import { createSupersetEmulator, type SupersetEmulator, type SupersetEmulatorOptions } from './superset/index.js';
 
 export interface StartEmulatorOptions extends EmulatorOptions {
@@ -103,6 +104,31 @@ export function startSupersetEmulator(options: StartSupersetEmulatorOptions = {}
     port,
     host,
     () => createSupersetEmulator(supersetOptions),
+    () => undefined,
+  );
+}
+
+export interface StartMetabaseEmulatorOptions extends MetabaseEmulatorOptions {
+  /** Default `8790`; `0` picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+}
+
+export interface RunningMetabaseEmulator {
+  url: string;
+  port: number;
+  emulator: MetabaseEmulator;
+  close(): Promise<void>;
+}
+
+/** The Metabase mode (`--vendor metabase`) on a real socket, as {@link startEmulator} serves Explo's. */
+export function startMetabaseEmulator(options: StartMetabaseEmulatorOptions = {}): Promise<RunningMetabaseEmulator> {
+  const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...metabaseOptions } = options;
+  return listen(
+    port,
+    host,
+    () => createMetabaseEmulator(metabaseOptions),
     () => undefined,
   );
 }

@@ -105,3 +105,53 @@ export type {
   SupersetScrollSize,
   SupersetUiConfigFlag,
 } from './superset/switchboard.js';
+
+export {
+  DEFAULT_RENEWAL_MARGIN_MS,
+  MAX_RENEWAL_MARGIN_SHARE,
+  EXPIRED_RENEWAL_DELAY_MS,
+  DEFAULT_ROTATION_SPACING_MS,
+  MAX_ROTATION_SPACING_SHARE,
+  REUSE_MIN_LEFT_SHARE,
+  REUSE_MIN_LEFT_MS,
+  renewalMarginMs,
+  renewalDelayMs,
+  rotationSpacingMs,
+  reuseMinLeftMs,
+} from './renewal.js';
+
+export {
+  METABASE_RESOURCE_KINDS,
+  METABASE_EMBED_PATHS,
+  METABASE_EMBED_API,
+  METABASE_EMBED_JWT,
+  METABASE_THEMES,
+  METABASE_DOWNLOAD_KINDS,
+  METABASE_HASH_OPTIONS,
+  METABASE_MAX_REFRESH_SECONDS,
+  METABASE_LOCATION_FIELDS,
+  METABASE_MAX_FRAME_HEIGHT,
+  MetabaseParameterKind,
+  MetabaseEmbedError,
+  MetabaseFrameMessageType,
+  isMetabaseSecret,
+  isMetabaseResourceId,
+  isMetabaseSlug,
+  isMetabaseLocale,
+  metabaseHash,
+  parseMetabaseHash,
+  metabaseFrameUrl,
+  parseMetabaseFrameMessage,
+} from './metabase/embed.js';
+export type {
+  MetabaseResourceKind,
+  MetabaseResourceId,
+  MetabaseParamScalar,
+  MetabaseParamValue,
+  MetabaseEmbedClaims,
+  MetabaseTheme,
+  MetabaseHashOption,
+  MetabaseHashOptions,
+  MetabaseFrameSpec,
+  MetabaseFrameMessage,
+} from './metabase/embed.js';

@@ -40,9 +40,10 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
    * How the element talks to the frame: `message` (default), `explo` or `explo-jwt` (the vendor's
    * embed tokens; needed for `chart`), or `superset` (Apache Superset's embedded dashboards: import
    * `@embedded-dashboard/element/superset` once in the app, which registers it; its attributes,
-   * `hide-title` and the others, pass through as written).
+   * `hide-title` and the others, pass through as written), or `metabase` (Metabase's guest embeds:
+   * `@embedded-dashboard/element/metabase`, likewise; `bordered`, `titled` and the others pass through).
    */
-  protocol?: 'message' | 'explo' | 'explo-jwt' | 'superset';
+  protocol?: 'message' | 'explo' | 'explo-jwt' | 'superset' | 'metabase';
   /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. */
   srcTemplate: string;
   /** The BFF's token route. Default `/embed/token`. */

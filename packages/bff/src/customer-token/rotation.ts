@@ -1,4 +1,4 @@
-import type { Environment } from '@embedded-dashboard/protocol';
+import { rotationSpacingMs, type Environment } from '@embedded-dashboard/protocol';
 import { BffError } from '../errors/bff-error.js';
 import { isAmbiguousFailure, isRefusal } from '../errors/upstream-error.js';
 import { describeError, type BffLogger } from '../observability/logger.js';
@@ -12,17 +12,27 @@ import type { UserGroupUpstream } from './upstream.js';
 import type { VendorCalls } from './vendor-calls.js';
 
 export interface RotationSettings {
+  /** The cap of the spacing of renewals (`minRotationIntervalSeconds`); the protocol's rule shortens it for short lifetimes. */
   minRotationIntervalMs: number;
+  /** The lifetime of a customer token (`expiresAt` - first sight); 0: it never expires. */
+  tokenTtlSeconds: number;
   now: () => number;
 }
 
 /**
- * The 429 for a token renewed inside the minimum interval (`what` names it: "this token was
- * rotated"), with the seconds left as `Retry-After`; `undefined` once the interval is over.
+ * The 429 for a token renewed inside the minimum spacing of renewals (`what` names it: "this
+ * token was rotated"), with the seconds left as `Retry-After`; `undefined` once it is over. The
+ * spacing is the protocol's `rotationSpacingMs` of the token's lifetime (`null`: it never
+ * expires), the rule the element's schedule follows too: a scheduled renewal is never inside it.
  * Every vendor's renewal throttles the same way.
  */
-export function rotationThrottle(what: string, lastRotatedAt: number, settings: RotationSettings): BffError | undefined {
-  const leftMs = lastRotatedAt + settings.minRotationIntervalMs - settings.now();
+export function rotationThrottle(
+  what: string,
+  lastRotatedAt: number,
+  lifetimeMs: number | null,
+  settings: Pick<RotationSettings, 'minRotationIntervalMs' | 'now'>,
+): BffError | undefined {
+  const leftMs = lastRotatedAt + rotationSpacingMs(lifetimeMs, settings.minRotationIntervalMs) - settings.now();
   if (leftMs <= 0) return undefined;
   return new BffError('rate_limited', `${what} moments ago; retry after the minimum rotation interval`, {
     retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
@@ -99,7 +109,8 @@ export class TokenRotation {
   #answerWithoutRotating(entry: GroupEntry, presented: string): RotationOutcome | undefined {
     if (presented !== entry.token) return { result: 'current', entry };
     if (entry.lastRotatedAt === null) return undefined;
-    const error = rotationThrottle('this token was rotated', entry.lastRotatedAt, this.#s);
+    const ttl = this.#s.tokenTtlSeconds;
+    const error = rotationThrottle('this token was rotated', entry.lastRotatedAt, ttl === 0 ? null : ttl * 1000, this.#s);
     return error === undefined ? undefined : { result: 'throttled', error };
   }
 

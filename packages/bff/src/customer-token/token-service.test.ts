@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserGroupApiFailureError, UserGroupNetworkError, UserGroupTimeoutError } from '@embedded-dashboard/client';
+import { renewalDelayMs, rotationSpacingMs } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
 import { createBffMetrics } from '../observability/prometheus.js';
@@ -240,6 +241,29 @@ describe('POST /embed/token/rotate', () => {
     // All ten joined the one rotation: a late one would have been answered as a stale holder ('current').
     expect(await countOf(metrics.rotations, 'current')).toBe(0);
     expect(await countOf(metrics.rotations, 'rotated')).toBe(1);
+  });
+
+  it("spaces renewals by the protocol's rule for a short lifetime: a quarter of it, so the element's scheduled renewal is never refused", async () => {
+    // EMBED_TOKEN_TTL=30 with the default 10 s cap: the element renews 20 s after its token
+    // (renewalDelayMs), and the BFF's spacing is 7.5 s: before, 10 s against the element's 5 s.
+    const { app, upstream, clock } = setup({ tokenTtlSeconds: 30 });
+    const jwt = await session();
+    const { token: t0, expiresAt, serverTime } = (await getToken(app, jwt)).body as { token: string; expiresAt: number; serverTime: number };
+    const { token: t1 } = (await rotate(app, jwt, t0)).body as { token: string };
+    const spacing = rotationSpacingMs(30_000);
+    expect(spacing).toBe(7_500);
+    expect(renewalDelayMs(expiresAt - serverTime)).toBeGreaterThan(spacing);
+    clock.advance(spacing - 500);
+    const early = await rotate(app, jwt, t1);
+    expect(early.status).toBe(429);
+    expect(early.headers.get('retry-after')).toBe('1');
+    clock.advance(500);
+    const { token: t2 } = (await rotate(app, jwt, t1)).body as { token: string };
+    expect(t2).not.toBe(t1);
+    // Each renewal at the element's schedule goes through.
+    clock.advance(renewalDelayMs(30_000));
+    expect((await rotate(app, jwt, t2)).status).toBe(200);
+    expect(upstream.calls.rotate).toBe(3);
   });
 
   it('answers the holder 429 with Retry-After within the minimum interval, and rotates again after it', async () => {

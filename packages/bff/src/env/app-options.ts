@@ -1,4 +1,5 @@
 import { UserGroupClient, type UserGroupClientOptions } from '@embedded-dashboard/client';
+import { metabaseVendorOf } from '../metabase/config.js';
 import { supersetVendorOf } from '../superset/config.js';
 import type { BffVendor } from '../vendor/vendor-adapter.js';
 import type { BffAppOptions } from '../options.js';
@@ -27,7 +28,9 @@ export function clientOptions(config: BffConfig): UserGroupClientOptions {
 export const configSecrets = (config: BffConfig): string[] => {
   const mint = config.superset?.mint;
   const superset = mint === undefined ? [] : mint.kind === 'vendor' ? [mint.password] : [mint.secret];
-  return [config.apiToken, config.session.secret, config.embedToken?.key, ...superset].filter((s): s is string => typeof s === 'string' && s !== '');
+  return [config.apiToken, config.session.secret, config.embedToken?.key, ...superset, config.metabase?.secret].filter(
+    (s): s is string => typeof s === 'string' && s !== '',
+  );
 };
 
 /**
@@ -40,6 +43,7 @@ export function vendorOptions(
   exploClient: Partial<UserGroupClientOptions> = {},
 ): { upstream: UserGroupClient; vendor?: undefined } | { vendor: BffVendor; upstream?: undefined } {
   if (config.superset !== undefined) return { vendor: supersetVendorOf(config.superset, config.upstreamUrl) };
+  if (config.metabase !== undefined) return { vendor: metabaseVendorOf(config.metabase) };
   return { upstream: new UserGroupClient({ ...clientOptions(config), ...exploClient }) };
 }
 

@@ -7,6 +7,7 @@ import { EMBED_TOKEN_CONFIG_KEYS, parseDashboardIds, parseEmbedTokenConfig } fro
 import { ORIGIN_CONFIG_KEYS, parseOriginConfig, type OriginConfig } from './origin-config.js';
 import { commaList, httpUrl, show, type ConfigGet } from './values.js';
 import { parseSupersetConfig, SUPERSET_CONFIG_KEYS, SUPERSET_SECRET_KEYS, type SupersetConfig } from '../superset/config.js';
+import { METABASE_CONFIG_KEYS, METABASE_SECRET_KEYS, parseMetabaseConfig, type MetabaseConfig } from '../metabase/config.js';
 
 /*
  * Configuration step 1 of 5 (environment text -> options; ARCHITECTURE §2.1): the keys every runtime
@@ -28,6 +29,8 @@ export interface BffConfig extends OriginConfig {
   apiToken: string;
   /** With `EMBED_VENDOR=superset`: its keys, validated. */
   superset: SupersetConfig | undefined;
+  /** With `EMBED_VENDOR=metabase`: its keys, validated. */
+  metabase: MetabaseConfig | undefined;
   session: SessionOptions;
   tokenTtlSeconds: number;
   /** Seconds a synced group's token is served before the next request re-checks it with the vendor. */
@@ -81,14 +84,21 @@ export const BFF_CONFIG_KEYS = [
   'EMBED_KEY_PREFIX',
   ...EMBED_TOKEN_CONFIG_KEYS,
   ...SUPERSET_CONFIG_KEYS,
+  ...METABASE_CONFIG_KEYS,
 ] as const;
 export type BffConfigKey = (typeof BFF_CONFIG_KEYS)[number];
 
 /** Of {@link BFF_CONFIG_KEYS}, the secrets: refused with surrounding whitespace, never quoted back. */
-export const BFF_SECRET_KEYS: readonly BffConfigKey[] = ['EMBED_API_TOKEN', 'EMBED_SESSION_SECRET', 'EMBED_JWT_KEY', ...SUPERSET_SECRET_KEYS];
+export const BFF_SECRET_KEYS: readonly BffConfigKey[] = [
+  'EMBED_API_TOKEN',
+  'EMBED_SESSION_SECRET',
+  'EMBED_JWT_KEY',
+  ...SUPERSET_SECRET_KEYS,
+  ...METABASE_SECRET_KEYS,
+];
 
 /** The vendors `EMBED_VENDOR` names. */
-export const EMBED_VENDORS = ['explo', 'superset'] as const;
+export const EMBED_VENDORS = ['explo', 'superset', 'metabase'] as const;
 export type EmbedVendorName = (typeof EMBED_VENDORS)[number];
 
 /** Keys that only Explo reads: with another vendor, setting one is a mistake worth a line. */
@@ -118,16 +128,18 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
   const before = problems.length;
   const vendor = (get('EMBED_VENDOR') ?? 'explo') as EmbedVendorName;
   if (!EMBED_VENDORS.includes(vendor)) {
-    problems.push(`EMBED_VENDOR must be ${EMBED_VENDORS.join(' or ')} (got ${show(vendor)})`);
+    problems.push(`EMBED_VENDOR must be ${EMBED_VENDORS.slice(0, -1).join(', ')} or ${EMBED_VENDORS.at(-1)!} (got ${show(vendor)})`);
     return undefined;
   }
   const upstreamUrl = get('EMBED_UPSTREAM_URL');
   if (upstreamUrl === undefined) problems.push('EMBED_UPSTREAM_URL is required (the vendor base URL, e.g. http://127.0.0.1:8790)');
   else if (httpUrl(upstreamUrl) === undefined) problems.push(`EMBED_UPSTREAM_URL must be an http(s) URL (got ${show(upstreamUrl)})`);
   const explo = vendor === 'explo';
-  if (explo) for (const key of SUPERSET_CONFIG_KEYS) if (get(key) !== undefined) problems.push(`${key} needs EMBED_VENDOR=superset`);
+  if (vendor !== 'superset') for (const key of SUPERSET_CONFIG_KEYS) if (get(key) !== undefined) problems.push(`${key} needs EMBED_VENDOR=superset`);
+  if (vendor !== 'metabase') for (const key of METABASE_CONFIG_KEYS) if (get(key) !== undefined) problems.push(`${key} needs EMBED_VENDOR=metabase`);
   if (!explo) for (const key of EXPLO_ONLY_KEYS) if (get(key) !== undefined) problems.push(`${key} is Explo's: unset it with EMBED_VENDOR=${vendor}`);
   const superset = vendor === 'superset' ? parseSupersetConfig(get, problems) : undefined;
+  const metabase = vendor === 'metabase' ? parseMetabaseConfig(get, problems) : undefined;
 
   const apiToken = get('EMBED_API_TOKEN');
   if (!explo) {
@@ -214,6 +226,7 @@ export function parseBffConfig(get: ConfigGet<BffConfigKey>, problems: string[])
     upstreamApi: upstreamApi as UpstreamApiName,
     apiToken: apiToken ?? '',
     superset,
+    metabase,
     session: {
       ...(secret !== undefined ? { secret } : { jwksUrl: jwksUrl! }),
       issuer: commaList(get('EMBED_SESSION_ISSUER')),

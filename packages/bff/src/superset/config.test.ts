@@ -62,7 +62,7 @@ describe('EMBED_VENDOR=superset configuration', () => {
   });
 
   it.each([
-    [{ EMBED_VENDOR: 'metabse' }, ['EMBED_VENDOR must be explo or superset (got "metabse")']],
+    [{ EMBED_VENDOR: 'metabse' }, ['EMBED_VENDOR must be explo, superset or metabase (got "metabse")']],
     [{ EMBED_SUPERSET_GUEST_SECRET: undefined }, [expect.stringMatching(/^EMBED_VENDOR=superset needs EMBED_SUPERSET_USERNAME and EMBED_SUPERSET_PASSWORD/)]],
     [{ EMBED_SUPERSET_USERNAME: SUPERSET_USER, EMBED_SUPERSET_PASSWORD: SUPERSET_PASSWORD }, [expect.stringMatching(/not both/)]],
     [

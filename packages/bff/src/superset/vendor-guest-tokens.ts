@@ -1,7 +1,7 @@
 import { sha256 } from '#bff-platform';
 import { decodeJwt } from 'jose';
 import type { SupersetGuestTokenRequest, TokenResponse } from '@embedded-dashboard/protocol';
-import { isUserGroupToken } from '@embedded-dashboard/protocol';
+import { isUserGroupToken, reuseMinLeftMs } from '@embedded-dashboard/protocol';
 import type { Caller } from '../caller/caller.js';
 import type { HeldEntry } from '../customer-token/fleet-lock.js';
 import { rotationThrottle } from '../customer-token/rotation.js';
@@ -12,11 +12,6 @@ import type { GroupEntry } from '../store/types.js';
 import type { VendorContext } from '../vendor/vendor-adapter.js';
 import type { SupersetGuestTokenApi } from './options.js';
 import type { SupersetServiceLogin } from './service-login.js';
-
-/** A stored guest token is handed out while at least this long is left (above the element's default 60 s `refresh-margin`)... */
-export const GUEST_REUSE_MIN_LEFT_MS = 90_000;
-/** ...and this share of its lifetime; for a lifetime under twice the above, half of it. */
-export const GUEST_REUSE_MIN_LEFT_SHARE = 0.25;
 
 /** The token's own `exp` in epoch ms, when it is a JWT with one. */
 function expiresAtOf(token: string): number | undefined {
@@ -69,7 +64,12 @@ export class SupersetVendorGuestTokens {
     const stored = await this.#read(key, fingerprint);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const throttled = rotationThrottle('this guest token was minted', stored.lastRotatedAt ?? 0, this.#context);
+      const throttled = rotationThrottle(
+        'this guest token was minted',
+        stored.lastRotatedAt ?? 0,
+        expiresAtOf(stored.token)! - stored.firstSeenAt,
+        this.#context,
+      );
       if (throttled) throw throttled;
     }
     return this.#respond(await this.#mintOnce(caller, request, key, fingerprint, stored, presented));
@@ -93,7 +93,7 @@ export class SupersetVendorGuestTokens {
     const expiresAt = expiresAtOf(entry.token)!;
     const lifetimeMs = expiresAt - entry.firstSeenAt;
     const leftMs = expiresAt - this.#context.now();
-    return leftMs > 0 && leftMs >= Math.min(GUEST_REUSE_MIN_LEFT_MS, lifetimeMs / 2) && leftMs >= GUEST_REUSE_MIN_LEFT_SHARE * lifetimeMs;
+    return leftMs > 0 && leftMs >= reuseMinLeftMs(lifetimeMs);
   }
 
   #mintOnce(

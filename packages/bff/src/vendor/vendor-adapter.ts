@@ -47,7 +47,7 @@ export interface VendorContext {
   keyPrefix: string;
   /** Epoch ms. */
   now: () => number;
-  /** At most one renewal of a token its holder says is refused in this long (else 429). */
+  /** The cap of the spacing of renewals of one token (else 429); `rotationThrottle` shortens it to the token's lifetime. */
   minRotationIntervalMs: number;
 }
 

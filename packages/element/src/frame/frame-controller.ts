@@ -39,6 +39,8 @@ export class FrameController implements ReactiveController {
   #srcToken?: string | undefined;
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
+  /** The hidden new frame's last report of another height than the visible one's (`settle` protocols). */
+  #report?: MessageEvent | undefined;
   #adapter?: FrameProtocol;
   /** The visible frame's channel, for protocols that open one after the frame loads; else `undefined`. */
   session?: FrameSession | undefined;
@@ -87,7 +89,8 @@ export class FrameController implements ReactiveController {
     const cur = this.#cur;
     const token = this.#tokens.token;
     const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
-    const optionsKey = `${options.localeCode}\n${options.refreshMinutes}`;
+    // A protocol that takes variables in the URL only (no message for them) loads a new frame for new ones.
+    const optionsKey = `${options.localeCode}\n${options.refreshMinutes}\n${adapter.swap && !adapter.variables ? JSON.stringify(this.vars) : ''}`;
     const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars, host);
     this.#adapter = adapter;
     // The src changes with the dashboard, template, environment or protocol; a new token changes
@@ -134,7 +137,10 @@ export class FrameController implements ReactiveController {
       this.#srcs[cur ^ 1] = url()?.href;
       this.#nextToken = token;
       this.#optionsKey = optionsKey;
+      this.#report = undefined;
       this.#swapTimer = setTimeout(() => {
+        // A new frame that reported another height (its dashboard changed) is taken at its last report.
+        if (this.#report) return this.#onMessage(this.#report, true);
         this.#dropSwap();
         host.requestUpdate();
         this.#tokens.fail(new TokenRequestError('timeout', en.error, true));
@@ -235,7 +241,7 @@ export class FrameController implements ReactiveController {
     }
   }
 
-  #onMessage = (event: MessageEvent): void => {
+  #onMessage = (event: MessageEvent, force?: boolean): void => {
     const cur = this.#cur;
     if (!event.source || event.origin !== this.#origin) return;
     const message = this.#adapter?.parse(event.data);
@@ -245,6 +251,8 @@ export class FrameController implements ReactiveController {
       const token = this.#tokens.token;
       if (message?.event === DashboardEvent.readyToLoad && token) this.#post(this.#adapter?.token?.(token), cur ^ 1);
       if (message?.event !== DashboardEvent.loaded) return;
+      // A `settle` protocol's frame reports before its content is in: it waits for the visible one's height (or the timeout).
+      if (this.#adapter!.settle && !force && Math.abs(message.detail.dashboardHeight - this.height!) > 1) return void (this.#report = event);
       clearTimeout(this.#swapTimer);
       this.#srcs[cur] = undefined;
       // Focus in the adopted frame goes to the wrapper after the render (it is removed before it).
@@ -263,13 +271,15 @@ export class FrameController implements ReactiveController {
         this.sendToken();
         break;
       case DashboardEvent.loaded:
-        this.shown(message.detail.dashboardId, message.detail.dashboardHeight, message.detail.loadTime);
+        // A frame that does not name its dashboard shows the element's.
+        this.shown(message.detail.dashboardId || this.#host.dashboard!, message.detail.dashboardHeight, message.detail.loadTime);
         break;
       case DashboardEvent.resized:
         this.resize(message.detail.dashboardHeight);
         break;
       case DashboardEvent.tokenExpired:
-        this.#tokens.rotate();
+        // A swap protocol's visible frame runs on the token its URL named.
+        this.#tokens.rotate(this.#adapter?.swap ? this.#srcToken : undefined);
         break;
       case DashboardEvent.variableUpdated: {
         // Checked as a whole by the parser (limits, no prototype keys); the whole checked again.
@@ -281,9 +291,11 @@ export class FrameController implements ReactiveController {
         break;
       }
       case undefined: {
-        // Not a lifecycle event: the dashboard's own (a JS Event Button's, analyticsEventFired), when
-        // JSON within the limits; a protocol with a channel has none in window messages.
-        const custom = !this.#adapter!.connect && parseCustomEvent(event.data, this.#adapter!.lifecycle);
+        // Not a lifecycle event: the vendor's own event, when its adapter reads one; else the
+        // dashboard's own (a JS Event Button's, analyticsEventFired), when JSON within the limits;
+        // a protocol with a channel has none in window messages.
+        const adapter = this.#adapter!;
+        const custom = !adapter.connect && !adapter.event?.(event.data, this.#host) && parseCustomEvent(event.data, adapter.lifecycle);
         if (custom) emit(this.#host, 'dashboard-custom-event', custom);
       }
     }

@@ -39,7 +39,7 @@ export const FRAME_FEATURES: FrameRegistry = ((globalThis as { [KEY]?: FrameRegi
  * The frame protocols the element knows, by `protocol` attribute value: what the entry points
  * loaded in this page registered (`defineEmbeddedDashboard`). The main entry (and its standalone
  * script) registers `message`, `explo` and `explo-jwt`; `@embedded-dashboard/element/superset`
- * `superset`. The element's core knows none by itself: a vendor is a module of its own, and a
+ * `superset`; `@embedded-dashboard/element/metabase` `metabase`. The element's core knows none by itself: a vendor is a module of its own, and a
  * page ships only the vendors it imports.
  */
 export const FRAME_PROTOCOLS: Record<string, FrameProtocol> = FRAME_FEATURES.protocols;

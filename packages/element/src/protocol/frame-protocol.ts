@@ -13,6 +13,14 @@ export interface FrameProtocol {
    */
   readonly swap: boolean;
   /**
+   * With `swap`: the frame reports its height before its content is there (Metabase's size
+   * messages, its only ones), so a new frame replaces the visible one once it reports the visible
+   * one's height (±1 px: the same dashboard laid out again); one that reported another height
+   * (the content changed) replaces it when the swap would time out, one that reported none is
+   * dropped then.
+   */
+  readonly settle?: boolean;
+  /**
    * Tokens are for one dashboard (the vendor's embed tokens): token requests name the element's
    * dashboard, and are shared (in the page and across tabs) only with elements of that dashboard.
    */
@@ -31,6 +39,13 @@ export interface FrameProtocol {
   readonly lifecycle: readonly string[];
   /** Untrusted `MessageEvent.data` as an event of our own protocol (ARCHITECTURE §6), or `undefined`. */
   parse(data: unknown): DashboardMessage | undefined;
+  /**
+   * Reads a message of the verified visible frame that `parse` did not (no lifecycle event) and
+   * dispatches the vendor's own event on `target` from it, if any; returns `true` when the
+   * message is the vendor's (then it is no `dashboard-custom-event`). Absent: every such message
+   * may be the dashboard's own event.
+   */
+  event?(data: unknown, target: EventTarget): boolean;
   /** The message handing a token to the running frame; absent when the token travels in the URL. */
   token?(token: string): object;
   /** The message setting variables in the running frame; absent when the vendor takes none. */

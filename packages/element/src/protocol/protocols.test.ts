@@ -202,6 +202,30 @@ describe('<embedded-dashboard protocol="explo">', () => {
     );
   });
 
+  it('does not rotate the new token when the outgoing frame reports its own, already renewed one dead (issue 39)', async () => {
+    const { m, fetch, second } = await exploDashboard();
+    const errors: unknown[] = [];
+    m.el.addEventListener('dashboard-error', (e) => errors.push((e as CustomEvent).detail));
+    // The scheduled renewal (the vendor retires the old token) loads the new one in a hidden frame...
+    await vi.advanceTimersByTimeAsync(540_000);
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(frames(m)[1]!.getAttribute('src')).toContain(second.token);
+    // ...while the visible frame, still on the old token, finds it refused: the renewal is on its way.
+    send(m.win, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(errors).toEqual([]);
+    const [nextWin] = spyWindows(m).values();
+    send(nextWin, vendorLoaded);
+    await m.el.updateComplete;
+    expect(frames(m)).toHaveLength(1);
+    // The frame now running on the held token is heard as before.
+    send(nextWin, { event: 'customerJwtExpired' });
+    await settle(m.el);
+    expect(fetch).toHaveBeenCalledTimes(3);
+  });
+
   it('never lets a slow new frame replace the working one: after the timeout it is dropped, an error is reported and the rotation retried', async () => {
     const { m, fetch } = await exploDashboard();
     fetch.mockImplementation(async () => json(tokenBody(600)));

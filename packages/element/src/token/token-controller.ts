@@ -1,5 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
-import { isTokenResponse, TOKEN_REQUEST_TIMEOUT_MS, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isTokenResponse, renewalDelayMs, TOKEN_REQUEST_TIMEOUT_MS, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 import { DashboardState } from '../state.js';
 import { retryDelay } from './backoff.js';
 import { requestToken, timeoutError, TokenRequestError, type TokenReason } from './request-token.js';
@@ -32,10 +32,24 @@ export interface TokenHost extends ReactiveControllerHost {
 
 /** Every token request gives up after this long (and is retried with backoff): the deadline budget's outermost layer. */
 export const TOKEN_TIMEOUT_MS = TOKEN_REQUEST_TIMEOUT_MS;
-/** A refresh is never scheduled sooner than this, so a short TTL or a big margin cannot spin. */
-export const MIN_REFRESH_DELAY_MS = 5_000;
 // setTimeout fires at once for delays past 2^31-1 ms.
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Local epoch ms at which a token received at `receivedAt` is renewed: the protocol's renewal rule
+ * (`renewalDelayMs`: the margin at most a third of what is left, so the BFF's spacing of
+ * rotations is always over), with what is left measured on the BFF's clock (`serverTime`).
+ */
+const dueAt = (response: TokenResponse, marginSeconds: number, receivedAt: number): number =>
+  receivedAt + renewalDelayMs(response.expiresAt === null ? null : response.expiresAt - response.serverTime, marginSeconds * 1000);
+
+/**
+ * The page's running controllers, by the scope their tokens are for (the cross-tab channel's
+ * name, and the credentials mode): an element added later (tiles rendered one by one) takes a
+ * valid token a connected element of its scope holds instead of asking the BFF. Only connected
+ * holders count, so a page that removed its dashboards (a sign-out) hands nothing on.
+ */
+const holders = new Set<TokenController>();
 
 /** Message posted to the other tabs (and elements) after a rotation. Same origin only. */
 interface RotatedMessage {
@@ -57,6 +71,9 @@ export class TokenController implements ReactiveController {
   #last?: TokenResponse;
   /** Local epoch ms at which a refresh is due. */
   #due = Infinity;
+  #receivedAt = 0;
+  /** What `holders` and the cross-tab channel match on; set by `#start`. */
+  #scope = '';
   #retries = 0;
   #reason: TokenReason = 'initial';
   #timer?: ReturnType<typeof setTimeout> | undefined;
@@ -80,8 +97,7 @@ export class TokenController implements ReactiveController {
       try {
         const first: unknown = JSON.parse(this.#host.querySelector('script[type="application/json"]')!.text);
         const at = performance.timeOrigin;
-        // The same due time as `accept` works out (a null expiresAt is never due).
-        if (isTokenResponse(first) && (first.expiresAt ?? Infinity) - this.#host.refreshMargin * 1000 - first.serverTime + at > Date.now()) {
+        if (isTokenResponse(first) && dueAt(first, this.#host.refreshMargin, at) > Date.now()) {
           this.#accept(first, 'initial', false, at);
         }
       } catch {
@@ -114,9 +130,13 @@ export class TokenController implements ReactiveController {
     if (this.#on) void this.#fetch(this.token ? 'refresh' : 'initial');
   }
 
-  /** The dashboard says its token is dead: rotate it, unless a request is already on its way. */
-  rotate(): void {
-    if (this.#on && !this.#run) void this.#fetch('rotate');
+  /**
+   * The dashboard says its token is dead: rotate it, unless a request is already on its way, or
+   * the dashboard runs on `dead`, an older token than the one held (a renewal loading in a swap
+   * frame): rotating the held one then would present a token nobody refused.
+   */
+  rotate(dead?: string): void {
+    if (this.#on && !this.#run && (dead === undefined || dead === this.token)) void this.#fetch('rotate');
   }
 
   /** Forgets the token and starts over, e.g. after `token-url` changed. */
@@ -132,10 +152,14 @@ export class TokenController implements ReactiveController {
     this.#url = new URL(this.#host.tokenUrl, document.baseURI).href;
     addEventListener('online', this.#wake);
     document.addEventListener('visibilitychange', this.#wake);
+    // Per-dashboard tokens go only to the tabs' elements of that dashboard.
+    const scope = [this.#host.tokenScope, this.#host.tokenChart].filter(Boolean).join(' ');
+    const channel = `embedded-dashboard:${this.#url}${scope ? ` ${scope}` : ''}`;
+    // An integrator's fetchToken may answer each element differently: its tokens are not handed on in the page.
+    this.#scope = this.#host.fetchToken ? '' : `${channel}\n${this.#host.withCredentials}`;
+    holders.add(this);
     if (typeof BroadcastChannel === 'function') {
-      // Per-dashboard tokens go only to the tabs' elements of that dashboard.
-      const scope = [this.#host.tokenScope, this.#host.tokenChart].filter(Boolean).join(' ');
-      this.#channel = new BroadcastChannel(`embedded-dashboard:${this.#url}${scope ? ` ${scope}` : ''}`);
+      this.#channel = new BroadcastChannel(channel);
       this.#channel.onmessage = this.#adopt;
     }
     if (!this.token) void this.#fetch('initial');
@@ -145,6 +169,7 @@ export class TokenController implements ReactiveController {
 
   #stop(): void {
     this.#on = false;
+    holders.delete(this);
     clearTimeout(this.#timer);
     this.#run?.abort();
     this.#run = undefined;
@@ -176,23 +201,31 @@ export class TokenController implements ReactiveController {
     const { fetchToken, withCredentials, tokenScope, tokenChart } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
+    const shared = reason === 'initial' ? this.#shared() : undefined;
     try {
-      const response = fetchToken
-        ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
-        : await requestToken(this.#url, held, {
-            timeout: TOKEN_TIMEOUT_MS,
-            credentials: withCredentials ? 'include' : 'same-origin',
-            dashboard: tokenScope,
-            chart: tokenChart,
-          });
+      // A shared token too is taken after an await: the frame is built in the update this one starts.
+      const response = shared
+        ? // eslint-disable-next-line @typescript-eslint/await-thenable -- a value on purpose: the await defers it past this update
+          await shared.response
+        : fetchToken
+          ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
+          : await requestToken(this.#url, held, {
+              timeout: TOKEN_TIMEOUT_MS,
+              credentials: withCredentials ? 'include' : 'same-origin',
+              dashboard: tokenScope,
+              chart: tokenChart,
+              headers: this.#host.tokenHeaders?.(),
+            });
       if (run.signal.aborted) return;
       this.#run = undefined;
       if (!isTokenResponse(response)) throw new TokenRequestError('invalid_response', 'The token answer was not a token', false);
-      this.#accept(response, reason, true);
+      this.#accept(response, reason, !shared, shared?.receivedAt);
     } catch (error) {
       if (run.signal.aborted) return;
       this.#run = undefined;
-      this.fail(error instanceof TokenRequestError ? error : new TokenRequestError('network', 'Could not get a dashboard token', true));
+      // A scheduled renewal refused for now (429 "too soon", 503, a timeout) while the token still
+      // works is retried quietly: only one the retry comes too late for is reported.
+      this.#fail(error instanceof TokenRequestError ? error : new TokenRequestError('network', 'Could not get a dashboard token', true), reason === 'refresh');
     }
   }
 
@@ -203,9 +236,9 @@ export class TokenController implements ReactiveController {
     this.#last = response;
     this.error = undefined;
     this.#retries = 0;
-    // serverTime - receivedAt is how far the local clock lags the BFF's; expiresAt is on the BFF's clock.
-    this.#due = response.expiresAt === null ? Infinity : response.expiresAt - this.#host.refreshMargin * 1000 - (response.serverTime - receivedAt);
-    this.#schedule(Math.max(this.#due - now, MIN_REFRESH_DELAY_MS), 'refresh');
+    this.#receivedAt = receivedAt;
+    this.#due = dueAt(response, this.#host.refreshMargin, receivedAt);
+    this.#schedule(Math.max(this.#due - now, 0), 'refresh');
     this.#set(DashboardState.ready);
     if (own && rotated && this.#channel) {
       const message: RotatedMessage = { type: 'rotated', tokenUrl: this.#url, response };
@@ -216,19 +249,44 @@ export class TokenController implements ReactiveController {
 
   /** A failure: retried with backoff when retryable (also used by the element for a frame that never loaded). */
   fail(failure: TokenRequestError): void {
+    this.#fail(failure, false);
+  }
+
+  /** `quiet`: no event for a retryable failure whose retry comes before the held token expires. */
+  #fail(failure: TokenRequestError, quiet: boolean): void {
     // A refusal may echo what it was sent (the held token) and be of any size: its text reaches
     // events and the status line only without the token and cut short.
     const clean = (text: string) => (this.token ? text.split(this.token).join('[token]') : text).slice(0, 200);
     const error = (this.error = new TokenRequestError(clean(failure.code), clean(failure.message), failure.retryable, failure.status, failure.retryAfter));
     if (error.retryable) {
-      this.#schedule(retryDelay(++this.#retries, error.retryAfter, Math.random), this.#reason);
+      const delay = retryDelay(++this.#retries, error.retryAfter, Math.random);
+      this.#schedule(delay, this.#reason);
       this.#set(this.token ? DashboardState.refreshing : DashboardState.error);
+      // The dashboard runs on meanwhile; a token it said is dead (`rotate`) is reported at once.
+      // (`quiet` is a scheduled renewal's: a token is held. Its expiry on the local clock, as in `dueAt`.)
+      if (quiet && Date.now() + delay < this.#receivedAt + (this.#last!.expiresAt ?? Infinity) - this.#last!.serverTime) return;
     } else {
       // Nothing more is scheduled: a refusal of the frame (FrameLink.failed) leaves no renewal running.
       clearTimeout(this.#timer);
       this.#set(error.status === 401 ? DashboardState.unauthenticated : DashboardState.error);
     }
     this.#host.tokenFailed(error);
+  }
+
+  /**
+   * The token a connected element of the same scope holds, while it is not due: an element added
+   * to the page later takes it instead of asking the BFF. Its renewal is due when the holder's
+   * is (the two share that request in flight, `requestToken`).
+   */
+  #shared(): { response: TokenResponse; receivedAt: number } | undefined {
+    if (!this.#scope) return undefined;
+    for (const holder of holders) {
+      const response = holder.#last;
+      if (holder !== this && holder.#scope === this.#scope && response && !holder.error && holder.#due > Date.now()) {
+        return { response, receivedAt: holder.#receivedAt };
+      }
+    }
+    return undefined;
   }
 
   /** `online` or the page became visible: catch up on a refresh that is due or that failed. */

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BACKOFF_CAP_MS, RETRY_AFTER_CAP_MS } from './backoff.js';
-import { MIN_REFRESH_DELAY_MS, TOKEN_TIMEOUT_MS } from './token-controller.js';
+import { EXPIRED_RENEWAL_DELAY_MS } from '@embedded-dashboard/protocol';
+import { TOKEN_TIMEOUT_MS } from './token-controller.js';
 import {
   bffError,
   FakeBroadcastChannel,
@@ -87,11 +88,11 @@ describe('token lifecycle', () => {
     expect(fetch).toHaveBeenCalledTimes(2);
   });
 
-  it('never schedules a refresh sooner than the minimum delay, even for an already expired token', async () => {
-    const fetch = stubFetch(json(tokenBody(10)));
+  it('renews an already expired token after a pause, not at once', async () => {
+    const fetch = stubFetch(json(tokenBody(0)));
     const { el } = await mount({ 'refresh-margin': '60' });
     await settle(el);
-    await vi.advanceTimersByTimeAsync(MIN_REFRESH_DELAY_MS - 1);
+    await vi.advanceTimersByTimeAsync(EXPIRED_RENEWAL_DELAY_MS - 1);
     expect(fetch).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(fetch).toHaveBeenCalledTimes(2);

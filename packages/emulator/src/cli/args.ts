@@ -1,6 +1,15 @@
-import { ENVIRONMENTS, EXPLO_EMBED_KEY_BYTES, isExploEmbedKeyId, type Environment } from '@embedded-dashboard/protocol';
+import {
+  ENVIRONMENTS,
+  EXPLO_EMBED_KEY_BYTES,
+  isExploEmbedKeyId,
+  isMetabaseSecret,
+  type Environment,
+  type MetabaseParameterKind,
+} from '@embedded-dashboard/protocol';
 import { DEFAULT_CLI_RATE_LIMIT_PER_MINUTE } from '../options.js';
-import type { StartEmulatorOptions, StartSupersetEmulatorOptions } from '../server.js';
+import { parseItems } from '../metabase/options.js';
+import { METABASE_SAMPLE_ITEMS } from '../metabase/sample-data.js';
+import type { StartEmulatorOptions, StartMetabaseEmulatorOptions, StartSupersetEmulatorOptions } from '../server.js';
 
 export const USAGE = `Usage: embedded-dashboard-emulator [options]
 
@@ -27,19 +36,31 @@ Options:
   --admin                    enable the /__emulator/* admin routes  (default off)
   --help                     print this help
 
-  --vendor explo|superset    which vendor to emulate                (default explo)
+  --vendor explo|superset|metabase  which vendor to emulate         (default explo)
 With --vendor superset (Apache Superset 6.1.0's login, CSRF, guest-token and chart-data routes and
 its /embedded/<uuid> page; --port, --host, --admin and --embed-origin, as frame-ancestors, apply):
   --superset-user NAME:PASSWORD  a service account (may mint guest tokens); repeatable
                              (default embed-service:embed-service-password)
   --guest-secret SECRET      GUEST_TOKEN_JWT_SECRET (default Superset's test-guest-secret-change-me)
   --guest-audience AUD       GUEST_TOKEN_JWT_AUDIENCE (default embedded-dashboard-emulator)
-  --guest-token-ttl SEC      GUEST_TOKEN_JWT_EXP_SECONDS (default 300)`;
+  --guest-token-ttl SEC      GUEST_TOKEN_JWT_EXP_SECONDS (default 300)
+With --vendor metabase (Metabase guest embeds: /embed/dashboard/<jwt>, /embed/question/<jwt> and the
+/api/embed/* routes they call; --port, --host, --admin and --embed-origin, as frame-ancestors, apply):
+  --metabase-secret HEX      the embedding secret key, 64 hex characters (default the emulator's
+                             development key, DEFAULT_METABASE_SECRET)
+  --metabase-item SPEC       a published item, KIND:ID[:SLUG=KIND,...] with KIND dashboard or question
+                             and each parameter's kind locked, enabled or disabled (slugs customer_id,
+                             region, product); repeatable, replaces the sample items
+                             (e.g. dashboard:1:customer_id=locked,region=enabled)`;
 
 export type CliCommand =
-  { kind: 'help' } | { kind: 'start'; options: StartEmulatorOptions } | { kind: 'start-superset'; options: StartSupersetEmulatorOptions };
+  | { kind: 'help' }
+  | { kind: 'start'; options: StartEmulatorOptions }
+  | { kind: 'start-superset'; options: StartSupersetEmulatorOptions }
+  | { kind: 'start-metabase'; options: StartMetabaseEmulatorOptions };
 
 const SUPERSET_FLAGS = new Set(['--superset-user', '--guest-secret', '--guest-audience', '--guest-token-ttl']);
+const METABASE_FLAGS = new Set(['--metabase-secret', '--metabase-item']);
 const EXPLO_ONLY_FLAGS = [
   '--api-key',
   '--data',
@@ -65,6 +86,7 @@ const VALUE_FLAGS = new Set([
   '--embed-secret',
   '--vendor',
   ...SUPERSET_FLAGS,
+  ...METABASE_FLAGS,
 ]);
 const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
 
@@ -137,8 +159,11 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
   if (help) return { command: { kind: 'help' }, problems: [] };
   const vendors = values.get('--vendor') ?? [];
   if (vendors.length > 1) problems.push('--vendor given more than once');
-  if (vendors[0] !== undefined && vendors[0] !== 'explo' && vendors[0] !== 'superset') problems.push('--vendor must be explo or superset');
+  if (vendors[0] !== undefined && vendors[0] !== 'explo' && vendors[0] !== 'superset' && vendors[0] !== 'metabase')
+    problems.push('--vendor must be explo, superset or metabase');
+  if (vendors[0] !== 'metabase') for (const flag of METABASE_FLAGS) if (values.has(flag)) problems.push(`${flag} is a --vendor metabase option`);
   if (vendors[0] === 'superset') return parseSupersetArgs(values, admin, problems);
+  if (vendors[0] === 'metabase') return parseMetabaseArgs(values, admin, problems);
   for (const flag of SUPERSET_FLAGS) if (values.has(flag)) problems.push(`${flag} is a --vendor superset option`);
 
   const single = singleValue(values, problems);
@@ -240,4 +265,55 @@ function parseSupersetArgs(values: Map<string, string[]>, admin: boolean, proble
   const origins = embedOrigins(values, problems);
   if (origins) options.frameAncestors = origins;
   return problems.length > 0 ? { problems } : { command: { kind: 'start-superset', options }, problems };
+}
+
+/** `--vendor metabase`: its own options; Explo's and Superset's are refused, one line each. Problems never repeat the secret. */
+function parseMetabaseArgs(values: Map<string, string[]>, admin: boolean, problems: string[]): { command?: CliCommand; problems: string[] } {
+  for (const flag of EXPLO_ONLY_FLAGS) if (values.has(flag)) problems.push(`${flag} is an Explo option; not with --vendor metabase`);
+  for (const flag of SUPERSET_FLAGS) if (values.has(flag)) problems.push(`${flag} is a --vendor superset option`);
+  const single = singleValue(values, problems);
+  const options: StartMetabaseEmulatorOptions = { admin, ...listenOptions(single, problems) };
+  const secret = single('--metabase-secret');
+  if (secret !== undefined) {
+    if (!isMetabaseSecret(secret)) problems.push('--metabase-secret must be 64 hexadecimal characters');
+    else options.secretKey = secret;
+  }
+  const specs = values.get('--metabase-item');
+  if (specs) {
+    const items: NonNullable<StartMetabaseEmulatorOptions['items']> = [];
+    for (const spec of specs) {
+      const match = /^(dashboard|question):([1-9]\d{0,8})(?::(.*))?$/.exec(spec);
+      if (!match) {
+        problems.push(`--metabase-item must be KIND:ID[:SLUG=KIND,...], got ${JSON.stringify(spec.slice(0, 80))}`);
+        continue;
+      }
+      const parameters: Record<string, MetabaseParameterKind> = {};
+      let bad = false;
+      for (const pair of match[3] ? match[3].split(',') : []) {
+        const [slug, kind, extra] = pair.split('=');
+        if (!slug || !kind || extra !== undefined || !['locked', 'enabled', 'disabled'].includes(kind)) bad = true;
+        else parameters[slug] = kind as MetabaseParameterKind;
+      }
+      if (bad) problems.push(`--metabase-item ${match[1]}:${match[2]}: each parameter must be SLUG=locked|enabled|disabled`);
+      else {
+        const kind = match[1] as 'dashboard' | 'question';
+        const id = Number(match[2]);
+        const title = `${kind === 'dashboard' ? 'Dashboard' : 'Question'} ${id}`;
+        // A dashboard gets the sample cards; a question is its own one card.
+        const cards = kind === 'dashboard' ? METABASE_SAMPLE_ITEMS[0]!.cards : [{ id, name: title, display: 'table' as const }];
+        items.push({ kind, id, title, parameters, cards });
+      }
+    }
+    options.items = items;
+  }
+  const origins = embedOrigins(values, problems);
+  if (origins) options.frameAncestors = origins;
+  if (problems.length === 0 && options.items) {
+    try {
+      parseItems(options.items);
+    } catch (error) {
+      problems.push(`--metabase-item: ${(error as Error).message}`);
+    }
+  }
+  return problems.length > 0 ? { problems } : { command: { kind: 'start-metabase', options }, problems };
 }

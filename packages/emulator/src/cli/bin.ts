@@ -1,7 +1,7 @@
 import { EMULATOR_LISTENING_PREFIX } from '@embedded-dashboard/protocol';
 import { parseArgs, USAGE } from './args.js';
 import { DEFAULT_API_KEYS } from '../options.js';
-import { startEmulator, startSupersetEmulator } from '../server.js';
+import { startEmulator, startMetabaseEmulator, startSupersetEmulator } from '../server.js';
 import { DEFAULT_SUPERSET_USERS } from '../superset/index.js';
 
 /** The `embedded-dashboard-emulator` command (ARCHITECTURE §7). */
@@ -26,6 +26,18 @@ async function main(argv: readonly string[]): Promise<void> {
       console.log(`guest token audience: ${superset.emulator.guestToken.audience}`);
       for (const dashboard of superset.emulator.dashboards) console.log(`embedded dashboard ${dashboard.slug}: ${dashboard.uuid}`);
       running = { close: superset.close };
+    } else if (command.kind === 'start-metabase') {
+      const metabase = await startMetabaseEmulator(command.options);
+      console.log(`${EMULATOR_LISTENING_PREFIX}${metabase.url}`);
+      console.log('vendor: metabase (guest embeds as Metabase serves them)');
+      console.log(`embedding secret: ${command.options.secretKey === undefined ? 'the development key (DEFAULT_METABASE_SECRET)' : 'as given'}`);
+      for (const item of metabase.emulator.items) {
+        const parameters = Object.entries(item.parameters)
+          .map(([slug, kind]) => `${slug}=${kind}`)
+          .join(',');
+        console.log(`${item.kind} ${item.id}${item.enableEmbedding === false ? ' (not published)' : ''}: ${parameters || 'no parameters'}`);
+      }
+      running = { close: metabase.close };
     } else running = await startEmulator(command.options);
   } catch (error) {
     console.error(`embedded-dashboard-emulator: ${(error as Error).message}`);

@@ -148,7 +148,7 @@ describe('the CLI with --vendor superset', () => {
     expect(bad.command).toBeUndefined();
     expect(bad.problems).toHaveLength(4);
     expect(parseArgs(['--guest-secret', 'x']).problems).toEqual(['--guest-secret is a --vendor superset option']);
-    expect(parseArgs(['--vendor', 'metabase']).problems).toContain('--vendor must be explo or superset');
+    expect(parseArgs(['--vendor', 'looker']).problems).toContain('--vendor must be explo, superset or metabase');
     // Explo's command line is what it was.
     expect(parseArgs(['--port', '0']).command?.kind).toBe('start');
   });

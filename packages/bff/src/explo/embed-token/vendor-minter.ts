@@ -2,6 +2,7 @@ import {
   exploEmbedIssuer,
   isCompactJwe,
   isoDurationSeconds,
+  reuseMinLeftMs,
   type ExploGenerateJwtInput,
   type ExploGenerateJwtResponse,
   type TokenResponse,
@@ -20,7 +21,7 @@ export interface VendorMinterSettings {
   keyId: string;
   /** Each token's lifetime, asked of the vendor as `expiration`. */
   ttlSeconds: number;
-  /** At most one renewal of a token its holders say is refused in this long (else 429, as for rotation). */
+  /** The cap of the spacing of renewals of one token (else 429, as for rotation); the protocol's rule shortens it for short lifetimes. */
   minRotationIntervalMs: number;
   now: () => number;
 }
@@ -28,17 +29,12 @@ export interface VendorMinterSettings {
 /** The vendor's `generate_jwt`, as `UserGroupClient` (api `explo-customer`) has it. */
 export type GenerateJwt = (input: ExploGenerateJwtInput) => Promise<ExploGenerateJwtResponse>;
 
-/** A stored token is handed out while at least this share of its lifetime is left... */
-export const REUSE_MIN_LEFT_SHARE = 0.25;
-/** ...and at least this long: above the element's default `refresh-margin` (60 s), so a holder does not renew at once. */
-export const REUSE_MIN_LEFT_MS = 90_000;
-
 /**
  * Embed tokens minted by the vendor (`embedToken.mint: 'vendor'`, the Customer API's
  * `generate_jwt`). A vendor call per page view would spend the vendor's rate limit (about 180 a
  * minute per account) on every visit, so each token is kept in the store, one per customer,
  * dashboard and page origin (`iss`), and handed to every session of that customer, in every
- * process sharing the store, until near its expiry (`REUSE_MIN_LEFT_*`). Then one process mints
+ * process sharing the store, until near its expiry (the protocol's `reuseMinLeftMs`). Then one process mints
  * the next one (in-process single-flight and the store lock `mint:<key>`; the others wait for its
  * entry). Every `generate_jwt` goes through the token service's `VendorCalls`: the customer's
  * circuit, the vendor budget (`first-token` for a page view without a working token,
@@ -85,7 +81,7 @@ export class VendorMinter implements EmbedTokenMinter {
     const stored = await this.#read(request);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const throttled = rotationThrottle('this embed token was minted', stored.lastRotatedAt ?? 0, this.#s);
+      const throttled = rotationThrottle('this embed token was minted', stored.lastRotatedAt ?? 0, this.#s.ttlSeconds * 1000, this.#s);
       if (throttled) throw throttled;
     }
     return this.#respond(await this.#mintOnce(request, stored, presented));
@@ -99,7 +95,7 @@ export class VendorMinter implements EmbedTokenMinter {
 
   #reusable(entry: GroupEntry): boolean {
     const leftMs = this.#expiresAt(entry) - this.#s.now();
-    return leftMs >= REUSE_MIN_LEFT_MS && leftMs >= REUSE_MIN_LEFT_SHARE * this.#s.ttlSeconds * 1000;
+    return leftMs >= reuseMinLeftMs(this.#s.ttlSeconds * 1000);
   }
 
   /** The stored token for the request's customer, dashboard and `iss`; anything stored for another is a miss. */

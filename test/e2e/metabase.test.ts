@@ -1,0 +1,202 @@
+/**
+ * `<embedded-dashboard protocol="metabase">` against the emulator's Metabase mode (guest embeds as
+ * Metabase serves and verifies them) behind a real BFF signing the guest tokens from the session
+ * (`EMBED_VENDOR=metabase`, `customer_id` locked to `{org_id}`), in each engine, on one host page
+ * (./metabase-host.ts, the shipped standalone file) holding the scenarios that do not interfere:
+ * Acme and Globex side by side (Acme with an editable parameter set), a page trying to set the
+ * locked parameter through `variables`, and a dashboard the BFF does not embed. Its tests read the
+ * page in order: rows, height, the locked parameter (and a hand-edited frame URL), the refusal,
+ * and Acme's renewal, ten seconds in (`refresh-margin` 50 s of a 60 s token).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines, type EngineContext, type FrameRef, type Tab } from '../support/browsers/index.js';
+import { eventually, openEngineBrowser } from './harness.js';
+import {
+  answeredView,
+  elementFrameHeight,
+  eventsOf,
+  frameAt,
+  frameView,
+  startMetabaseHost,
+  stateOf,
+  viewOf,
+  visibleSrc,
+  type MetabaseHost,
+} from './metabase-host.js';
+
+/**
+ * The guest tokens' lifetime. Acme renews every 10 s (`refresh-margin` 50 s), long before `exp`:
+ * one renewal lands while the file runs, the next not before its new frame is read. The others
+ * renew only after the file is done (a swap would replace the frames the tests read).
+ */
+const TTL_SECONDS = 60;
+const ELEMENTS = [
+  { id: 'acme', customer: 'acme', dashboard: '1', attributes: `refresh-margin="50" variables='{"region":"north"}' titled="true" bordered="false"` },
+  { id: 'globex', customer: 'globex', dashboard: '1', attributes: 'refresh-margin="5"' },
+  // Acme's session, its page setting the locked parameter (and a disabled one) as if editable.
+  {
+    id: 'hostile',
+    customer: 'acme',
+    mount: 'acme',
+    dashboard: '1',
+    attributes: `refresh-margin="5" variables='{"customer_id":["globex","initech"],"product":"reactor"}'`,
+  },
+  // A dashboard the BFF does not embed (EMBED_DASHBOARDS=1): the token is refused.
+  { id: 'refused', customer: 'acme', mount: 'acme', dashboard: '2' },
+];
+/** The sample rows by customer: Acme north (anvil, magnet), south (rocket); Globex (reactor, turbine). */
+const ACME_NORTH = ['anvil', 'magnet'];
+const NOT_ACME_NORTH = ['rocket', 'reactor', 'turbine', 'stapler', 'printer', 'tps', 'mug', 'ticket'];
+
+interface Sample {
+  at: number;
+  state: string | null;
+  /** The element's iframes a viewer sees (displayed, not hidden, of some height), by src. */
+  visible: string[];
+}
+
+describe.each(engines())('protocol="metabase" against the emulator behind the BFF in $name', (engine) => {
+  let host: MetabaseHost;
+  let browser: Awaited<ReturnType<typeof openEngineBrowser>>;
+  let context: EngineContext;
+  let tab: Tab;
+  const frames: Partial<Record<'acme' | 'globex' | 'hostile', FrameRef>> = {};
+  let acmeSrc = '';
+
+  beforeAll(async () => {
+    if (!engine.available) return;
+    [host, browser] = await Promise.all([startMetabaseHost({ elements: ELEMENTS, ttlSeconds: TTL_SECONDS }), openEngineBrowser(engine)]);
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await host.signIn(context);
+    tab = await context.newTab();
+    await tab.goto(host.url);
+    // One renewal of Acme's while the file runs: its first token's refresh is due 10 s in
+    // (refresh-margin 50 s of 60), scheduled when it came; the renewed token's, with 5 s, after the file.
+    await eventually('acme’s first token', async () => (await eventsOf(tab, 'acme', 'dashboard-token')).length > 0, 20_000);
+    await tab.evaluate(() => document.getElementById('el-acme')!.setAttribute('refresh-margin', '5'));
+    // Every animation frame of the page from now on: Acme's state and the iframes a viewer sees.
+    await tab.evaluate(() => {
+      const samples: Sample[] = ((window as unknown as { __samples: Sample[] }).__samples = []);
+      const tick = () => {
+        const el = document.getElementById('el-acme')!;
+        samples.push({
+          at: Date.now(),
+          state: el.getAttribute('state'),
+          visible: [...el.shadowRoot!.querySelectorAll('iframe')]
+            .filter((f) => !f.hidden && getComputedStyle(f).visibility !== 'hidden' && f.getBoundingClientRect().height > 0)
+            .map((f) => f.getAttribute('src') ?? ''),
+        });
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await host?.close();
+  });
+
+  it.skipIf(!engine.available)('two customers on one page each see only their own rows; an editable parameter from variables narrows them', async () => {
+    for (const id of ['acme', 'globex'] as const) {
+      await eventually(`${id} ready`, async () => (await stateOf(tab, id)) === 'ready', 20_000);
+      const src = await visibleSrc(tab, id);
+      if (id === 'acme') acmeSrc = src;
+      frames[id] = await frameAt(tab, src);
+    }
+    const acme = await viewOf(tab, 'acme', 'acme rows');
+    const globex = await viewOf(tab, 'globex', 'globex rows');
+    expect([acme.state, globex.state]).toEqual(['loaded', 'loaded']);
+    expect(new Set(acme.customers)).toEqual(new Set(['acme']));
+    expect(acme.products.sort()).toEqual([...ACME_NORTH].sort());
+    expect(new Set(globex.customers)).toEqual(new Set(['globex']));
+    expect(globex.products.sort()).toEqual(['reactor', 'turbine']);
+    // The element's URL: the token, the editable parameter in the query, the hash options.
+    const url = new URL(acmeSrc);
+    expect(url.origin).toBe(host.emulator.url);
+    expect(url.search).toBe('?region=north');
+    expect(url.hash).toBe('#bordered=false&titled=true');
+    // The BFF named the dashboard: one first token per element with a mount of its session.
+    expect((await eventsOf(tab, 'acme', 'dashboard-load')).length).toBe(1);
+  });
+
+  it.skipIf(!engine.available)('each frame takes its dashboard’s height', async () => {
+    for (const id of ['acme', 'globex'] as const) {
+      await eventually(`${id}'s frame at its dashboard's height`, async () => {
+        const [height, content] = [await elementFrameHeight(tab, id), (await viewOf(tab, id, `${id}'s frame`)).height];
+        return height > 100 && Math.abs(height - content) <= 2;
+      });
+    }
+    // Different content, different heights: each followed its own frame.
+    const resized = (await eventsOf(tab, 'globex', 'dashboard-resize')).map((e) => e.detail.height);
+    expect(resized.length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!engine.available)('a page cannot set or widen the locked parameter: not through variables, not by editing the frame URL', async () => {
+    await eventually('hostile ready', async () => (await stateOf(tab, 'hostile')) === 'ready', 20_000);
+    const hostileSrc = await visibleSrc(tab, 'hostile');
+    expect(new URL(hostileSrc).searchParams.getAll('customer_id')).toEqual(['globex', 'initech']);
+    frames.hostile = await frameAt(tab, hostileSrc);
+    const hostile = await answeredView(frames.hostile, 'the hostile frame answered');
+    // Metabase's refusal, and no row of anyone.
+    expect(hostile.customers).toEqual([]);
+    expect(hostile.text).not.toMatch(/reactor|turbine|stapler|anvil/);
+    // Acme's own frame URL, edited by hand to name Globex (as a query parameter, and in the hash).
+    const edited = new URL(acmeSrc);
+    edited.searchParams.set('customer_id', 'globex');
+    edited.hash = `${edited.hash}&customer_id=globex`;
+    await tab.evaluate((src) => {
+      const frame = document.createElement('iframe');
+      frame.id = 'edited';
+      frame.src = src;
+      document.body.append(frame);
+    }, edited.href);
+    const editedFrame = await frameAt(tab, edited.href);
+    const view = await answeredView(editedFrame, 'the edited frame answered');
+    expect(view.customers).toEqual([]);
+    expect(view.text).not.toMatch(/reactor|turbine/);
+    await tab.evaluate(() => document.getElementById('edited')!.remove());
+  });
+
+  it.skipIf(!engine.available)('a refused token is the error state, with the BFF’s code, and no frame', async () => {
+    await eventually('refused in error', async () => (await stateOf(tab, 'refused')) === 'error', 20_000);
+    const [error] = await eventsOf(tab, 'refused', 'dashboard-error');
+    expect(error!.detail).toMatchObject({ retryable: false });
+    expect(String(error!.detail.code)).not.toBe('');
+    expect(await visibleSrc(tab, 'refused')).toBe('');
+    const shown = await tab.evaluate(() => document.getElementById('el-refused')!.shadowRoot!.textContent ?? '');
+    expect(shown).toMatch(/could not be loaded/);
+  });
+
+  it.skipIf(!engine.available)('renews before exp in a hidden frame swapped in once laid out: never a blank frame, the same rows after', async () => {
+    const renewed = await eventually(
+      'acme renewed in a new frame',
+      async () => {
+        const src = await visibleSrc(tab, 'acme');
+        return src !== acmeSrc ? src : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(host.answers.some((a) => a.status === 200 && a.path === '/embed-acme/token/rotate')).toBe(true);
+    const token = (src: string) => new URL(src).pathname.split('/').pop();
+    expect(token(renewed)).not.toBe(token(acmeSrc));
+    // The new frame shows Acme's rows: it was swapped in once it reported the old one's height.
+    const next = await frameAt(tab, renewed);
+    const view = await frameView(next);
+    expect(view.state).toBe('loaded');
+    expect(view.products.sort()).toEqual([...ACME_NORTH].sort());
+    for (const other of NOT_ACME_NORTH) expect(view.products).not.toContain(other);
+    // Every animation frame from the first ready to now: a frame on screen, ready or refreshing, never two.
+    await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    const samples = await tab.evaluate(() => (window as unknown as { __samples: Sample[] }).__samples);
+    const from = samples.findIndex((s) => s.state === 'ready');
+    const watched = samples.slice(from);
+    expect(watched.length).toBeGreaterThan(10);
+    const blank = watched.filter((s) => s.visible.length !== 1 || (s.state !== 'ready' && s.state !== 'refreshing'));
+    expect(blank).toEqual([]);
+    expect(new Set(watched.map((s) => s.visible[0]))).toEqual(new Set([acmeSrc, renewed]));
+    expect((await eventsOf(tab, 'acme', 'dashboard-token')).map((e) => e.detail.reason)).toEqual(['initial', 'refresh']);
+    expect(await stateOf(tab, 'acme')).toBe('ready');
+  });
+});

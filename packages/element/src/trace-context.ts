@@ -4,7 +4,7 @@
  * set, each request to `token-url` (the first token and every `…/rotate`) carries a fresh W3C
  * `traceparent`, for a BFF that traces with OpenTelemetry to continue (ARCHITECTURE §4.5). A
  * module of its own, with or after any vendor's entry: the element's bundles carry only the
- * `tokenHeaders` seam it fills (their size budgets, bench rows 1a-1j). A `fetchToken` replaces
+ * `headers` seam it fills (their size budgets, bench rows 1a-1j). A `fetchToken` replaces
  * the request, and with it the header.
  */
 
@@ -49,9 +49,10 @@ const enable = (element: ElementClass): void => {
         this.toggleAttribute(ATTRIBUTE, !!value);
       },
     },
-    tokenHeaders: {
+    // The token controller's seam, read once per token request: a new traceparent each time.
+    headers: {
       configurable: true,
-      value(this: HTMLElement) {
+      get(this: HTMLElement) {
         return this.hasAttribute(ATTRIBUTE) ? { traceparent: traceparent() } : undefined;
       },
     },

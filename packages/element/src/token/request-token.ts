@@ -31,7 +31,7 @@ export interface RequestTokenOptions {
   dashboard?: string | undefined;
   /** One chart of it, for a single-chart token (sent as `chart`). */
   chart?: string | undefined;
-  /** Extra request headers (an opt-in module's, through `TokenHost.tokenHeaders`). */
+  /** Extra request headers (an opt-in module's, through `TokenHost.headers`). */
   headers?: Record<string, string> | undefined;
 }
 

@@ -18,10 +18,12 @@ export interface TokenHost extends ReactiveControllerHost {
   readonly tokenChart?: string | undefined;
   readonly fetchToken?: FetchToken | undefined;
   /**
-   * Extra headers for one `token-url` request, asked once per request: the seam of opt-in
-   * modules (`@embedded-dashboard/element/trace-context`), so the core carries none of them.
+   * Extra headers for a `token-url` request, read once per request (a getter may answer each one
+   * anew): the seam of opt-in modules (`@embedded-dashboard/element/trace-context` defines it on
+   * the element), so the core carries none of them. Named as the fetch option is: the cheapest
+   * name in the bundle.
    */
-  tokenHeaders?(): Record<string, string> | undefined;
+  readonly headers?: Record<string, string> | undefined;
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
   readonly isConnected: boolean;
@@ -198,7 +200,7 @@ export class TokenController implements ReactiveController {
     const run = (this.#run = new AbortController());
     this.#reason = reason;
     this.#set(this.token ? DashboardState.refreshing : DashboardState.loading);
-    const { fetchToken, withCredentials, tokenScope, tokenChart } = this.#host;
+    const { fetchToken, withCredentials, tokenScope, tokenChart, headers } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
     const shared = reason === 'initial' ? this.#shared() : undefined;
@@ -214,7 +216,7 @@ export class TokenController implements ReactiveController {
               credentials: withCredentials ? 'include' : 'same-origin',
               dashboard: tokenScope,
               chart: tokenChart,
-              headers: this.#host.tokenHeaders?.(),
+              headers,
             });
       if (run.signal.aborted) return;
       this.#run = undefined;

@@ -66,13 +66,20 @@ export interface RunResult {
 export function run(
   command: string,
   args: string[],
-  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number; signal?: AbortSignal },
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     execFile(
       command,
       args,
-      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 300_000, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' },
+      {
+        cwd: options.cwd,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+        killSignal: 'SIGKILL',
+        signal: options.signal,
+      },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
@@ -82,7 +89,7 @@ export function run(
 export async function runOk(
   command: string,
   args: string[],
-  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number; signal?: AbortSignal },
 ): Promise<RunResult> {
   const result = await run(command, args, options);
   if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.code}) in ${options.cwd}:\n${result.stdout}\n${result.stderr}`);

@@ -6,9 +6,9 @@
  * example is copied and built again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from '../support/ports.js';
 import { copyIntoConsumer, REPOSITORY_ROOT, runOk, startServer, type ServerProcess } from './consumer.js';
 
@@ -52,15 +52,73 @@ export function preparedExample(consumerDir: string, name: ExampleName): Promise
   return prepared;
 }
 
-async function prepare(consumerDir: string, name: ExampleName): Promise<string> {
+/** Beside the example's copy (not in it: the copy is replaced): the pid of a process preparing it now. */
+const preparingMarker = (consumerDir: string, name: ExampleName) => join(consumerDir, 'examples', `.${name}.preparing`);
+
+/**
+ * Starts preparing `name` (the Next.js build) in this process, in the background: the run's
+ * global setup calls it right after the install, so the build runs beside the first test files
+ * (tsc and browser tests, one core each at most) instead of in the middle of the run. A test
+ * file that needs the example meanwhile waits for it ({@link preparedExample}); a failure is
+ * reported by that test, which prepares it again itself. `cancel()` (the run's teardown) kills
+ * a build no file waited for (a run of other files): the next run builds it again.
+ */
+export function prepareInBackground(consumerDir: string, name: ExampleName): { cancel(): Promise<void> } {
+  const marker = preparingMarker(consumerDir, name);
+  mkdirSync(dirname(marker), { recursive: true });
+  writeFileSync(marker, String(process.pid));
+  const abort = new AbortController();
+  const done = prepare(consumerDir, name, abort.signal).then(
+    () => undefined,
+    (error: unknown) => {
+      if (!abort.signal.aborted)
+        console.warn(`embedded-dashboard: preparing examples/${name} in the background failed; the test that needs it prepares it again:`, error);
+    },
+  );
+  void done.finally(() => rmSync(marker, { force: true }));
+  return {
+    cancel: async () => {
+      abort.abort();
+      await done;
+    },
+  };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Waits while another living process (the run's global setup) prepares the example, at most `timeoutMs`. */
+async function awaitOtherPreparation(consumerDir: string, name: ExampleName, timeoutMs = 600_000): Promise<void> {
+  const marker = preparingMarker(consumerDir, name);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let pid: number;
+    try {
+      pid = Number(readFileSync(marker, 'utf8'));
+    } catch {
+      return;
+    }
+    if (pid === process.pid || !alive(pid) || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function prepare(consumerDir: string, name: ExampleName, signal?: AbortSignal): Promise<string> {
   const stamp = sourceStamp(join(REPOSITORY_ROOT, 'examples', name));
   const target = join(consumerDir, 'examples', name);
   const stampFile = join(target, '.prepared');
+  if (!signal) await awaitOtherPreparation(consumerDir, name);
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return target;
   const app = await copyIntoConsumer(consumerDir, `examples/${name}`, `examples/${name}`);
   if (name === 'nextjs') {
     // The build reads no secret (the BFF and the pages read the environment per request).
-    await runOk(join(consumerDir, 'node_modules/.bin/next'), ['build'], { cwd: app, env: { NEXT_TELEMETRY_DISABLED: '1' }, timeoutMs: 600_000 });
+    await runOk(join(consumerDir, 'node_modules/.bin/next'), ['build'], { cwd: app, env: { NEXT_TELEMETRY_DISABLED: '1' }, timeoutMs: 600_000, signal });
   }
   await writeFile(stampFile, stamp);
   return app;

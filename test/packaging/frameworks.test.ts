@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, collectPageErrors, dashboardGroupName, openChromium, waitForDashboardReady } from './browser.js';
-import { copyIntoConsumer, REPOSITORY_ROOT, run, runOk, startViteDev, type ServerProcess } from './consumer.js';
+import { copyIntoConsumer, REPOSITORY_ROOT, run, runOk, startViteDev, type RunResult, type ServerProcess } from './consumer.js';
 
 const consumerDir = inject('consumerDir');
 const bin = (name: string) => join(consumerDir, 'node_modules/.bin', name);
@@ -60,9 +60,18 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
   let browser: Browser;
   let base: string;
 
+  /** The compiles and the build the tests below read, started in beforeAll, each beside the others (one core each). */
+  let wrongCompiles: Map<string, Promise<RunResult>>;
+  let production: Promise<RunResult>;
+
   beforeAll(async () => {
     app = await copyIntoConsumer(consumerDir, 'test/packaging/fixtures/frameworks-app', 'apps/frameworks');
+    // The planted mistakes' ngc runs (their own files and outDirs) beside the real one.
+    wrongCompiles = new Map(WRONG_HANDLERS.map((handler) => [handler.wrong, compileWrongHandler(handler)]));
+    for (const compile of wrongCompiles.values()) compile.catch(() => undefined);
     await runOk(bin('ngc'), ['-p', 'tsconfig.angular.json'], { cwd: app });
+    // `vite build` (into dist/) beside `vite dev` and the browser: it needs only the ngc output.
+    production = run(bin('vite'), ['build', '--logLevel', 'warn'], { cwd: app, env: { NO_COLOR: '1' }, timeoutMs: 300_000 });
     ({ vite, base } = await startViteDev(consumerDir, app));
     browser = await openChromium();
   });
@@ -135,25 +144,30 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
     },
   ];
 
+  /** ngc of angular/main.ts with `edit` applied (the handler typed for another event), in a tsconfig and outDir of its own. */
+  async function compileWrongHandler({ wrong, edit }: (typeof WRONG_HANDLERS)[number]): Promise<RunResult> {
+    const source = await readFile(join(app, 'angular/main.ts'), 'utf8');
+    const edited = edit(
+      source.replace(
+        "import type { DashboardCustomEvent, DashboardLoadEvent } from '@embedded-dashboard/element';",
+        `import type { DashboardCustomEvent, DashboardLoadEvent, ${wrong} } from '@embedded-dashboard/element';`,
+      ),
+    );
+    if (!edited.includes(`(event: ${wrong}): void`)) throw new Error(`the ${wrong} edit no longer applies to angular/main.ts`);
+    const name = `wrong-${wrong}`;
+    await writeFile(join(app, `angular/${name}.ts`), edited);
+    const config = JSON.parse(await readFile(join(app, 'tsconfig.angular.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string } };
+    await writeFile(
+      join(app, `tsconfig.angular-${name}.json`),
+      JSON.stringify({ ...config, files: [`angular/${name}.ts`], compilerOptions: { ...config.compilerOptions, outDir: `angular-${name}` } }),
+    );
+    return run(bin('ngc'), ['-p', `tsconfig.angular-${name}.json`], { cwd: app });
+  }
+
   it.each(WRONG_HANDLERS)(
     "Angular's strict templates type the handler of $event from the element's event map: a $wrong handler fails ngc",
-    async ({ expected, wrong, edit }) => {
-      const source = await readFile(join(app, 'angular/main.ts'), 'utf8');
-      const edited = edit(
-        source.replace(
-          "import type { DashboardCustomEvent, DashboardLoadEvent } from '@embedded-dashboard/element';",
-          `import type { DashboardCustomEvent, DashboardLoadEvent, ${wrong} } from '@embedded-dashboard/element';`,
-        ),
-      );
-      expect(edited).toContain(`(event: ${wrong}): void`);
-      const name = `wrong-${wrong}`;
-      await writeFile(join(app, `angular/${name}.ts`), edited);
-      const config = JSON.parse(await readFile(join(app, 'tsconfig.angular.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string } };
-      await writeFile(
-        join(app, `tsconfig.angular-${name}.json`),
-        JSON.stringify({ ...config, files: [`angular/${name}.ts`], compilerOptions: { ...config.compilerOptions, outDir: `angular-${name}` } }),
-      );
-      const result = await run(bin('ngc'), ['-p', `tsconfig.angular-${name}.json`], { cwd: app });
+    async ({ expected, wrong }) => {
+      const result = await wrongCompiles.get(wrong)!;
       expect(result.code).not.toBe(0);
       const output = `${result.stdout}${result.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
       // The one error is the template's: the bound event's type against the handler's.
@@ -163,7 +177,8 @@ describe.skipIf(!chromium.available)('React 19, Vue 3, Svelte 5 and Angular rend
   );
 
   it('vite build builds all four pages, with none of the dev plugin in the output', async () => {
-    await runOk(bin('vite'), ['build', '--logLevel', 'warn'], { cwd: app, env: { NO_COLOR: '1' }, timeoutMs: 300_000 });
+    const built = await production;
+    expect(built.code, `${built.stdout}\n${built.stderr}`).toBe(0);
     for (const { framework } of PAGES) expect(existsSync(join(app, 'dist', `${framework}.html`)), framework).toBe(true);
     const assets = join(app, 'dist/assets');
     const code = (await Promise.all((await readdir(assets)).filter((f) => f.endsWith('.js')).map((f) => readFile(join(assets, f), 'utf8')))).join('\n');

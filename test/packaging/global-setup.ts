@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { installConsumer, packWorkspaces } from './consumer.js';
+import { prepareInBackground } from './example-apps.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,7 +29,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const consumerDir = join(base, 'app');
   await installConsumer(consumerDir, tarballs);
   project.provide('consumerDir', consumerDir);
+  // The run's longest build (next build, minutes on a busy machine), started now, beside the
+  // first test files; the files that run the example wait for it (example-apps.ts).
+  const nextBuild = prepareInBackground(consumerDir, 'nextjs');
   return async () => {
+    await nextBuild.cancel();
     if (process.env.KEEP_CONSUMER === '1') console.log(`consumer project kept at ${consumerDir}`);
     else await rm(base, { recursive: true, force: true });
   };

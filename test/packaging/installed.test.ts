@@ -203,180 +203,6 @@ describe('the README library code, run in the consumer', () => {
   });
 });
 
-describe('consumer files, type-checked with tsc against the installed types', () => {
-  const tsconfig = {
-    compilerOptions: {
-      target: 'ES2022',
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-      types: ['node'],
-      strict: true,
-      noEmit: true,
-      // Our .d.ts files (and what they pull in) are checked; TypeScript's own lib files are not.
-      skipLibCheck: false,
-      skipDefaultLibCheck: true,
-      jsx: 'react-jsx',
-    },
-  };
-  const readmeBlock = (path: string, after: string) => {
-    const readme = readFileSync(join(REPOSITORY_ROOT, path), 'utf8');
-    const block = new RegExp(`${after}[\\s\\S]*?\`\`\`(?:ts|tsx)(?: [a-z ]+)?\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
-    if (!block) throw new Error(`${path} has no code block after "${after}"`);
-    return block;
-  };
-  // The generated Vue (GlobalComponents) and Svelte 5 (SvelteHTMLElements) typings, as their tooling reads them.
-  const frameworkConsumer = `import type {} from '@embedded-dashboard/element/vue';
-import type {} from '@embedded-dashboard/element/svelte';
-import type { GlobalComponents } from 'vue';
-import type { SvelteHTMLElements } from 'svelte/elements';
-
-export const vueProps: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = {
-  dashboard: 'sales-overview', srcTemplate: 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, noAutoResize: true,
-  localeCode: 'de-DE', refreshMinutes: 15, protocol: 'explo-jwt', chart: 'revenue-by-month',
-  onDashboardLoad: (e) => console.log(e.detail.loadTime.toFixed(0)), onDashboardError: (e) => console.log(e.detail.code),
-  onDashboardCustomEvent: (e) => console.log(e.detail.name, JSON.stringify(e.detail.detail)),
-};
-export const svelteAttributes: SvelteHTMLElements['embedded-dashboard'] = {
-  dashboard: 'sales-overview', 'src-template': 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, 'refresh-margin': 30,
-  'locale-code': 'de-DE', 'refresh-minutes': 15, protocol: 'explo-jwt', chart: 'revenue-by-month',
-  'ondashboard-load': (e) => console.log(e.detail.loadTime.toFixed(0)), 'ondashboard-variable-change': (e) => console.log(e.detail.name), class: 'wide',
-  'ondashboard-custom-event': (e) => console.log(e.detail.name, JSON.stringify(e.detail.detail)),
-};
-`;
-  const reactConsumer = `import { createRef } from 'react';
-import { EmbeddedDashboard, type EmbeddedDashboardElement } from '@embedded-dashboard/react';
-
-const ref = createRef<EmbeddedDashboardElement>();
-export const page = (
-  <main>
-    <EmbeddedDashboard ref={ref} dashboard="sales-overview" srcTemplate="https://d.example/iframe/{dashboard}"
-      variables={{ region: 'EU', seats: 3 }} refreshMargin={30} noAutoResize className="wide"
-      localeCode="de-DE" refreshMinutes={15}
-      onLoad={(e) => console.log(e.detail.loadTime.toFixed(0))} onError={(e) => console.log(e.detail.code)}
-      onToken={(e) => console.log(e.detail.reason)} onResize={(e) => console.log(e.detail.height)}
-      onVariableChange={(e) => console.log(e.detail.name, e.detail.value, ref.current?.currentVariables.region)}
-      onCustomEvent={(e) => console.log(e.detail.name, JSON.stringify(e.detail.detail))}>
-      <p slot="error">Sign in again</p>
-    </EmbeddedDashboard>
-    <EmbeddedDashboard dashboard="sales-overview" chart="revenue-by-month" protocol="explo-jwt" srcTemplate="https://d.example/iframe/{token}" />
-    <embedded-dashboard dashboard="d" src-template="https://d.example/iframe/{dashboard}" variables={{ region: 'EU' }}
-      locale-code="de-DE" refresh-minutes={15}
-      ondashboard-load={(e) => console.log(e.detail.loadTime.toFixed(0))}
-      ondashboard-custom-event={(e) => console.log(e.detail.name, JSON.stringify(e.detail.detail))} />
-  </main>
-);
-`;
-  const consumer = `import { createEmbedRoutes, createBffNodeListener, createBffApp, type BffOptions } from '@embedded-dashboard/bff';
-import { createRedisStore } from '@embedded-dashboard/bff/redis';
-import { UserGroupClient, UserGroupApiError } from '@embedded-dashboard/client';
-import { startEmulator } from '@embedded-dashboard/emulator';
-import { isTokenResponse, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
-import '@embedded-dashboard/element';
-import { TAG_NAME, type DashboardCustomEvent, type DashboardLoadEvent, type EmbeddedDashboard } from '@embedded-dashboard/element';
-import { EmbeddedDashboard as StandaloneElement } from '@embedded-dashboard/element/standalone';
-import { renderElementScript, TRUSTED_TYPES_POLICY } from '@embedded-dashboard/bff';
-
-export const standalone: EmbeddedDashboard = new StandaloneElement();
-standalone.allow = 'fullscreen; clipboard-write';
-export const pinned: string = renderElementScript({ src: '/embedded-dashboard.js', integrity: 'sha384-x', nonce: 'n' });
-export const policyName: string = TRUSTED_TYPES_POLICY;
-
-const upstream = new UserGroupClient({ baseUrl: 'http://127.0.0.1:8790', apiToken: 'dev-customer-key' });
-const options: BffOptions = { upstream, session: { secret: 'x'.repeat(32), cookie: 'session' }, secrets: ['dev-customer-key'] };
-export const routes = createEmbedRoutes(options);
-export const listener = createBffNodeListener(createBffApp({ ...options, store: createRedisStore({ url: 'redis://127.0.0.1:6379' }) }));
-export const running = startEmulator({ port: 0 }).then((e) => e.url.length);
-export const isApiError = (e: unknown): e is UserGroupApiError => e instanceof UserGroupApiError;
-export const tokenOf = (x: unknown): TokenResponse | undefined => (isTokenResponse(x) ? x : undefined);
-
-const el: EmbeddedDashboard = document.createElement('embedded-dashboard');
-el.variables = { region: 'EU', seats: 3, beta: true, note: null };
-el.addEventListener('dashboard-load', (e) => {
-  const loaded: DashboardLoadEvent = e;
-  console.log(loaded.detail.loadTime.toFixed(0), el.state === 'ready', TAG_NAME);
-});
-el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detail.retryable));
-el.localeCode = 'de-DE';
-el.refreshMinutes = 15;
-el.chart = 'revenue-by-month';
-export const now: DashboardVariables = el.currentVariables;
-el.addEventListener('dashboard-custom-event', (e) => {
-  const own: DashboardCustomEvent = e;
-  console.log(own.detail.name, JSON.stringify(own.detail.detail));
-});
-`;
-
-  it("types the standalone script's export under moduleResolution bundler too", async () => {
-    const dir = join(consumerDir, 'typecheck-bundler');
-    await mkdir(dir, { recursive: true });
-    const options = { ...tsconfig.compilerOptions, module: 'ESNext', moduleResolution: 'Bundler' };
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }, null, 2));
-    await writeFile(
-      join(dir, 'standalone.ts'),
-      `import { EmbeddedDashboard, TAG_NAME } from '@embedded-dashboard/element/standalone';\nexport const el: EmbeddedDashboard = new EmbeddedDashboard();\nel.allow = TAG_NAME;\n`,
-    );
-    await writeFile(
-      join(dir, 'mistake.ts'),
-      `import { EmbeddedDashboard } from '@embedded-dashboard/element/standalone';\nnew EmbeddedDashboard().allow = 42;\n`,
-    );
-    const result = await run(bin('tsc'), ['-p', 'typecheck-bundler/tsconfig.json'], { cwd: consumerDir });
-    const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^typecheck-bundler\/mistake\.ts\(2,.*error TS2322/);
-  });
-
-  it('passes with the published declarations, and fails where a consumer gets the types wrong', async () => {
-    await mkdir(join(consumerDir, 'typecheck'), { recursive: true });
-    await writeFile(join(consumerDir, 'typecheck', 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
-    await writeFile(join(consumerDir, 'typecheck', 'consumer.ts'), consumer);
-    await writeFile(join(consumerDir, 'typecheck', 'react-consumer.tsx'), reactConsumer);
-    await writeFile(join(consumerDir, 'typecheck', 'vue-svelte-consumer.ts'), frameworkConsumer);
-    await writeFile(join(consumerDir, 'typecheck', 'react-readme.tsx'), readmeBlock('packages/react/README.md', 'npm install @embedded-dashboard/react'));
-    // The JSX declaration of the bare tag, as packages/element/README.md gives it.
-    await writeFile(join(consumerDir, 'typecheck', 'embedded-dashboard.d.ts'), readmeBlock('packages/element/README.md', 'To type the tag for JSX'));
-    // Files of mistakes prove the declarations are really read (not `any`). The dashboard's own
-    // fields (a JS Event Button's customerName) are in the custom event's detail.detail, never its detail.
-    await writeFile(
-      join(consumerDir, 'typecheck', 'mistakes.ts'),
-      `${consumer}\nel.variables = 42;\nel.addEventListener('dashboard-load', (e) => e.detail.nope);\n` +
-        `el.addEventListener('dashboard-custom-event', (e) => e.detail.customerName);\nel.currentVariables = {};\n`,
-    );
-    await writeFile(
-      join(consumerDir, 'typecheck', 'react-mistakes.tsx'),
-      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: () => 'EU' }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n` +
-        `export const c = <EmbeddedDashboard dashboard="d" srcTemplate="t" onCustomEvent={(e) => e.detail.customerName} />;\n`,
-    );
-    await writeFile(
-      join(consumerDir, 'typecheck', 'vue-svelte-mistakes.ts'),
-      `${frameworkConsumer}\nexport const v: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardLoad: (e) => e.detail.nope };\nexport const s: SvelteHTMLElements['embedded-dashboard'] = { variables: 42 };\n` +
-        `export const vc: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardCustomEvent: (e) => e.detail.customerName };\n` +
-        `export const sc: SvelteHTMLElements['embedded-dashboard'] = { 'ondashboard-custom-event': (e) => e.detail.customerName };\n`,
-    );
-    const result = await run(bin('tsc'), ['-p', 'typecheck/tsconfig.json'], { cwd: consumerDir });
-    const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
-    expect(result.stderr).toBe('');
-    expect(errors.filter((line) => !/^typecheck\/(react-|vue-svelte-)?mistakes\.tsx?\(/.test(line))).toEqual([]);
-    const customDetail = /Property 'customerName' does not exist on type 'DashboardCustomEventDetail'/;
-    expect(errors).toHaveLength(11);
-    expect(errors[0]).toMatch(/^typecheck\/mistakes\.ts\(\d+,1\): error TS2322/);
-    expect(errors[1]).toMatch(/^typecheck\/mistakes\.ts.*Property 'nope' does not exist/);
-    expect(errors[2]).toMatch(/^typecheck\/mistakes\.ts.*error TS2339/);
-    expect(errors[2]).toMatch(customDetail);
-    expect(errors[3]).toMatch(/^typecheck\/mistakes\.ts.*error TS2540: Cannot assign to 'currentVariables' because it is a read-only property/);
-    expect(errors[4]).toMatch(/^typecheck\/react-mistakes\.tsx\(2,.*error TS2322/);
-    expect(errors[5]).toMatch(/^typecheck\/react-mistakes\.tsx\(3,.*Property 'nope' does not exist/);
-    expect(errors[6]).toMatch(/^typecheck\/react-mistakes\.tsx\(4,.*error TS2339/);
-    expect(errors[6]).toMatch(customDetail);
-    expect(errors[7]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*Property 'nope' does not exist/);
-    expect(errors[8]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2322/);
-    expect(errors[9]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2339/);
-    expect(errors[9]).toMatch(customDetail);
-    expect(errors[10]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2339/);
-    expect(errors[10]).toMatch(customDetail);
-  });
-});
-
 describe.skipIf(!chromium.available)('the installed standalone script, in Chromium', () => {
   let browser: Browser;
   let emulator: ServerProcess | undefined;
@@ -528,5 +354,196 @@ describe.skipIf(!chromium.available)('the installed standalone script, in Chromi
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('upstream_error');
     await page.waitForSelector('embedded-dashboard[state="error"]', { state: 'attached', timeout: 10_000 });
     await page.context().close();
+  });
+});
+
+describe('consumer files, type-checked with tsc against the installed types', () => {
+  const tsconfig = {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      // Our .d.ts files (and what they pull in) are checked; TypeScript's own lib files are not.
+      skipLibCheck: false,
+      skipDefaultLibCheck: true,
+      jsx: 'react-jsx',
+    },
+  };
+  const readmeBlock = (path: string, after: string) => {
+    const readme = readFileSync(join(REPOSITORY_ROOT, path), 'utf8');
+    const block = new RegExp(`${after}[\\s\\S]*?\`\`\`(?:ts|tsx)(?: [a-z ]+)?\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
+    if (!block) throw new Error(`${path} has no code block after "${after}"`);
+    return block;
+  };
+  // The generated Vue (GlobalComponents) and Svelte 5 (SvelteHTMLElements) typings, as their tooling reads them.
+  const frameworkConsumer = `import type {} from '@embedded-dashboard/element/vue';
+import type {} from '@embedded-dashboard/element/svelte';
+import type { GlobalComponents } from 'vue';
+import type { SvelteHTMLElements } from 'svelte/elements';
+
+export const vueProps: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = {
+  dashboard: 'sales-overview', srcTemplate: 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, noAutoResize: true,
+  localeCode: 'de-DE', refreshMinutes: 15, protocol: 'explo-jwt', chart: 'revenue-by-month',
+  onDashboardLoad: (e) => console.log(e.detail.loadTime.toFixed(0)), onDashboardError: (e) => console.log(e.detail.code),
+  onDashboardCustomEvent: (e) => console.log(e.detail.name, JSON.stringify(e.detail.detail)),
+};
+export const svelteAttributes: SvelteHTMLElements['embedded-dashboard'] = {
+  dashboard: 'sales-overview', 'src-template': 'https://d.example/iframe/{dashboard}', variables: { region: 'EU' }, 'refresh-margin': 30,
+  'locale-code': 'de-DE', 'refresh-minutes': 15, protocol: 'explo-jwt', chart: 'revenue-by-month',
+  'ondashboard-load': (e) => console.log(e.detail.loadTime.toFixed(0)), 'ondashboard-variable-change': (e) => console.log(e.detail.name), class: 'wide',
+  'ondashboard-custom-event': (e) => console.log(e.detail.name, JSON.stringify(e.detail.detail)),
+};
+`;
+  const reactConsumer = `import { createRef } from 'react';
+import { EmbeddedDashboard, type EmbeddedDashboardElement } from '@embedded-dashboard/react';
+
+const ref = createRef<EmbeddedDashboardElement>();
+export const page = (
+  <main>
+    <EmbeddedDashboard ref={ref} dashboard="sales-overview" srcTemplate="https://d.example/iframe/{dashboard}"
+      variables={{ region: 'EU', seats: 3 }} refreshMargin={30} noAutoResize className="wide"
+      localeCode="de-DE" refreshMinutes={15}
+      onLoad={(e) => console.log(e.detail.loadTime.toFixed(0))} onError={(e) => console.log(e.detail.code)}
+      onToken={(e) => console.log(e.detail.reason)} onResize={(e) => console.log(e.detail.height)}
+      onVariableChange={(e) => console.log(e.detail.name, e.detail.value, ref.current?.currentVariables.region)}
+      onCustomEvent={(e) => console.log(e.detail.name, JSON.stringify(e.detail.detail))}>
+      <p slot="error">Sign in again</p>
+    </EmbeddedDashboard>
+    <EmbeddedDashboard dashboard="sales-overview" chart="revenue-by-month" protocol="explo-jwt" srcTemplate="https://d.example/iframe/{token}" />
+    <embedded-dashboard dashboard="d" src-template="https://d.example/iframe/{dashboard}" variables={{ region: 'EU' }}
+      locale-code="de-DE" refresh-minutes={15}
+      ondashboard-load={(e) => console.log(e.detail.loadTime.toFixed(0))}
+      ondashboard-custom-event={(e) => console.log(e.detail.name, JSON.stringify(e.detail.detail))} />
+  </main>
+);
+`;
+  const consumer = `import { createEmbedRoutes, createBffNodeListener, createBffApp, type BffOptions } from '@embedded-dashboard/bff';
+import { createRedisStore } from '@embedded-dashboard/bff/redis';
+import { UserGroupClient, UserGroupApiError } from '@embedded-dashboard/client';
+import { startEmulator } from '@embedded-dashboard/emulator';
+import { isTokenResponse, type DashboardVariables, type TokenResponse } from '@embedded-dashboard/protocol';
+import '@embedded-dashboard/element';
+import { TAG_NAME, type DashboardCustomEvent, type DashboardLoadEvent, type EmbeddedDashboard } from '@embedded-dashboard/element';
+import { EmbeddedDashboard as StandaloneElement } from '@embedded-dashboard/element/standalone';
+import { renderElementScript, TRUSTED_TYPES_POLICY } from '@embedded-dashboard/bff';
+
+export const standalone: EmbeddedDashboard = new StandaloneElement();
+standalone.allow = 'fullscreen; clipboard-write';
+export const pinned: string = renderElementScript({ src: '/embedded-dashboard.js', integrity: 'sha384-x', nonce: 'n' });
+export const policyName: string = TRUSTED_TYPES_POLICY;
+
+const upstream = new UserGroupClient({ baseUrl: 'http://127.0.0.1:8790', apiToken: 'dev-customer-key' });
+const options: BffOptions = { upstream, session: { secret: 'x'.repeat(32), cookie: 'session' }, secrets: ['dev-customer-key'] };
+export const routes = createEmbedRoutes(options);
+export const listener = createBffNodeListener(createBffApp({ ...options, store: createRedisStore({ url: 'redis://127.0.0.1:6379' }) }));
+export const running = startEmulator({ port: 0 }).then((e) => e.url.length);
+export const isApiError = (e: unknown): e is UserGroupApiError => e instanceof UserGroupApiError;
+export const tokenOf = (x: unknown): TokenResponse | undefined => (isTokenResponse(x) ? x : undefined);
+
+const el: EmbeddedDashboard = document.createElement('embedded-dashboard');
+el.variables = { region: 'EU', seats: 3, beta: true, note: null };
+el.addEventListener('dashboard-load', (e) => {
+  const loaded: DashboardLoadEvent = e;
+  console.log(loaded.detail.loadTime.toFixed(0), el.state === 'ready', TAG_NAME);
+});
+el.addEventListener('dashboard-error', (e) => console.log(e.detail.code, e.detail.retryable));
+el.localeCode = 'de-DE';
+el.refreshMinutes = 15;
+el.chart = 'revenue-by-month';
+export const now: DashboardVariables = el.currentVariables;
+el.addEventListener('dashboard-custom-event', (e) => {
+  const own: DashboardCustomEvent = e;
+  console.log(own.detail.name, JSON.stringify(own.detail.detail));
+});
+`;
+
+  /**
+   * Both tsc programs start as soon as the file is collected and run beside the CLI and Chromium
+   * tests above (tsc keeps one core busy; those mostly wait), so these tests come last and only
+   * read the results.
+   */
+  const bundlerCheck = (async () => {
+    const dir = join(consumerDir, 'typecheck-bundler');
+    await mkdir(dir, { recursive: true });
+    // Our declarations are lib-checked by the NodeNext program below; this one checks that the
+    // standalone export resolves and is typed under Bundler (the planted mistake), not Node's types again.
+    const options = { ...tsconfig.compilerOptions, module: 'ESNext', moduleResolution: 'Bundler', types: [], skipLibCheck: true };
+    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }, null, 2));
+    await writeFile(
+      join(dir, 'standalone.ts'),
+      `import { EmbeddedDashboard, TAG_NAME } from '@embedded-dashboard/element/standalone';\nexport const el: EmbeddedDashboard = new EmbeddedDashboard();\nel.allow = TAG_NAME;\n`,
+    );
+    await writeFile(
+      join(dir, 'mistake.ts'),
+      `import { EmbeddedDashboard } from '@embedded-dashboard/element/standalone';\nnew EmbeddedDashboard().allow = 42;\n`,
+    );
+    return run(bin('tsc'), ['-p', 'typecheck-bundler/tsconfig.json'], { cwd: consumerDir });
+  })();
+
+  const mainCheck = (async () => {
+    await mkdir(join(consumerDir, 'typecheck'), { recursive: true });
+    await writeFile(join(consumerDir, 'typecheck', 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+    await writeFile(join(consumerDir, 'typecheck', 'consumer.ts'), consumer);
+    await writeFile(join(consumerDir, 'typecheck', 'react-consumer.tsx'), reactConsumer);
+    await writeFile(join(consumerDir, 'typecheck', 'vue-svelte-consumer.ts'), frameworkConsumer);
+    await writeFile(join(consumerDir, 'typecheck', 'react-readme.tsx'), readmeBlock('packages/react/README.md', 'npm install @embedded-dashboard/react'));
+    // The JSX declaration of the bare tag, as packages/element/README.md gives it.
+    await writeFile(join(consumerDir, 'typecheck', 'embedded-dashboard.d.ts'), readmeBlock('packages/element/README.md', 'To type the tag for JSX'));
+    // Files of mistakes prove the declarations are really read (not `any`). The dashboard's own
+    // fields (a JS Event Button's customerName) are in the custom event's detail.detail, never its detail.
+    await writeFile(
+      join(consumerDir, 'typecheck', 'mistakes.ts'),
+      `${consumer}\nel.variables = 42;\nel.addEventListener('dashboard-load', (e) => e.detail.nope);\n` +
+        `el.addEventListener('dashboard-custom-event', (e) => e.detail.customerName);\nel.currentVariables = {};\n`,
+    );
+    await writeFile(
+      join(consumerDir, 'typecheck', 'react-mistakes.tsx'),
+      `import { EmbeddedDashboard } from '@embedded-dashboard/react';\nexport const a = <EmbeddedDashboard dashboard="d" srcTemplate="t" variables={{ region: () => 'EU' }} />;\nexport const b = <EmbeddedDashboard dashboard="d" srcTemplate="t" onLoad={(e) => e.detail.nope} />;\n` +
+        `export const c = <EmbeddedDashboard dashboard="d" srcTemplate="t" onCustomEvent={(e) => e.detail.customerName} />;\n`,
+    );
+    await writeFile(
+      join(consumerDir, 'typecheck', 'vue-svelte-mistakes.ts'),
+      `${frameworkConsumer}\nexport const v: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardLoad: (e) => e.detail.nope };\nexport const s: SvelteHTMLElements['embedded-dashboard'] = { variables: 42 };\n` +
+        `export const vc: InstanceType<GlobalComponents['embedded-dashboard']>['$props'] = { onDashboardCustomEvent: (e) => e.detail.customerName };\n` +
+        `export const sc: SvelteHTMLElements['embedded-dashboard'] = { 'ondashboard-custom-event': (e) => e.detail.customerName };\n`,
+    );
+    return run(bin('tsc'), ['-p', 'typecheck/tsconfig.json'], { cwd: consumerDir });
+  })();
+  // Awaited by their tests; a failure to write the files is reported there, not as an unhandled rejection.
+  for (const check of [bundlerCheck, mainCheck]) check.catch(() => undefined);
+
+  it("types the standalone script's export under moduleResolution bundler too", async () => {
+    const result = await bundlerCheck;
+    const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^typecheck-bundler\/mistake\.ts\(2,.*error TS2322/);
+  });
+
+  it('passes with the published declarations, and fails where a consumer gets the types wrong', async () => {
+    const result = await mainCheck;
+    const errors = result.stdout.split('\n').filter((line) => / error TS\d+:/.test(line));
+    expect(result.stderr).toBe('');
+    expect(errors.filter((line) => !/^typecheck\/(react-|vue-svelte-)?mistakes\.tsx?\(/.test(line))).toEqual([]);
+    const customDetail = /Property 'customerName' does not exist on type 'DashboardCustomEventDetail'/;
+    expect(errors).toHaveLength(11);
+    expect(errors[0]).toMatch(/^typecheck\/mistakes\.ts\(\d+,1\): error TS2322/);
+    expect(errors[1]).toMatch(/^typecheck\/mistakes\.ts.*Property 'nope' does not exist/);
+    expect(errors[2]).toMatch(/^typecheck\/mistakes\.ts.*error TS2339/);
+    expect(errors[2]).toMatch(customDetail);
+    expect(errors[3]).toMatch(/^typecheck\/mistakes\.ts.*error TS2540: Cannot assign to 'currentVariables' because it is a read-only property/);
+    expect(errors[4]).toMatch(/^typecheck\/react-mistakes\.tsx\(2,.*error TS2322/);
+    expect(errors[5]).toMatch(/^typecheck\/react-mistakes\.tsx\(3,.*Property 'nope' does not exist/);
+    expect(errors[6]).toMatch(/^typecheck\/react-mistakes\.tsx\(4,.*error TS2339/);
+    expect(errors[6]).toMatch(customDetail);
+    expect(errors[7]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*Property 'nope' does not exist/);
+    expect(errors[8]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2322/);
+    expect(errors[9]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2339/);
+    expect(errors[9]).toMatch(customDetail);
+    expect(errors[10]).toMatch(/^typecheck\/vue-svelte-mistakes\.ts\(\d+,.*error TS2339/);
+    expect(errors[10]).toMatch(customDetail);
   });
 });

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PackagingSequencer } from './sequencer.js';
 
 /**
  * `npm run test:packages`: what integrators install, checked from `npm pack` tarballs in a project
@@ -17,6 +18,7 @@ export default defineConfig({
     environment: 'node',
     // One app build or browser at a time on a two-core machine.
     fileParallelism: false,
+    sequence: { sequencer: PackagingSequencer },
     testTimeout: 180_000,
     hookTimeout: 300_000,
   },

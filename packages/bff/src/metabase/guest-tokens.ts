@@ -1,6 +1,13 @@
 import { sha256 } from '#bff-platform';
 import { decodeJwt, SignJWT } from 'jose';
-import { isUserGroupToken, MAX_USER_GROUP_TOKEN_CHARS, METABASE_EMBED_JWT, type TokenRequest, type TokenResponse } from '@embedded-dashboard/protocol';
+import {
+  isUserGroupToken,
+  MAX_USER_GROUP_TOKEN_CHARS,
+  METABASE_EMBED_JWT,
+  reuseMinLeftMs,
+  type TokenRequest,
+  type TokenResponse,
+} from '@embedded-dashboard/protocol';
 import type { Caller } from '../caller/caller.js';
 import { rotationThrottle } from '../customer-token/rotation.js';
 import { BffError } from '../errors/bff-error.js';
@@ -15,11 +22,6 @@ interface Planned {
   fingerprint: string;
   key: string;
 }
-
-/** A stored token is handed out while at least this long is left (above the element's default 60 s `refresh-margin`)... */
-export const METABASE_REUSE_MIN_LEFT_MS = 90_000;
-/** ...and this share of its lifetime; for a lifetime under twice the above, half of it. */
-export const METABASE_REUSE_MIN_LEFT_SHARE = 0.25;
 
 /** The token's own `exp` in epoch ms, when it is a JWT with one. */
 function expiresAtOf(token: string): number | undefined {
@@ -69,7 +71,12 @@ export class MetabaseGuestTokens {
     const stored = await this.#read(planned.key, planned.fingerprint);
     if (stored !== undefined && stored.token !== presented && this.#reusable(stored)) return this.#respond(stored);
     if (stored !== undefined && stored.token === presented) {
-      const throttled = rotationThrottle('this guest token was signed', stored.lastRotatedAt ?? 0, this.#context);
+      const throttled = rotationThrottle(
+        'this guest token was signed',
+        stored.lastRotatedAt ?? 0,
+        expiresAtOf(stored.token)! - stored.firstSeenAt,
+        this.#context,
+      );
       if (throttled) throw throttled;
     }
     return this.#respond(await this.#sign(planned, stored));
@@ -95,7 +102,8 @@ export class MetabaseGuestTokens {
     const expiresAt = expiresAtOf(entry.token)!;
     const lifetimeMs = expiresAt - entry.firstSeenAt;
     const leftMs = expiresAt - this.#context.now();
-    return leftMs > 0 && leftMs >= Math.min(METABASE_REUSE_MIN_LEFT_MS, lifetimeMs / 2) && leftMs >= METABASE_REUSE_MIN_LEFT_SHARE * lifetimeMs;
+    // The protocol's one reuse rule (renewal.ts), as for Explo's embed tokens and Superset's guest tokens.
+    return leftMs > 0 && leftMs >= reuseMinLeftMs(lifetimeMs);
   }
 
   async #sign(planned: Planned, previous: GroupEntry | undefined): Promise<GroupEntry> {

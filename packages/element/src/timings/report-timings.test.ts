@@ -67,10 +67,11 @@ describe('report-timings (import "@embedded-dashboard/element/timings")', () => 
     const mounted = await mount({ 'report-timings': '', 'refresh-margin': '60' });
     await settle(mounted.el);
     await loadDashboard(mounted, 10, 10);
-    // Due at 60 s, answered 45 ms later; the next at 60 s after that one.
-    await vi.advanceTimersByTimeAsync(60_000 + 45);
+    // The protocol's renewal rule: a 120 s token is renewed when min(margin, a third) is left, at
+    // 80 s, answered 45 ms later; the next 80 s after that one.
+    await vi.advanceTimersByTimeAsync(80_000 + 45);
     await settle(mounted.el);
-    await vi.advanceTimersByTimeAsync(60_000 + 30);
+    await vi.advanceTimersByTimeAsync(80_000 + 30);
     await settle(mounted.el);
     expect(bodies(beacon)).toEqual([
       { dashboard: 'sales', kind: 'load', token: 0, frame: 10, loaded: 20 },
@@ -88,6 +89,8 @@ describe('report-timings (import "@embedded-dashboard/element/timings")', () => 
     await loadDashboard(mounted, 0, 5);
     expect(bodies(beacon)).toEqual([{ dashboard: 'sales', kind: 'load', token: 1000, frame: 1000, loaded: 1005 }]);
 
+    // Gone from the page, so the next element cannot take its token (later tiles reuse a connected one's).
+    mounted.el.remove();
     const refused = stubBeacon();
     stubFetch(json({ error: { code: 'unauthenticated', message: 'not signed in', retryable: false } }, 401));
     const signedOut = await mount({ 'report-timings': '' });

@@ -1,4 +1,4 @@
-import { isBffErrorBody, isTokenResponse, parseRetryAfter, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isBffErrorBody, isTokenResponse, parseRetryAfter, TOKEN_REQUEST_TIMEOUT_MS, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 
 /** Why a token was requested: the first one, a scheduled refresh, or a rotation the dashboard asked for. */
 export type TokenReason = 'initial' | 'refresh' | 'rotate';
@@ -24,8 +24,8 @@ export class TokenRequestError extends Error {
 /** The error of a token request that took too long. */
 export const timeoutError = (): TokenRequestError => new TokenRequestError('timeout', 'Token request timed out', true);
 
+/** Each request gives up after `TOKEN_REQUEST_TIMEOUT_MS` (the deadline budget's outermost layer). */
 export interface RequestTokenOptions {
-  timeout: number;
   credentials: RequestCredentials;
   /** The dashboard the token is for, when tokens are per dashboard (sent as `dashboard`). */
   dashboard?: string | undefined;
@@ -51,7 +51,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
         });
         return [r, (await r.json().catch(() => undefined)) as unknown] as const;
       },
-      options.timeout,
+      TOKEN_REQUEST_TIMEOUT_MS,
       timeoutError,
     );
   } catch (error) {

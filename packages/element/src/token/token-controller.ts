@@ -212,7 +212,6 @@ export class TokenController implements ReactiveController {
         : fetchToken
           ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
           : await requestToken(this.#url, held, {
-              timeout: TOKEN_TIMEOUT_MS,
               credentials: withCredentials ? 'include' : 'same-origin',
               dashboard: tokenScope,
               chart: tokenChart,

@@ -40,6 +40,8 @@ const STANDALONES: Readonly<Record<string, { file: string; entry: string }>> = {
   metabase: { file: 'embedded-dashboard-metabase.js', entry: './src/metabase.ts' },
   // Not a vendor: the opt-in timings reporter, beside either script (no element, no Lit inside).
   timings: { file: 'embedded-dashboard-timings.js', entry: './src/timings.ts' },
+  // Not a vendor either: the opt-in trace-context attribute (the traceparent of token requests).
+  'trace-context': { file: 'embedded-dashboard-trace-context.js', entry: './src/trace-context.ts' },
 };
 
 /**

@@ -38,7 +38,7 @@ async function bffBehind(behaviour: VendorBehaviour, upstream?: UserGroupUpstrea
   return { url, vendor };
 }
 
-/** One token request exactly as the element makes it (its timeout included), with a cookie session. */
+/** One token request exactly as the element makes it (its own timeout, TOKEN_REQUEST_TIMEOUT_MS, included), with a cookie session. */
 async function elementAsks(url: string): Promise<TokenRequestError> {
   const cookie = `sid=${await session()}`;
   const realFetch = globalThis.fetch;
@@ -46,7 +46,7 @@ async function elementAsks(url: string): Promise<TokenRequestError> {
   const withCookie: typeof fetch = (input, init) => realFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } });
   globalThis.fetch = withCookie;
   try {
-    const outcome = await requestToken(`${url}/embed/token`, undefined, { timeout: TOKEN_TIMEOUT_MS, credentials: 'same-origin' }).catch((e: unknown) => e);
+    const outcome = await requestToken(`${url}/embed/token`, undefined, { credentials: 'same-origin' }).catch((e: unknown) => e);
     if (!(outcome instanceof TokenRequestError)) throw new Error(`expected a refusal, got ${JSON.stringify(outcome)}`);
     return outcome;
   } finally {

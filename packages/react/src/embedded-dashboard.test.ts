@@ -38,6 +38,7 @@ describe('EmbeddedDashboard on the server', () => {
         noAutoResize: true,
         withCredentials: false,
         reportTimings: true,
+        traceContext: true,
         label: 'Sales',
         sandbox: 'allow-scripts allow-same-origin',
         allow: 'fullscreen; clipboard-write',
@@ -50,7 +51,7 @@ describe('EmbeddedDashboard on the server', () => {
     expect(html).toBe(
       '<embedded-dashboard class="wide" dashboard="sales-overview" src-template="https://dash.example.com/iframe/{dashboard}" ' +
         'token-url="/api/embed/token" environment="Customer" variables="{&quot;region&quot;:&quot;EU&quot;,&quot;seats&quot;:3,&quot;regions&quot;:[&quot;EU&quot;,&quot;US&quot;]}" ' +
-        'locale-code="de-DE" refresh-minutes="15" label="Sales" sandbox="allow-scripts allow-same-origin" allow="fullscreen; clipboard-write" refresh-margin="30" no-auto-resize="" report-timings=""></embedded-dashboard>',
+        'locale-code="de-DE" refresh-minutes="15" label="Sales" sandbox="allow-scripts allow-same-origin" allow="fullscreen; clipboard-write" refresh-margin="30" no-auto-resize="" report-timings="" trace-context=""></embedded-dashboard>',
     );
   });
 
@@ -235,14 +236,25 @@ describe('EmbeddedDashboard in the browser', () => {
   });
 
   it('sets and clears the boolean attributes', () => {
-    const el = mount({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, noAutoResize: true, withCredentials: true, reportTimings: true });
+    const el = mount({
+      dashboard: 'd',
+      srcTemplate: TEMPLATE,
+      fetchToken: pendingToken,
+      noAutoResize: true,
+      withCredentials: true,
+      reportTimings: true,
+      traceContext: true,
+    });
     expect(el.hasAttribute('no-auto-resize')).toBe(true);
     expect(el.withCredentials).toBe(true);
     // The element/timings module the component brings defines the property over the attribute.
     expect(el.reportTimings).toBe(true);
+    // And element/trace-context's, over its attribute.
+    expect([el.hasAttribute('trace-context'), el.traceContext]).toEqual([true, true]);
     render({ dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken });
     expect(el.hasAttribute('no-auto-resize')).toBe(false);
     expect(el.hasAttribute('with-credentials')).toBe(false);
     expect(el.reportTimings).toBe(false);
+    expect([el.hasAttribute('trace-context'), el.traceContext]).toEqual([false, false]);
   });
 });

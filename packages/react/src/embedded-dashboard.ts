@@ -3,6 +3,8 @@ import { createElement, useCallback, useLayoutEffect, useRef, type HTMLAttribute
 import '@embedded-dashboard/element';
 // The reportTimings prop's module (a kilobyte): what the element's own bundles leave out.
 import '@embedded-dashboard/element/timings';
+// The traceContext prop's module (the traceparent of token requests), also outside the element's bundles.
+import '@embedded-dashboard/element/trace-context';
 import type {
   DashboardCustomEvent,
   DashboardErrorEvent,
@@ -72,6 +74,8 @@ export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDash
   withCredentials?: boolean;
   /** Beacon each load's and renewal's timings to the BFF's `…/timings` beside `tokenUrl` (`report-timings`). */
   reportTimings?: boolean;
+  /** Send a fresh W3C `traceparent` with each token and rotate request (`trace-context`). */
+  traceContext?: boolean;
   /** Gets tokens another way than POSTing `tokenUrl` (client only; set it on the first render). */
   fetchToken?: FetchToken;
   /** `dashboard-load`: `{ dashboardId, height, loadTime }`. */
@@ -129,6 +133,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     noAutoResize,
     withCredentials,
     reportTimings,
+    traceContext,
     fetchToken,
     onLoad,
     onToken,
@@ -187,6 +192,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     'no-auto-resize': noAutoResize || undefined,
     'with-credentials': withCredentials || undefined,
     'report-timings': reportTimings || undefined,
+    'trace-context': traceContext || undefined,
     // Set before the element connects on a client render (React 19 sets it as a property).
     fetchToken,
   });

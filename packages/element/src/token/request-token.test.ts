@@ -8,7 +8,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const options = { timeout: 10_000, credentials: 'same-origin' as const };
+const options = { credentials: 'same-origin' as const };
 const url = () => new URL(freshTokenUrl(), 'https://app.example.com').href;
 
 describe('requestToken', () => {

@@ -1,4 +1,4 @@
-import { isBffErrorBody, isTokenResponse, parseRetryAfter, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
+import { isBffErrorBody, isTokenResponse, parseRetryAfter, TOKEN_REQUEST_TIMEOUT_MS, withTimeout, type TokenResponse } from '@embedded-dashboard/protocol';
 
 /** Why a token was requested: the first one, a scheduled refresh, or a rotation the dashboard asked for. */
 export type TokenReason = 'initial' | 'refresh' | 'rotate';
@@ -24,13 +24,15 @@ export class TokenRequestError extends Error {
 /** The error of a token request that took too long. */
 export const timeoutError = (): TokenRequestError => new TokenRequestError('timeout', 'Token request timed out', true);
 
+/** Each request gives up after `TOKEN_REQUEST_TIMEOUT_MS` (the deadline budget's outermost layer). */
 export interface RequestTokenOptions {
-  timeout: number;
   credentials: RequestCredentials;
   /** The dashboard the token is for, when tokens are per dashboard (sent as `dashboard`). */
   dashboard?: string | undefined;
   /** One chart of it, for a single-chart token (sent as `chart`). */
   chart?: string | undefined;
+  /** Extra request headers (an opt-in module's, through `TokenHost.headers`). */
+  headers?: Record<string, string> | undefined;
 }
 
 async function post(url: string, held: string | undefined, options: RequestTokenOptions): Promise<TokenResponse> {
@@ -41,7 +43,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
       async (signal) => {
         const r = await fetch(held ? `${url}/rotate` : url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
+          headers: { 'Content-Type': 'application/json', ...options.headers },
           // Unset fields drop out: `{}`, `{"token"}`, `{"dashboard"}` or both.
           body: JSON.stringify({ token: held, dashboard: options.dashboard, chart: options.chart }),
           credentials: options.credentials,
@@ -49,7 +51,7 @@ async function post(url: string, held: string | undefined, options: RequestToken
         });
         return [r, (await r.json().catch(() => undefined)) as unknown] as const;
       },
-      options.timeout,
+      TOKEN_REQUEST_TIMEOUT_MS,
       timeoutError,
     );
   } catch (error) {

@@ -17,6 +17,13 @@ export interface TokenHost extends ReactiveControllerHost {
   /** The chart token requests name (a single-chart token), if any. */
   readonly tokenChart?: string | undefined;
   readonly fetchToken?: FetchToken | undefined;
+  /**
+   * Extra headers for a `token-url` request, read once per request (a getter may answer each one
+   * anew): the seam of opt-in modules (`@embedded-dashboard/element/trace-context` defines it on
+   * the element), so the core carries none of them. Named as the fetch option is: the cheapest
+   * name in the bundle.
+   */
+  readonly headers?: Record<string, string> | undefined;
   /** Set while the element's attributes are invalid: no token is fetched for a broken element. */
   readonly problem?: string | undefined;
   readonly isConnected: boolean;
@@ -193,7 +200,7 @@ export class TokenController implements ReactiveController {
     const run = (this.#run = new AbortController());
     this.#reason = reason;
     this.#set(this.token ? DashboardState.refreshing : DashboardState.loading);
-    const { fetchToken, withCredentials, tokenScope, tokenChart } = this.#host;
+    const { fetchToken, withCredentials, tokenScope, tokenChart, headers } = this.#host;
     // Only rotation-worthy reasons present the held token: `/token` would hand back that same one.
     const held = reason === 'initial' ? undefined : this.token;
     const shared = reason === 'initial' ? this.#shared() : undefined;
@@ -205,10 +212,10 @@ export class TokenController implements ReactiveController {
         : fetchToken
           ? await withTimeout((signal) => fetchToken(reason, signal), TOKEN_TIMEOUT_MS, timeoutError)
           : await requestToken(this.#url, held, {
-              timeout: TOKEN_TIMEOUT_MS,
               credentials: withCredentials ? 'include' : 'same-origin',
               dashboard: tokenScope,
               chart: tokenChart,
+              headers,
             });
       if (run.signal.aborted) return;
       this.#run = undefined;

@@ -43,6 +43,14 @@ describe('token lifecycle', () => {
     expect(fetch.mock.calls[0]![1]).toMatchObject({ credentials: 'include' });
   });
 
+  it('sends no traceparent without the trace-context module, even with the attribute', async () => {
+    const fetch = stubFetch(json(tokenBody()));
+    const { el } = await mount({ 'trace-context': '' });
+    await settle(el);
+    expect('traceContext' in el).toBe(false);
+    expect(fetch.mock.calls[0]![1]!.headers).toEqual({ 'Content-Type': 'application/json' });
+  });
+
   it('refreshes by rotating at expiresAt - refresh-margin, not before', async () => {
     const first = tokenBody(600);
     const fetch = stubFetch(json(first), json(tokenBody(600)));

@@ -123,7 +123,8 @@ async function launchFirefox(executablePath: string, options: LaunchOptions): Pr
       acceptInsecureCerts: options.acceptInsecureCerts ?? false,
       extraPrefsFirefox: prefs,
       userDataDir: profile,
-      timeout: 60_000,
+      // As for Chromium (test/support/chromium.ts): a bound that holds at load 10+ on two cores.
+      timeout: 120_000,
     })
     .catch(async (error: unknown) => {
       if (profile) await rm(profile, { recursive: true, force: true });

@@ -6,7 +6,8 @@
  * Acme and Globex side by side (Acme with an editable parameter set), a page trying to set the
  * locked parameter through `variables`, and a dashboard the BFF does not embed. Its tests read the
  * page in order: rows, height, the locked parameter (and a hand-edited frame URL), the refusal,
- * and Acme's renewal, ten seconds in (`refresh-margin` 50 s of a 60 s token).
+ * and Acme's renewal, forty seconds in (the protocol's renewal rule: `refresh-margin` 50 s, at most
+ * a third of a 60 s token's lifetime).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, type EngineContext, type FrameRef, type Tab } from '../support/browsers/index.js';
@@ -25,9 +26,10 @@ import {
 } from './metabase-host.js';
 
 /**
- * The guest tokens' lifetime. Acme renews every 10 s (`refresh-margin` 50 s), long before `exp`:
- * one renewal lands while the file runs, the next not before its new frame is read. The others
- * renew only after the file is done (a swap would replace the frames the tests read).
+ * The guest tokens' lifetime. Acme renews 40 s in (`refresh-margin` 50 s, which the renewal rule
+ * caps at a third of the lifetime: packages/protocol/src/renewal.ts): one renewal lands while the
+ * file runs, the next not before its new frame is read. The others (`refresh-margin` 5 s) renew
+ * 55 s in, after the tests that read their frames (a swap would replace them).
  */
 const TTL_SECONDS = 60;
 const ELEMENTS = [
@@ -70,8 +72,8 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     await host.signIn(context);
     tab = await context.newTab();
     await tab.goto(host.url);
-    // One renewal of Acme's while the file runs: its first token's refresh is due 10 s in
-    // (refresh-margin 50 s of 60), scheduled when it came; the renewed token's, with 5 s, after the file.
+    // One renewal of Acme's while the file runs: its first token's refresh is due 40 s in (a third
+    // of 60 s), scheduled when it came; the renewed token's, with 5 s, after the file.
     await eventually('acme’s first token', async () => (await eventsOf(tab, 'acme', 'dashboard-token')).length > 0, 20_000);
     await tab.evaluate(() => document.getElementById('el-acme')!.setAttribute('refresh-margin', '5'));
     // Every animation frame of the page from now on: Acme's state and the iframes a viewer sees.
@@ -175,7 +177,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
         const src = await visibleSrc(tab, 'acme');
         return src !== acmeSrc ? src : undefined;
       },
-      30_000,
+      55_000,
       100,
     );
     expect(host.answers.some((a) => a.status === 200 && a.path === '/embed-acme/token/rotate')).toBe(true);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseLoadedMessage, takeTurns } from './time-to-dashboard.js';
 
 describe('parseLoadedMessage', () => {
@@ -20,6 +20,10 @@ describe('parseLoadedMessage', () => {
 });
 
 describe('takeTurns', () => {
+  // Its progress lines (bench/lib/progress.ts, to stderr) are for a person at `npm run bench`, not for `npm test`'s quiet run.
+  beforeEach(() => void vi.spyOn(process.stderr, 'write').mockImplementation(() => true));
+  afterEach(() => vi.restoreAllMocks());
+
   const recorder = () => {
     const order: string[] = [];
     let at = 0;

@@ -7,7 +7,7 @@ function run(logs: UserConsoleLog[], reason: 'passed' | 'failed' | 'interrupted'
   const written: string[] = [];
   let failed = false;
   const reporter = new QuietReporter(
-    (text) => written.push(text),
+    (text: string) => written.push(text),
     () => (failed = true),
   );
   for (const entry of logs) reporter.onUserConsoleLog(entry);

@@ -19,13 +19,22 @@ export default class QuietReporter implements Reporter {
   private readonly noise: UserConsoleLog[] = [];
   private vitest?: Vitest;
 
-  /** `write` and `fail` are for its own test; vitest constructs it without arguments. */
-  constructor(
-    private readonly write: (text: string) => void = (text) => process.stderr.write(text),
-    private readonly fail: () => void = () => {
-      process.exitCode = 1;
-    },
-  ) {}
+  private readonly write: (text: string) => void;
+  private readonly fail: () => void;
+
+  /**
+   * `write` and `fail` are for its own test; vitest constructs it with its reporter options (an
+   * object, `{}`), which is no function: then stderr and the exit code, as for no argument.
+   */
+  constructor(write?: unknown, fail?: unknown) {
+    this.write = typeof write === 'function' ? (write as (text: string) => void) : (text) => void process.stderr.write(text);
+    this.fail =
+      typeof fail === 'function'
+        ? (fail as () => void)
+        : () => {
+            process.exitCode = 1;
+          };
+  }
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest;

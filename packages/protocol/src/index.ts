@@ -125,33 +125,23 @@ export {
   METABASE_EMBED_PATHS,
   METABASE_EMBED_API,
   METABASE_EMBED_JWT,
+  MetabaseParameterKind,
+  MetabaseEmbedError,
+  isMetabaseSecret,
+  isMetabaseResourceId,
+  isMetabaseSlug,
+} from './metabase/embed.js';
+export type { MetabaseResourceKind, MetabaseResourceId, MetabaseParamScalar, MetabaseParamValue, MetabaseEmbedClaims } from './metabase/embed.js';
+export {
   METABASE_THEMES,
   METABASE_DOWNLOAD_KINDS,
   METABASE_HASH_OPTIONS,
   METABASE_MAX_REFRESH_SECONDS,
-  METABASE_LOCATION_FIELDS,
-  METABASE_MAX_FRAME_HEIGHT,
-  MetabaseParameterKind,
-  MetabaseEmbedError,
-  MetabaseFrameMessageType,
-  isMetabaseSecret,
-  isMetabaseResourceId,
-  isMetabaseSlug,
   isMetabaseLocale,
   metabaseHash,
   parseMetabaseHash,
   metabaseFrameUrl,
-  parseMetabaseFrameMessage,
-} from './metabase/embed.js';
-export type {
-  MetabaseResourceKind,
-  MetabaseResourceId,
-  MetabaseParamScalar,
-  MetabaseParamValue,
-  MetabaseEmbedClaims,
-  MetabaseTheme,
-  MetabaseHashOption,
-  MetabaseHashOptions,
-  MetabaseFrameSpec,
-  MetabaseFrameMessage,
-} from './metabase/embed.js';
+} from './metabase/frame-url.js';
+export type { MetabaseTheme, MetabaseHashOption, MetabaseHashOptions } from './metabase/frame-url.js';
+export { METABASE_LOCATION_FIELDS, METABASE_MAX_FRAME_HEIGHT, MetabaseFrameMessageType, parseMetabaseFrameMessage } from './metabase/frame-messages.js';
+export type { MetabaseFrameSpec, MetabaseFrameMessage } from './metabase/frame-messages.js';

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isMetabaseResourceId,
-  isMetabaseSecret,
-  isMetabaseSlug,
-  metabaseFrameUrl,
-  metabaseHash,
-  parseMetabaseFrameMessage,
-  parseMetabaseHash,
-} from './embed.js';
+import { isMetabaseResourceId, isMetabaseSecret, isMetabaseSlug } from './embed.js';
+import { parseMetabaseFrameMessage } from './frame-messages.js';
+import { metabaseFrameUrl, metabaseHash, parseMetabaseHash } from './frame-url.js';
 
 describe('Metabase guest embed wire', () => {
   it('takes a 64-hex-character embedding secret only', () => {

@@ -75,7 +75,9 @@ const LAYERS = {
     // The entry points: each registers its protocols (the main one ours and Explo's); timings.ts
     // adds the opt-in timings reporter to whichever element is defined, trace-context.ts the
     // opt-in traceparent of token requests.
-    ['index.ts', 'explo.ts', 'superset.ts', 'timings.ts', 'trace-context.ts'],
+    ['index.ts', 'explo.ts', 'superset.ts', 'metabase.ts', 'timings.ts', 'trace-context.ts'],
+    // How an opt-in module defines its property on whichever element is defined.
+    ['opt-in'],
     // A vendor's frame protocol (src/<name>/) and the define helper: above the core, which names
     // no vendor; a vendor imports only the shared layers below (vendor-folders-apart).
     [...VENDOR_FOLDERS, 'define.ts'],

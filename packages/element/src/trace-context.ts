@@ -8,7 +8,8 @@
  * the request, and with it the header.
  */
 
-const TAG = 'embedded-dashboard';
+import { defineOptIn } from './opt-in/opt-in.js';
+
 const ATTRIBUTE = 'trace-context';
 
 /** `bytes` random bytes as lowercase hex, never all zeros (W3C: an all-zero id is invalid). */
@@ -26,46 +27,15 @@ const randomId = (bytes: number): string => {
  */
 export const traceparent = (): string => `00-${randomId(16)}-${randomId(8)}-01`;
 
-type ElementClass = CustomElementConstructor & { readonly prototype: HTMLElement; addInitializer?(initializer: (element: HTMLElement) => void): void };
-
-/** A value set on an element before this module defined the property moves to the attribute. */
-const adopt = (element: HTMLElement): void => {
-  if (!Object.hasOwn(element, 'traceContext')) return;
-  const value = (element as { traceContext?: unknown }).traceContext;
-  delete (element as { traceContext?: unknown }).traceContext;
-  element.toggleAttribute(ATTRIBUTE, !!value);
-};
-
-const enable = (element: ElementClass): void => {
-  if (Object.hasOwn(element.prototype, 'traceContext')) return;
-  // The attribute is the state (read at each request), so React, SSR and markup set it alike.
-  Object.defineProperties(element.prototype, {
-    traceContext: {
-      configurable: true,
-      get(this: HTMLElement) {
-        return this.hasAttribute(ATTRIBUTE);
-      },
-      set(this: HTMLElement, value: unknown) {
-        this.toggleAttribute(ATTRIBUTE, !!value);
-      },
+defineOptIn('traceContext', ATTRIBUTE, {
+  // The token controller's seam, read once per token request: a new traceparent each time.
+  headers: {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.hasAttribute(ATTRIBUTE) ? { traceparent: traceparent() } : undefined;
     },
-    // The token controller's seam, read once per token request: a new traceparent each time.
-    headers: {
-      configurable: true,
-      get(this: HTMLElement) {
-        return this.hasAttribute(ATTRIBUTE) ? { traceparent: traceparent() } : undefined;
-      },
-    },
-  });
-  element.addInitializer?.(adopt);
-  for (const existing of document.querySelectorAll<HTMLElement>(TAG)) adopt(existing);
-};
-
-if (typeof customElements !== 'undefined') {
-  const defined: ElementClass | undefined = customElements.get(TAG);
-  if (defined) enable(defined);
-  else void customElements.whenDefined(TAG).then((element) => enable(element as ElementClass));
-}
+  },
+});
 
 declare module './embedded-dashboard.js' {
   interface EmbeddedDashboard {

@@ -1,15 +1,11 @@
-import {
-  ENVIRONMENTS,
-  EXPLO_EMBED_KEY_BYTES,
-  isExploEmbedKeyId,
-  isMetabaseSecret,
-  type Environment,
-  type MetabaseParameterKind,
-} from '@embedded-dashboard/protocol';
+import { ENVIRONMENTS, EXPLO_EMBED_KEY_BYTES, isExploEmbedKeyId, type Environment } from '@embedded-dashboard/protocol';
 import { DEFAULT_CLI_RATE_LIMIT_PER_MINUTE } from '../options.js';
-import { parseItems } from '../metabase/options.js';
-import { METABASE_SAMPLE_ITEMS } from '../metabase/sample-data.js';
-import type { StartEmulatorOptions, StartMetabaseEmulatorOptions, StartSupersetEmulatorOptions } from '../server.js';
+import type { StartEmulatorOptions } from '../server.js';
+import { type CliCommand, METABASE_FLAGS, SUPERSET_FLAGS, VALUE_FLAGS, embedOrigins, integer, listenOptions, singleValue } from './arg-values.js';
+import { parseMetabaseArgs } from './metabase-args.js';
+import { parseSupersetArgs } from './superset-args.js';
+
+export type { CliCommand } from './arg-values.js';
 
 export const USAGE = `Usage: embedded-dashboard-emulator [options]
 
@@ -52,82 +48,6 @@ With --vendor metabase (Metabase guest embeds: /embed/dashboard/<jwt>, /embed/qu
                              and each parameter's kind locked, enabled or disabled (slugs customer_id,
                              region, product); repeatable, replaces the sample items
                              (e.g. dashboard:1:customer_id=locked,region=enabled)`;
-
-export type CliCommand =
-  | { kind: 'help' }
-  | { kind: 'start'; options: StartEmulatorOptions }
-  | { kind: 'start-superset'; options: StartSupersetEmulatorOptions }
-  | { kind: 'start-metabase'; options: StartMetabaseEmulatorOptions };
-
-const SUPERSET_FLAGS = new Set(['--superset-user', '--guest-secret', '--guest-audience', '--guest-token-ttl']);
-const METABASE_FLAGS = new Set(['--metabase-secret', '--metabase-item']);
-const EXPLO_ONLY_FLAGS = [
-  '--api-key',
-  '--data',
-  '--token-ttl',
-  '--rotation-grace',
-  '--dashboard-refresh',
-  '--rate-limit',
-  '--rate-limit-burst',
-  '--embed-secret',
-];
-
-const VALUE_FLAGS = new Set([
-  '--port',
-  '--host',
-  '--api-key',
-  '--data',
-  '--token-ttl',
-  '--rotation-grace',
-  '--embed-origin',
-  '--dashboard-refresh',
-  '--rate-limit',
-  '--rate-limit-burst',
-  '--embed-secret',
-  '--vendor',
-  ...SUPERSET_FLAGS,
-  ...METABASE_FLAGS,
-]);
-const ORIGIN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:(\d{1,5}|\*))?$/;
-
-function integer(flag: string, text: string, max: number, problems: string[]): number | undefined {
-  if (!/^\d+$/.test(text) || Number(text) > max) {
-    problems.push(`${flag} must be an integer from 0 to ${max}, got ${JSON.stringify(text)}`);
-    return undefined;
-  }
-  return Number(text);
-}
-
-/** The one value of a flag that may be given once; a second one is a problem. */
-function singleValue(values: Map<string, string[]>, problems: string[]): (flag: string) => string | undefined {
-  return (flag) => {
-    const list = values.get(flag);
-    if (list && list.length > 1) problems.push(`${flag} given more than once`);
-    return list?.[0];
-  };
-}
-
-/** `--port` and `--host`, the same for every vendor. */
-function listenOptions(single: (flag: string) => string | undefined, problems: string[]): { port?: number; host?: string } {
-  const options: { port?: number; host?: string } = {};
-  const port = single('--port');
-  if (port !== undefined) options.port = integer('--port', port, 65_535, problems);
-  const host = single('--host');
-  if (host !== undefined) {
-    if (host.trim() === '' || /\s/.test(host)) problems.push('--host must be a host name or address');
-    else options.host = host;
-  }
-  return options;
-}
-
-/** `--embed-origin`, each an origin (port `*` allowed); the list as given, or undefined when none. */
-function embedOrigins(values: Map<string, string[]>, problems: string[]): string[] | undefined {
-  const origins = values.get('--embed-origin');
-  for (const origin of origins ?? []) {
-    if (!ORIGIN.test(origin)) problems.push(`--embed-origin must be an origin like http://localhost:5174 or http://localhost:*, got ${JSON.stringify(origin)}`);
-  }
-  return origins;
-}
 
 /**
  * Parses the CLI's arguments. Collects every problem (one line each) instead of stopping at
@@ -228,92 +148,4 @@ export function parseArgs(argv: readonly string[]): { command?: CliCommand; prob
   const origins = embedOrigins(values, problems);
   if (origins) options.embedOrigins = origins;
   return problems.length > 0 ? { problems } : { command: { kind: 'start', options }, problems };
-}
-
-/** `--vendor superset`: its own options; Explo's are refused, one line each. */
-function parseSupersetArgs(values: Map<string, string[]>, admin: boolean, problems: string[]): { command?: CliCommand; problems: string[] } {
-  for (const flag of EXPLO_ONLY_FLAGS) if (values.has(flag)) problems.push(`${flag} is an Explo option; not with --vendor superset`);
-  const single = singleValue(values, problems);
-  const options: StartSupersetEmulatorOptions = { admin, ...listenOptions(single, problems) };
-  const users = values.get('--superset-user');
-  if (users) {
-    options.users = [];
-    for (const spec of users) {
-      const colon = spec.indexOf(':');
-      const username = spec.slice(0, colon);
-      if (colon <= 0 || colon === spec.length - 1 || !/^[\x21-\x7e]+$/.test(username))
-        problems.push('--superset-user must be NAME:PASSWORD, NAME visible ASCII');
-      else if (options.users.some((user) => user.username === username)) problems.push(`--superset-user repeats ${username}`);
-      else options.users.push({ username, password: spec.slice(colon + 1), grantGuestToken: true });
-    }
-  }
-  const secret = single('--guest-secret');
-  if (secret !== undefined) {
-    if (secret === '') problems.push('--guest-secret must not be empty');
-    else options.guestTokenSecret = secret;
-  }
-  const audience = single('--guest-audience');
-  if (audience !== undefined) {
-    if (audience === '') problems.push('--guest-audience must not be empty');
-    else options.guestTokenAudience = audience;
-  }
-  const ttl = single('--guest-token-ttl');
-  if (ttl !== undefined) {
-    options.guestTokenSeconds = integer('--guest-token-ttl', ttl, 31_536_000, problems);
-    if (options.guestTokenSeconds === 0) problems.push('--guest-token-ttl must be at least 1');
-  }
-  const origins = embedOrigins(values, problems);
-  if (origins) options.frameAncestors = origins;
-  return problems.length > 0 ? { problems } : { command: { kind: 'start-superset', options }, problems };
-}
-
-/** `--vendor metabase`: its own options; Explo's and Superset's are refused, one line each. Problems never repeat the secret. */
-function parseMetabaseArgs(values: Map<string, string[]>, admin: boolean, problems: string[]): { command?: CliCommand; problems: string[] } {
-  for (const flag of EXPLO_ONLY_FLAGS) if (values.has(flag)) problems.push(`${flag} is an Explo option; not with --vendor metabase`);
-  for (const flag of SUPERSET_FLAGS) if (values.has(flag)) problems.push(`${flag} is a --vendor superset option`);
-  const single = singleValue(values, problems);
-  const options: StartMetabaseEmulatorOptions = { admin, ...listenOptions(single, problems) };
-  const secret = single('--metabase-secret');
-  if (secret !== undefined) {
-    if (!isMetabaseSecret(secret)) problems.push('--metabase-secret must be 64 hexadecimal characters');
-    else options.secretKey = secret;
-  }
-  const specs = values.get('--metabase-item');
-  if (specs) {
-    const items: NonNullable<StartMetabaseEmulatorOptions['items']> = [];
-    for (const spec of specs) {
-      const match = /^(dashboard|question):([1-9]\d{0,8})(?::(.*))?$/.exec(spec);
-      if (!match) {
-        problems.push(`--metabase-item must be KIND:ID[:SLUG=KIND,...], got ${JSON.stringify(spec.slice(0, 80))}`);
-        continue;
-      }
-      const parameters: Record<string, MetabaseParameterKind> = {};
-      let bad = false;
-      for (const pair of match[3] ? match[3].split(',') : []) {
-        const [slug, kind, extra] = pair.split('=');
-        if (!slug || !kind || extra !== undefined || !['locked', 'enabled', 'disabled'].includes(kind)) bad = true;
-        else parameters[slug] = kind as MetabaseParameterKind;
-      }
-      if (bad) problems.push(`--metabase-item ${match[1]}:${match[2]}: each parameter must be SLUG=locked|enabled|disabled`);
-      else {
-        const kind = match[1] as 'dashboard' | 'question';
-        const id = Number(match[2]);
-        const title = `${kind === 'dashboard' ? 'Dashboard' : 'Question'} ${id}`;
-        // A dashboard gets the sample cards; a question is its own one card.
-        const cards = kind === 'dashboard' ? METABASE_SAMPLE_ITEMS[0]!.cards : [{ id, name: title, display: 'table' as const }];
-        items.push({ kind, id, title, parameters, cards });
-      }
-    }
-    options.items = items;
-  }
-  const origins = embedOrigins(values, problems);
-  if (origins) options.frameAncestors = origins;
-  if (problems.length === 0 && options.items) {
-    try {
-      parseItems(options.items);
-    } catch (error) {
-      problems.push(`--metabase-item: ${(error as Error).message}`);
-    }
-  }
-  return problems.length > 0 ? { problems } : { command: { kind: 'start-metabase', options }, problems };
 }

@@ -68,7 +68,7 @@ const LAYERS = {
     ['emulator.ts'],
     // A vendor mode is a folder of its own (superset/, …): beside Explo's routes, never importing them.
     ['options.ts', 'admin', 'api', 'dashboard-host', ...VENDOR_FOLDERS],
-    ['embed', 'faults', 'rate-limit', 'store'],
+    ['embed', 'faults', 'rate-limit', 'store', 'sample-data'],
     ['http'],
   ],
   element: [
@@ -116,10 +116,10 @@ const packageRules = Object.entries(PACKAGE_DEPENDENCIES).map(([pkg, allowed]) =
 }));
 
 /**
- * The emulator's vendor modes: each folder imports only the shared layers (faults, http) and its
+ * The emulator's vendor modes: each folder imports only the shared layers (faults, http, sample-data) and its
  * own files, never Explo's folders nor the emulator's top (options.ts, emulator.ts, server.ts).
  */
-const EMULATOR_SHARED = ['faults', 'http'];
+const EMULATOR_SHARED = ['faults', 'http', 'sample-data'];
 const emulatorVendorRules = [
   {
     name: 'vendor-emulator-shared-only',

@@ -1,4 +1,5 @@
 import { MetabaseParameterKind, type MetabaseParameterKind as Kind, type MetabaseResourceKind } from '@embedded-dashboard/protocol';
+import { SALES_ROWS, type SalesRow } from '../sample-data/sales.js';
 
 /**
  * The Metabase mode's sample data: one table of a few customers' sales, the items (dashboards and
@@ -7,12 +8,7 @@ import { MetabaseParameterKind, type MetabaseParameterKind as Kind, type Metabas
  */
 
 /** A sample row. */
-export interface MetabaseSampleRow {
-  readonly customer_id: string;
-  readonly region: string;
-  readonly product: string;
-  readonly amount: number;
-}
+export type MetabaseSampleRow = SalesRow;
 
 /** The columns parameters may filter (a parameter's slug is its column). */
 export const METABASE_FILTER_COLUMNS = ['customer_id', 'region', 'product'] as const;
@@ -41,21 +37,7 @@ export interface MetabaseSampleItem {
   readonly cards: readonly MetabaseSampleCard[];
 }
 
-const rows: [string, string, string, number][] = [
-  ['acme', 'north', 'anvil', 120],
-  ['acme', 'south', 'rocket', 300],
-  ['acme', 'north', 'magnet', 45],
-  ['globex', 'east', 'reactor', 1000],
-  ['globex', 'west', 'turbine', 250],
-  ['initech', 'north', 'stapler', 7],
-  ['initech', 'east', 'printer', 410],
-  ['initech', 'south', 'tps', 3],
-  ['initech', 'west', 'mug', 12],
-  ["o'hare", 'south', 'ticket', 99],
-];
-export const METABASE_SAMPLE_ROWS: readonly MetabaseSampleRow[] = rows.map(([customer_id, region, product, amount]) =>
-  Object.freeze({ customer_id, region, product, amount }),
-);
+export const METABASE_SAMPLE_ROWS: readonly MetabaseSampleRow[] = SALES_ROWS;
 
 const { locked, enabled, disabled } = MetabaseParameterKind;
 const CARDS: readonly MetabaseSampleCard[] = [

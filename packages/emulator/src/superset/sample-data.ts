@@ -1,3 +1,4 @@
+import { SALES_ROWS } from '../sample-data/sales.js';
 import type { Row } from './sql-clause.js';
 
 /**
@@ -27,19 +28,7 @@ export interface SupersetSampleDashboard {
 
 export const SAMPLE_DATASET = { id: 1, table: 'sales', columns: ['customer_id', 'region', 'product', 'amount'] as const };
 
-const rows: [string, string, string, number][] = [
-  ['acme', 'north', 'anvil', 120],
-  ['acme', 'south', 'rocket', 300],
-  ['acme', 'north', 'magnet', 45],
-  ['globex', 'east', 'reactor', 1000],
-  ['globex', 'west', 'turbine', 250],
-  ['initech', 'north', 'stapler', 7],
-  ['initech', 'east', 'printer', 410],
-  ['initech', 'south', 'tps', 3],
-  ['initech', 'west', 'mug', 12],
-  ["o'hare", 'south', 'ticket', 99],
-];
-export const SAMPLE_ROWS: readonly Row[] = rows.map(([customer_id, region, product, amount]) => Object.freeze({ customer_id, region, product, amount }));
+export const SAMPLE_ROWS: readonly Row[] = SALES_ROWS;
 
 export const SAMPLE_CHARTS: readonly SupersetSampleChart[] = [
   { id: 1, name: 'Sales rows', columns: SAMPLE_DATASET.columns, metrics: [] },

@@ -207,29 +207,19 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
     expect(host.answers.filter((a) => a.path.endsWith('/token') && a.status === 200).length).toBe(ELEMENTS.length);
   });
 
-  it.skipIf(!enabled)(
-    'each frame takes its dashboard’s height (and keeps it: see the last test)',
-    async () => {
-      const { tab, marks } = pages;
-      const reported = async (id: 'acme' | 'globex') => marks[id]!.frame.evaluate(() => document.body.scrollHeight);
-      for (const id of ['acme', 'globex'] as const) {
-        // 45 s: in a fresh-clone CI run Firefox's Globex frame was still drawing its charts (its
-        // body's height moving) past 20 s while the next engine's pages loaded beside it.
-        await eventually(
-          `${id}'s frame at its dashboard's height`,
-          async () => {
-            const [height, body] = [await elementFrameHeight(tab, id), await reported(id)];
-            return height > 150 && Math.abs(height - body) <= 2;
-          },
-          45_000,
-        );
-      }
-      // Kept through the next tests (the element polls its height once a second) and the renewal: the last test checks.
-      heights.acme = await elementFrameHeight(tab, 'acme');
-      heights.globex = await elementFrameHeight(tab, 'globex');
-    },
-    100_000,
-  );
+  it.skipIf(!enabled)('each frame takes its dashboard’s height (and keeps it: see the last test)', async () => {
+    const { tab, marks } = pages;
+    const reported = async (id: 'acme' | 'globex') => marks[id]!.frame.evaluate(() => document.body.scrollHeight);
+    for (const id of ['acme', 'globex'] as const) {
+      await eventually(`${id}'s frame at its dashboard's height`, async () => {
+        const [height, body] = [await elementFrameHeight(tab, id), await reported(id)];
+        return height > 150 && Math.abs(height - body) <= 2;
+      });
+    }
+    // Kept through the next tests (the element polls its height once a second) and the renewal: the last test checks.
+    heights.acme = await elementFrameHeight(tab, 'acme');
+    heights.globex = await elementFrameHeight(tab, 'globex');
+  });
 
   it.skipIf(!enabled)(
     'the hostile claim value sees no row; Superset’s own SDK beside it (as Acme) reaches the dashboard too, and only the element sizes its frame',

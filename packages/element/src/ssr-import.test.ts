@@ -17,6 +17,17 @@ it('imports where window does not exist (SSR) without throwing or creating a DOM
   await expect(import('./index.js')).resolves.toMatchObject({ TAG_NAME: 'embedded-dashboard' });
 });
 
+it('the opt-in modules import after the element on the server too (as the React wrapper does), and add their properties there', async () => {
+  await import('./index.js');
+  await import('./timings.js');
+  await import('./trace-context.js');
+  expect(typeof document).toBe('undefined');
+  // The registry's class (the first test's, as modules were reset since) is the one SSR renders.
+  const defined = customElements.get('embedded-dashboard')!;
+  expect(Object.hasOwn(defined.prototype, 'reportTimings')).toBe(true);
+  expect(Object.hasOwn(defined.prototype, 'traceContext')).toBe(true);
+});
+
 it('can be constructed on the server: no timer, fetch or listener is started before it connects', async () => {
   const fetch = vi.fn();
   vi.stubGlobal('fetch', fetch);

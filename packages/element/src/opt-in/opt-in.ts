@@ -38,7 +38,8 @@ export function defineOptIn(property: string, attribute: string, extra: Property
       ...extra,
     });
     element.addInitializer?.(adopt);
-    for (const existing of document.querySelectorAll<HTMLElement>(TAG)) adopt(existing);
+    // On the server (Lit's shim registry, no document) no element exists yet.
+    if (typeof document !== 'undefined') for (const existing of document.querySelectorAll<HTMLElement>(TAG)) adopt(existing);
   };
   if (typeof customElements === 'undefined') return;
   const defined = customElements.get(TAG);

@@ -145,6 +145,7 @@ function chromiumTab(page: Page): Tab {
     async screenshot(path) {
       await page.screenshot({ path });
     },
+    bringToFront: () => page.bringToFront(),
     close: () => page.close(),
   };
   return tab;

@@ -242,6 +242,7 @@ function firefoxTab(page: Page): Tab {
     async screenshot(path) {
       await page.screenshot({ path });
     },
+    bringToFront: () => page.bringToFront(),
     close: () => page.close(),
   };
 }

@@ -139,6 +139,12 @@ export interface Tab extends Evaluator {
   /** Presses one key (`Enter`, `Tab`) in whatever has focus. */
   press(key: 'Enter' | 'Tab'): Promise<void>;
   setViewport(viewport: Viewport): Promise<void>;
+  /**
+   * Makes this the tab a viewer sees. Firefox shows one tab of its window: a tab opened in another
+   * context hides this one (`document.visibilityState` `hidden`), and the element skips its frame's
+   * height polls while hidden, as it should.
+   */
+  bringToFront(): Promise<void>;
   /** A PNG of the viewport. */
   screenshot(path: string): Promise<void>;
   /** Console errors and warnings, and uncaught exceptions, of the page and its frames since the tab opened (`supports.console`). */

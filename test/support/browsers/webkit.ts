@@ -19,7 +19,7 @@ import {
   type Tab,
   type Viewport,
 } from './types.js';
-import { ELEMENT_KEY, WebDriverSession, webdriverCommand, type ElementRef } from './webdriver-classic.js';
+import { ELEMENT_KEY, WebDriverError, WebDriverSession, webdriverCommand, type ElementRef } from './webdriver-classic.js';
 
 /** MiniBrowser's toolbar keeps its window at least this wide (CSS px of the page at zoom 1). */
 const MIN_WINDOW_WIDTH = 447;
@@ -454,9 +454,21 @@ class WebKitContext implements EngineContext {
     await this.session.command('POST', '/execute/sync', { script: `(function () {\n${source}\n}).call(window);`, args: [] });
   }
 
+  /**
+   * Clicks the element `selector` names. A page that re-renders between the find and the click
+   * leaves a stale reference (a node replaced by an equal one): the selector is found again, as
+   * playwright and puppeteer do, at most three times.
+   */
   private async clickIn(selector: string): Promise<void> {
-    const element = await this.session.command<ElementRef>('POST', '/element', { using: 'css selector', value: selector });
-    await this.session.command('POST', `/element/${element[ELEMENT_KEY]}/click`, {});
+    for (let attempt = 1; ; attempt++) {
+      const element = await this.session.command<ElementRef>('POST', '/element', { using: 'css selector', value: selector });
+      try {
+        await this.session.command('POST', `/element/${element[ELEMENT_KEY]}/click`, {});
+        return;
+      } catch (error) {
+        if (!(error instanceof WebDriverError && error.code === 'stale element reference') || attempt === 3) throw error;
+      }
+    }
   }
 
   private frameRef(handle: string, frame: string): FrameRef {
@@ -524,6 +536,8 @@ class WebKitContext implements EngineContext {
           });
         }),
       setViewport: (viewport) => this.on(handle, null, () => this.resize(viewport)),
+      // Switching the session to the window is all WebKit's classic WebDriver has (each context has a window of its own).
+      bringToFront: () => this.on(handle, null, async () => undefined),
       screenshot: (path) =>
         this.on(handle, null, async () => {
           writeFileSync(path, Buffer.from(await this.session.command<string>('GET', '/screenshot'), 'base64'));

@@ -7,10 +7,10 @@
  * locked parameter through `variables`, and a dashboard the BFF does not embed. Its tests read the
  * page in order: rows, height, the locked parameter (and a hand-edited frame URL), the refusal,
  * and Acme's renewal, forty seconds in (the protocol's renewal rule: `refresh-margin` 50 s, at most
- * a third of a 60 s token's lifetime).
+ * a third of a 60 s token's lifetime). The engines' pages open at once and their renewals overlap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines, type EngineContext, type FrameRef, type Tab } from '../support/browsers/index.js';
+import { engines, type Engine, type EngineBrowser, type EngineContext, type EngineName, type FrameRef, type Tab } from '../support/browsers/index.js';
 import { eventually, openEngineBrowser } from './harness.js';
 import {
   answeredView,
@@ -57,53 +57,82 @@ interface Sample {
   visible: string[];
 }
 
-describe.each(engines())('protocol="metabase" against the emulator behind the BFF in $name', (engine) => {
-  let host: MetabaseHost;
-  let browser: Awaited<ReturnType<typeof openEngineBrowser>>;
-  let context: EngineContext;
-  let tab: Tab;
-  const frames: Partial<Record<'acme' | 'globex' | 'hostile', FrameRef>> = {};
-  let acmeSrc = '';
+/** One engine's page, opened when the file starts; the tests read it in order. */
+interface EnginePage {
+  host: MetabaseHost;
+  browser: EngineBrowser;
+  context: EngineContext;
+  tab: Tab;
+  frames: Partial<Record<'acme' | 'globex' | 'hostile', FrameRef>>;
+  /** Acme's first frame URL (the first test reads it). */
+  acmeSrc: string;
+}
 
-  beforeAll(async () => {
-    if (!engine.available) return;
-    [host, browser] = await Promise.all([startMetabaseHost({ elements: ELEMENTS, ttlSeconds: TTL_SECONDS }), openEngineBrowser(engine)]);
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await host.signIn(context);
-    tab = await context.newTab();
-    await tab.goto(host.url);
-    // One renewal of Acme's while the file runs: its first token's refresh is due 40 s in (a third
-    // of 60 s), scheduled when it came; the renewed token's, with 5 s, after the file.
-    await eventually('acme’s first token', async () => (await eventsOf(tab, 'acme', 'dashboard-token')).length > 0, 20_000);
-    await tab.evaluate(() => document.getElementById('el-acme')!.setAttribute('refresh-margin', '5'));
-    // Every animation frame of the page from now on: Acme's state and the iframes a viewer sees.
-    await tab.evaluate(() => {
-      const samples: Sample[] = ((window as unknown as { __samples: Sample[] }).__samples = []);
-      const tick = () => {
-        const el = document.getElementById('el-acme')!;
-        samples.push({
-          at: Date.now(),
-          state: el.getAttribute('state'),
-          visible: [...el.shadowRoot!.querySelectorAll('iframe')]
-            .filter((f) => !f.hidden && getComputedStyle(f).visibility !== 'hidden' && f.getBoundingClientRect().height > 0)
-            .map((f) => f.getAttribute('src') ?? ''),
-        });
-        requestAnimationFrame(tick);
-      };
+async function openPage(engine: Engine): Promise<EnginePage> {
+  const [host, browser] = await Promise.all([startMetabaseHost({ elements: ELEMENTS, ttlSeconds: TTL_SECONDS }), openEngineBrowser(engine)]);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await host.signIn(context);
+  const tab = await context.newTab();
+  await tab.goto(host.url);
+  // One renewal of Acme's while the file runs: its first token's refresh is due 40 s in (a third
+  // of 60 s), scheduled when it came; the renewed token's, with 5 s, after the file. A bound on a
+  // hung start (three browsers start at once beside the other e2e file), not a timed assertion.
+  await eventually('acme’s first token', async () => (await eventsOf(tab, 'acme', 'dashboard-token')).length > 0, 60_000);
+  await tab.evaluate(() => document.getElementById('el-acme')!.setAttribute('refresh-margin', '5'));
+  // Every animation frame of the page from now on: Acme's state and the iframes a viewer sees.
+  await tab.evaluate(() => {
+    const samples: Sample[] = ((window as unknown as { __samples: Sample[] }).__samples = []);
+    const tick = () => {
+      const el = document.getElementById('el-acme')!;
+      samples.push({
+        at: Date.now(),
+        state: el.getAttribute('state'),
+        visible: [...el.shadowRoot!.querySelectorAll('iframe')]
+          .filter((f) => !f.hidden && getComputedStyle(f).visibility !== 'hidden' && f.getBoundingClientRect().height > 0)
+          .map((f) => f.getAttribute('src') ?? ''),
+      });
       requestAnimationFrame(tick);
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await host?.close();
+    };
+    requestAnimationFrame(tick);
   });
+  return { host, browser, context, tab, frames: {}, acmeSrc: '' };
+}
+
+/**
+ * Every engine's page at once, from the file's start: most of the file is the wait for Acme's
+ * renewal, 40 s in, and the engines' waits overlap (one after the other, they took 120 s of a
+ * CI run). The engines' reading tests run first, the renewals after them (the second
+ * `describe.each`), so no engine's frames are read near the others' renewals, 55 s in.
+ */
+const opening = new Map<EngineName, Promise<EnginePage>>();
+for (const engine of engines().filter((candidate) => candidate.available)) {
+  const page = openPage(engine);
+  page.catch(() => undefined);
+  opening.set(engine.name, page);
+}
+afterAll(async () => {
+  for (const page of await Promise.allSettled(opening.values())) {
+    if (page.status !== 'fulfilled') continue;
+    await page.value.context.close();
+    await page.value.browser.close();
+    await page.value.host.close();
+  }
+});
+/** The engine's page, for its tests (a failed start fails each of them with its error). */
+const pageOf = (engine: Engine): Promise<EnginePage> => opening.get(engine.name)!;
+
+describe.each(engines())('protocol="metabase" against the emulator behind the BFF in $name', (engine) => {
+  let page: EnginePage;
+  beforeAll(async () => {
+    if (engine.available) page = await pageOf(engine);
+  }, 120_000);
 
   it.skipIf(!engine.available)('two customers on one page each see only their own rows; an editable parameter from variables narrows them', async () => {
+    const { tab, host, frames } = page;
     for (const id of ['acme', 'globex'] as const) {
       await eventually(`${id} ready`, async () => (await stateOf(tab, id)) === 'ready', 20_000);
       const src = await visibleSrc(tab, id);
-      if (id === 'acme') acmeSrc = src;
+      if (id === 'acme') page.acmeSrc = src;
       frames[id] = await frameAt(tab, src);
     }
     const acme = await viewOf(tab, 'acme', 'acme rows');
@@ -114,7 +143,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     expect(new Set(globex.customers)).toEqual(new Set(['globex']));
     expect(globex.products.sort()).toEqual(['reactor', 'turbine']);
     // The element's URL: the token, the editable parameter in the query, the hash options.
-    const url = new URL(acmeSrc);
+    const url = new URL(page.acmeSrc);
     expect(url.origin).toBe(host.emulator.url);
     expect(url.search).toBe('?region=north');
     expect(url.hash).toBe('#bordered=false&titled=true');
@@ -123,6 +152,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
   });
 
   it.skipIf(!engine.available)('each frame takes its dashboard’s height', async () => {
+    const { tab } = page;
     for (const id of ['acme', 'globex'] as const) {
       await eventually(`${id}'s frame at its dashboard's height`, async () => {
         const [height, content] = [await elementFrameHeight(tab, id), (await viewOf(tab, id, `${id}'s frame`)).height];
@@ -135,6 +165,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
   });
 
   it.skipIf(!engine.available)('a page cannot set or widen the locked parameter: not through variables, not by editing the frame URL', async () => {
+    const { tab, frames } = page;
     await eventually('hostile ready', async () => (await stateOf(tab, 'hostile')) === 'ready', 20_000);
     const hostileSrc = await visibleSrc(tab, 'hostile');
     expect(new URL(hostileSrc).searchParams.getAll('customer_id')).toEqual(['globex', 'initech']);
@@ -144,7 +175,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     expect(hostile.customers).toEqual([]);
     expect(hostile.text).not.toMatch(/reactor|turbine|stapler|anvil/);
     // Acme's own frame URL, edited by hand to name Globex (as a query parameter, and in the hash).
-    const edited = new URL(acmeSrc);
+    const edited = new URL(page.acmeSrc);
     edited.searchParams.set('customer_id', 'globex');
     edited.hash = `${edited.hash}&customer_id=globex`;
     await tab.evaluate((src) => {
@@ -161,6 +192,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
   });
 
   it.skipIf(!engine.available)('a refused token is the error state, with the BFF’s code, and no frame', async () => {
+    const { tab } = page;
     await eventually('refused in error', async () => (await stateOf(tab, 'refused')) === 'error', 20_000);
     const [error] = await eventsOf(tab, 'refused', 'dashboard-error');
     expect(error!.detail).toMatchObject({ retryable: false });
@@ -169,20 +201,28 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     const shown = await tab.evaluate(() => document.getElementById('el-refused')!.shadowRoot!.textContent ?? '');
     expect(shown).toMatch(/could not be loaded/);
   });
+});
+
+describe.each(engines())('protocol="metabase" renewal behind the BFF in $name', (engine) => {
+  let page: EnginePage;
+  beforeAll(async () => {
+    if (engine.available) page = await pageOf(engine);
+  }, 120_000);
 
   it.skipIf(!engine.available)('renews before exp in a hidden frame swapped in once laid out: never a blank frame, the same rows after', async () => {
+    const { tab, host } = page;
     const renewed = await eventually(
       'acme renewed in a new frame',
       async () => {
         const src = await visibleSrc(tab, 'acme');
-        return src !== acmeSrc ? src : undefined;
+        return src !== page.acmeSrc ? src : undefined;
       },
       55_000,
       100,
     );
     expect(host.answers.some((a) => a.status === 200 && a.path === '/embed-acme/token/rotate')).toBe(true);
     const token = (src: string) => new URL(src).pathname.split('/').pop();
-    expect(token(renewed)).not.toBe(token(acmeSrc));
+    expect(token(renewed)).not.toBe(token(page.acmeSrc));
     // The new frame shows Acme's rows: it was swapped in once it reported the old one's height.
     const next = await frameAt(tab, renewed);
     const view = await frameView(next);
@@ -197,7 +237,7 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     expect(watched.length).toBeGreaterThan(10);
     const blank = watched.filter((s) => s.visible.length !== 1 || (s.state !== 'ready' && s.state !== 'refreshing'));
     expect(blank).toEqual([]);
-    expect(new Set(watched.map((s) => s.visible[0]))).toEqual(new Set([acmeSrc, renewed]));
+    expect(new Set(watched.map((s) => s.visible[0]))).toEqual(new Set([page.acmeSrc, renewed]));
     expect((await eventsOf(tab, 'acme', 'dashboard-token')).map((e) => e.detail.reason)).toEqual(['initial', 'refresh']);
     expect(await stateOf(tab, 'acme')).toBe('ready');
   });

@@ -2,12 +2,14 @@
  * The page of the renewal soak (./renewal-soak.test.ts): one `<embedded-dashboard>` per protocol
  * (the shipped standalone files), each with a real BFF mount of its own (`createEmbedRoutes`)
  * against the emulator (Explo's customer tokens, Explo's embed tokens, the emulator's Superset
- * mode for guest tokens signed by the BFF), all on short token lifetimes. Every token answer the
+ * mode for guest tokens signed by the BFF, its Metabase mode for guest embeds the BFF signs), all
+ * on short token lifetimes. Every token answer the
  * BFFs gave is recorded (mount, path, status); the page records every element event and every
  * value of each element's `state`.
  *
- * A protocol is one entry of `SOAK_PROTOCOLS` (its BFF mount, its element's attributes, how many
- * renewals the soak waits for): adding one (Metabase) is one line there.
+ * A protocol is one entry of `SOAK_PROTOCOLS` (its BFF mount, its element's attributes, its
+ * lifetime, from which the soak takes how many renewals it waits for); a new vendor also brings
+ * its emulator's mode and its standalone script, started and served below.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,10 +19,18 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { SignJWT } from 'jose';
 import { createEmbedRoutes, createJsonLogger, type BffOptions } from '@embedded-dashboard/bff';
+import { metabaseVendor } from '@embedded-dashboard/bff/metabase';
 import { supersetVendor } from '@embedded-dashboard/bff/superset';
 import { UserGroupClient } from '@embedded-dashboard/client';
-import { DEFAULT_SUPERSET_AUDIENCE, SAMPLE_SUPERSET_DASHBOARDS, startEmulator, startSupersetEmulator } from '@embedded-dashboard/emulator';
+import {
+  DEFAULT_SUPERSET_AUDIENCE,
+  SAMPLE_SUPERSET_DASHBOARDS,
+  startEmulator,
+  startMetabaseEmulator,
+  startSupersetEmulator,
+} from '@embedded-dashboard/emulator';
 import { EXPLO_JWT_IFRAME_PATH } from '@embedded-dashboard/protocol';
+import { METABASE_SECRET, SANDBOX as METABASE_SANDBOX } from './metabase-host.js';
 
 const standalone = (file: string) => readFileSync(fileURLToPath(new URL(`../../packages/element/dist/standalone/${file}`, import.meta.url)));
 const SESSION_SECRET = 'e2e-renewal-soak-session-secret-0123456789';
@@ -33,6 +43,7 @@ export interface SoakVendors {
   embedKey: string;
   supersetUrl: string;
   supersetSecret: string;
+  metabaseUrl: string;
 }
 
 /** One protocol of the soak: its BFF options, its element, and how many scheduled renewals prove it. */
@@ -48,7 +59,7 @@ export interface SoakProtocol {
 const upstream = (vendors: SoakVendors, api?: 'explo-customer') => new UserGroupClient({ baseUrl: vendors.exploUrl, apiToken: API_KEY, ...(api && { api }) });
 
 /**
- * Lifetimes: 15 s (`EMBED_TOKEN_TTL=15`) for embed tokens, Superset's shortest (30 s), and 30 s
+ * Lifetimes: 15 s (`EMBED_TOKEN_TTL=15`) for embed tokens, Superset's and Metabase's shortest (30 s), and 30 s
  * for `explo`, whose every renewal loads the whole dashboard again in a swap frame: on a loaded
  * two-core machine running three browsers, one such load in many took longer than the swap's
  * 15 s timeout, a limit of that protocol rather than of the renewal.
@@ -90,6 +101,15 @@ export const SOAK_PROTOCOLS: readonly SoakProtocol[] = [
       sandbox: 'allow-same-origin allow-scripts allow-presentation allow-downloads allow-forms allow-popups',
     }),
   },
+  {
+    name: 'metabase',
+    ttlSeconds: 30,
+    bff: () => ({
+      vendor: metabaseVendor({ secret: METABASE_SECRET, params: { customer_id: '{org_id}' }, dashboards: [1], ttlSeconds: 30 }),
+      secrets: [METABASE_SECRET],
+    }),
+    attributes: (v) => ({ protocol: 'metabase', dashboard: '1', 'src-template': `${v.metabaseUrl}/embed/dashboard/{token}`, sandbox: METABASE_SANDBOX }),
+  },
 ];
 
 export interface TokenAnswer {
@@ -115,12 +135,13 @@ export async function startRenewalHost(protocols: readonly SoakProtocol[] = SOAK
   // 24 random bytes as base64url: the 32 ASCII bytes of an A256GCM key.
   const embedKey = randomBytes(24).toString('base64url');
   const supersetSecret = randomBytes(32).toString('base64url');
-  const [explo, superset] = await Promise.all([
+  const [explo, superset, metabase] = await Promise.all([
     // The dashboards re-read their data every second: a token they find dead shows at once.
     startEmulator({ port: 0, host: '127.0.0.1', embedOrigins: [origin], dashboardRefreshSeconds: 1, embedSecrets: [{ id: EMBED_KEY_ID, value: embedKey }] }),
     startSupersetEmulator({ port: 0, host: '127.0.0.1', guestTokenSecret: supersetSecret, frameAncestors: ["'self'", origin] }),
+    startMetabaseEmulator({ port: 0, host: '127.0.0.1', secretKey: METABASE_SECRET, frameAncestors: [origin] }),
   ]);
-  const vendors: SoakVendors = { exploUrl: explo.url, embedKey, supersetUrl: superset.url, supersetSecret };
+  const vendors: SoakVendors = { exploUrl: explo.url, embedKey, supersetUrl: superset.url, supersetSecret, metabaseUrl: metabase.url };
   const answers: TokenAnswer[] = [];
   for (const protocol of protocols) {
     const routes = createEmbedRoutes({
@@ -135,9 +156,10 @@ export async function startRenewalHost(protocols: readonly SoakProtocol[] = SOAK
     });
     app.route(`/${protocol.name}/embed`, routes);
   }
-  const scripts = { main: standalone('embedded-dashboard.js'), superset: standalone('embedded-dashboard-superset.js') };
-  app.get('/embedded-dashboard.js', (c) => c.body(scripts.main, 200, { 'content-type': 'text/javascript' }));
-  app.get('/embedded-dashboard-superset.js', (c) => c.body(scripts.superset, 200, { 'content-type': 'text/javascript' }));
+  for (const file of ['embedded-dashboard.js', 'embedded-dashboard-superset.js', 'embedded-dashboard-metabase.js']) {
+    const script = standalone(file);
+    app.get(`/${file}`, (c) => c.body(script, 200, { 'content-type': 'text/javascript' }));
+  }
   const element = (protocol: SoakProtocol, id = protocol.name) =>
     `<embedded-dashboard id="${id}" token-url="/${protocol.name}/embed/token" ${Object.entries(protocol.attributes(vendors))
       .map(([name, value]) => `${name}="${value}"`)
@@ -159,9 +181,10 @@ export async function startRenewalHost(protocols: readonly SoakProtocol[] = SOAK
   window.addLater = (name) => document.body.insertAdjacentHTML('beforeend', __later[name]);
 </script>
 <script type="module">
-  // One module graph: both entries register their protocols before any element's first update.
+  // One module graph: every entry registers its protocols before any element's first update.
   import '/embedded-dashboard.js';
   import '/embedded-dashboard-superset.js';
+  import '/embedded-dashboard-metabase.js';
 </script></head><body>
 ${protocols.map((protocol) => element(protocol)).join('\n')}
 </body></html>`),
@@ -181,7 +204,7 @@ ${protocols.map((protocol) => element(protocol)).join('\n')}
         server.close(() => resolve());
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
-      await Promise.all([explo.close(), superset.close()]);
+      await Promise.all([explo.close(), superset.close(), metabase.close()]);
     },
   };
 }

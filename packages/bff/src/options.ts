@@ -81,7 +81,11 @@ export interface BffOptions {
   circuitBreaker?: CircuitBreakerOptions | false;
   /** Refuse to serve when the vendor says the groups belong to the other environment. Default: either. */
   expectEnvironment?: Environment;
-  /** Per-session limits; `false` disables them. Default token 60/min, rotate 12/min, timings 60/min. */
+  /**
+   * Per-session limits; `false` disables them. Default token 60/min, rotate 12/min or, for short
+   * token lifetimes, what 10 holders renewing on the protocol's schedule need (120/min at 15 s),
+   * timings 60/min. A rule given is used as it is.
+   */
   rateLimit?: RateLimitOptions;
   /**
    * The timings reports (`POST /timings`): `dashboards`, the dashboard ids they may name (the

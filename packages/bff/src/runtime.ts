@@ -81,7 +81,7 @@ export function createBffRuntime(options: BffOptions): BffRuntime {
       logger,
       toGroup: options.vendor?.toGroup,
     }),
-    rateLimit: createRateLimiter(options.rateLimit, store),
+    rateLimit: createRateLimiter(options.rateLimit, store, settings.tokenLifetimeMs),
     vendor,
     service,
     store,

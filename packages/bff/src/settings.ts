@@ -38,6 +38,8 @@ export interface BffSettings {
   tokens: TokenServiceSettings;
   /** Embed-token mode, when `embedToken` is set. */
   embedToken: EmbedTokenSettings | undefined;
+  /** The shortest lifetime of the tokens handed out (`tokenTtlSeconds`, the vendor's `tokenLifetimeSeconds`); `null`: they never expire, or it is not known. */
+  tokenLifetimeMs: number | null;
   budget: { ratePerMinute: number; burst: number | undefined; maxWaitMs: number; key: string };
 }
 
@@ -101,6 +103,10 @@ export function resolveSettings(options: BffOptions): BffSettings {
   }
   const vendorSecrets = (vendor?.secrets ?? []).filter((secret) => typeof secret === 'string' && secret !== '');
   const tokenTtlSeconds = nonNegative('tokenTtlSeconds', options.tokenTtlSeconds, 3600);
+  const vendorLifetime = vendor?.tokenLifetimeSeconds;
+  if (vendorLifetime !== undefined && !(typeof vendorLifetime === 'number' && vendorLifetime > 0 && Number.isFinite(vendorLifetime))) {
+    throw new TypeError('vendor.tokenLifetimeSeconds must be a positive number of seconds');
+  }
   const clock = options.clock ?? monotonicNow;
   return {
     now,
@@ -112,6 +118,8 @@ export function resolveSettings(options: BffOptions): BffSettings {
     bodyLimitBytes: nonNegative('bodyLimitBytes', options.bodyLimitBytes, 4096),
     timingDashboards: timingDashboards(options.timings),
     embedToken: options.embedToken === undefined ? undefined : resolveEmbedTokenSettings(options.embedToken, tokenTtlSeconds, options.upstream!),
+    // Explo's customer and embed tokens both live `tokenTtlSeconds` (0: customer tokens never expire).
+    tokenLifetimeMs: vendor === undefined ? (tokenTtlSeconds > 0 ? tokenTtlSeconds * 1000 : null) : vendorLifetime === undefined ? null : vendorLifetime * 1000,
     storeTimeoutMs: options.storeTimeoutMs ?? 1000,
     // One budget per vendor account, whatever the key prefix: it is the account the vendor limits.
     budget: {

@@ -118,6 +118,7 @@ export {
   renewalDelayMs,
   rotationSpacingMs,
   reuseMinLeftMs,
+  renewalsPerWindow,
 } from './renewal.js';
 
 export {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ROTATION_SPACING_MS, EXPIRED_RENEWAL_DELAY_MS, renewalDelayMs, renewalMarginMs, reuseMinLeftMs, rotationSpacingMs } from './renewal.js';
+import {
+  DEFAULT_ROTATION_SPACING_MS,
+  EXPIRED_RENEWAL_DELAY_MS,
+  renewalDelayMs,
+  renewalMarginMs,
+  renewalsPerWindow,
+  reuseMinLeftMs,
+  rotationSpacingMs,
+} from './renewal.js';
 
 const S = 1000;
 // 15 s to a day, about 10 a decade, and the vendors' own: Superset's 300 s guest token, a
@@ -76,6 +84,76 @@ describe('the renewal rule, over every lifetime from 15 s to a day', () => {
     expect(reuseMinLeftMs(30 * S)).toBe(15 * S);
   });
 
+  it('counts at most renewalsPerWindow renewals of one holder in any window, and exactly that many when each token it gets is handed on with the least left', () => {
+    // A holder renewing on the element's schedule for a while, each answer leaving `leftOf(k)` of a token.
+    const renewalTimes = (lifetime: number, windowMs: number, leftOf: (k: number) => number) => {
+      const times: number[] = [];
+      for (let t = 0, k = 0; t <= 3 * windowMs + 2 * lifetime; k++) {
+        t += renewalDelayMs(leftOf(k));
+        times.push(t);
+      }
+      return times;
+    };
+    // The most of `times` inside one window [start, start + windowMs): it starts at one of them.
+    // (A nanosecond less: sums of fractional delays drift by that much, which real timers never gain.)
+    const busiestWindow = (times: number[], windowMs: number) => {
+      let most = 0;
+      for (let first = 0, last = 0; first < times.length; first++) {
+        while (last < times.length && times[last]! < times[first]! + windowMs - 1e-6) last++;
+        most = Math.max(most, last - first);
+      }
+      return most;
+    };
+    let seed = 39;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (const lifetime of LIFETIMES) {
+      const least = reuseMinLeftMs(lifetime);
+      for (const windowMs of [10 * S, 60 * S, 3600 * S]) {
+        const limit = renewalsPerWindow(lifetime, windowMs);
+        const at = `lifetime ${lifetime} ms, window ${windowMs} ms`;
+        expect(Number.isInteger(limit) && limit >= 1, at).toBe(true);
+        // Handed on with the least left every time: the soonest schedule there is, and it reaches the count.
+        expect(
+          busiestWindow(
+            renewalTimes(lifetime, windowMs, () => least),
+            windowMs,
+          ),
+          at,
+        ).toBe(limit);
+        // Fresh tokens, or stored ones with anything from the least to all of the lifetime left: never more.
+        expect(
+          busiestWindow(
+            renewalTimes(lifetime, windowMs, () => lifetime),
+            windowMs,
+          ),
+          at,
+        ).toBeLessThanOrEqual(limit);
+        expect(
+          busiestWindow(
+            renewalTimes(lifetime, windowMs, () => least + random() * (lifetime - least)),
+            windowMs,
+          ),
+          at,
+        ).toBeLessThanOrEqual(limit);
+      }
+    }
+  });
+
+  it('counts renewals a window of the BFF sees: 12 a minute at 15 s, one from three minutes on, none for a token that never expires', () => {
+    expect(renewalsPerWindow(15 * S, 60 * S)).toBe(12);
+    expect(renewalsPerWindow(30 * S, 60 * S)).toBe(6);
+    expect(renewalsPerWindow(60 * S, 60 * S)).toBe(3);
+    expect(renewalsPerWindow(180 * S, 60 * S)).toBe(1);
+    expect(renewalsPerWindow(300 * S, 60 * S)).toBe(1);
+    expect(renewalsPerWindow(86_400 * S, 60 * S)).toBe(1);
+    expect(renewalsPerWindow(86_400 * S, 86_400 * S)).toBe(5);
+    // Never more for a longer lifetime.
+    const sorted = [...LIFETIMES].sort((a, b) => a - b);
+    for (let i = 1; i < sorted.length; i++) expect(renewalsPerWindow(sorted[i]!, 60 * S)).toBeLessThanOrEqual(renewalsPerWindow(sorted[i - 1]!, 60 * S));
+    expect(renewalsPerWindow(null, 60 * S)).toBe(0);
+    expect(renewalsPerWindow(Infinity, 60 * S)).toBe(0);
+  });
+
   it('never returns a negative or NaN wait for hostile input', () => {
     for (const left of [Number.NaN, -1, 0, -Infinity]) expect(renewalDelayMs(left)).toBe(EXPIRED_RENEWAL_DELAY_MS);
     expect(renewalDelayMs(Infinity)).toBe(Infinity);
@@ -89,5 +167,9 @@ describe('the renewal rule, over every lifetime from 15 s to a day', () => {
     for (const cap of [Number.NaN, -1]) expect(rotationSpacingMs(3600 * S, cap)).toBe(DEFAULT_ROTATION_SPACING_MS);
     expect(rotationSpacingMs(Infinity)).toBe(DEFAULT_ROTATION_SPACING_MS);
     for (const lifetime of [Number.NaN, -1]) expect(reuseMinLeftMs(lifetime)).toBe(Infinity);
+    for (const lifetime of [Number.NaN, -1, -Infinity]) expect(renewalsPerWindow(lifetime, 60 * S)).toBe(0);
+    for (const windowMs of [Number.NaN, 0, -60 * S, -Infinity]) expect(renewalsPerWindow(15 * S, windowMs)).toBe(0);
+    // An expired token is renewed every 5 s, so a lifetime of 0 counts as such.
+    expect(renewalsPerWindow(0, 60 * S)).toBe(12);
   });
 });

@@ -90,3 +90,23 @@ export function reuseMinLeftMs(lifetimeMs: number): number {
   if (!(lifetimeMs >= 0)) return Infinity;
   return Math.max(REUSE_MIN_LEFT_SHARE * lifetimeMs, Math.min(REUSE_MIN_LEFT_MS, lifetimeMs / 2));
 }
+
+/**
+ * The most renewals one holder of tokens of `lifetimeMs` makes in any window of `windowMs` (the
+ * BFF's per-session rate limit counts in such windows): it renews on the schedule
+ * (`renewalDelayMs`), each time of a token with at least `reuseMinLeftMs(lifetimeMs)` left (a
+ * stored token handed on with the least the BFF leaves it; a fresh one is renewed later), so two
+ * of its renewals are at least that delay apart. `0` for a token that never expires (`null`,
+ * `Infinity`; renewed only when the vendor refused it) and for a lifetime or window that is not a
+ * number. Retries of a refused renewal come on top: the BFF's limit leaves room for them.
+ *
+ * @example
+ * renewalsPerWindow(15_000, 60_000); // 12: a 15 s token, renewed at least every 5 s
+ * renewalsPerWindow(30_000, 60_000); // 6
+ * renewalsPerWindow(300_000, 60_000); // 1
+ */
+export function renewalsPerWindow(lifetimeMs: number | null, windowMs: number): number {
+  if (lifetimeMs === null || !(lifetimeMs >= 0) || lifetimeMs === Infinity || !(windowMs > 0)) return 0;
+  // Renewals at least a delay apart: at most ceil(window / delay) of them in a window [start, start + window).
+  return Math.ceil(windowMs / renewalDelayMs(reuseMinLeftMs(lifetimeMs)));
+}

@@ -1,6 +1,8 @@
 import { UserGroupClient, type UserGroupClientOptions } from '@embedded-dashboard/client';
 import { metabaseVendorOf } from '../metabase/config.js';
 import { supersetVendorOf } from '../superset/config.js';
+import { supersetTokenLifetimeSeconds } from '../superset/options.js';
+import { rotateRule } from '../session-rate-limit/rate-limiter.js';
 import type { BffVendor } from '../vendor/vendor-adapter.js';
 import type { BffAppOptions } from '../options.js';
 import type { BffConfig } from './bff-config.js';
@@ -48,11 +50,23 @@ export function vendorOptions(
 }
 
 /**
+ * The shortest lifetime (s) of the tokens a configuration's BFF hands out, as its vendor states
+ * it (`BffVendor.tokenLifetimeSeconds`); `null`: Explo's customer tokens that never expire.
+ */
+function tokenLifetimeSeconds(config: BffConfig): number | null {
+  if (config.superset !== undefined) return supersetTokenLifetimeSeconds(config.superset.mint);
+  if (config.metabase !== undefined) return config.metabase.ttlSeconds;
+  return config.tokenTtlSeconds > 0 ? config.tokenTtlSeconds : null;
+}
+
+/**
  * `createBffApp`'s options for a configuration, but the parts each runtime brings itself: the
- * vendor client (its transport), the store and the metrics.
+ * vendor client (its transport), the store and the metrics. `EMBED_RATE_LIMIT` gives `/token`
+ * its limit and `/rotate` a fifth of it, or what the token lifetime needs when more (`rotateRule`).
  */
 export function appOptions(config: BffConfig, extraSecrets: readonly string[] = []): Omit<BffAppOptions, 'upstream' | 'store' | 'metrics'> {
   const perMinute = config.rateLimitPerMinute;
+  const lifetime = tokenLifetimeSeconds(config);
   return {
     session: config.session,
     logLevel: config.logLevel,
@@ -73,7 +87,7 @@ export function appOptions(config: BffConfig, extraSecrets: readonly string[] = 
         ? false
         : {
             token: { limit: perMinute, windowSeconds: 60 },
-            rotate: { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 },
+            rotate: rotateRule(lifetime === null ? null : lifetime * 1000, { limit: Math.max(1, Math.ceil(perMinute / 5)), windowSeconds: 60 }),
             // As many reports as token requests: each load or renewal follows one.
             timings: { limit: perMinute, windowSeconds: 60 },
           },

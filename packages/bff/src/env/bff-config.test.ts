@@ -50,9 +50,69 @@ describe('the shared configuration, read from a plain record (a Worker’s bindi
     expect(options.secrets).toEqual([TOKEN, SECRET, 'redis-password']);
     expect(options.rateLimit).toEqual({
       token: { limit: 10, windowSeconds: 60 },
-      rotate: { limit: 2, windowSeconds: 60 },
+      // A fifth of 10 is 2, but ten holders of hour-long tokens may each renew within one minute.
+      rotate: { limit: 10, windowSeconds: 60 },
       timings: { limit: 10, windowSeconds: 60 },
     });
     expect(appOptions(parse({ ...minimal, EMBED_RATE_LIMIT: '0' }).config!).rateLimit).toBe(false);
+  });
+});
+
+describe('EMBED_RATE_LIMIT with the token lifetime: /rotate gets a fifth, or what ten holders renewing on schedule need', () => {
+  const rotateOf = (record: Record<string, unknown>) => {
+    const { config, problems } = parse(record);
+    expect(problems).toEqual([]);
+    const { rateLimit } = appOptions(config!);
+    if (!rateLimit) throw new Error('rate limits off');
+    return rateLimit.rotate;
+  };
+  const GUEST = 'env-config-guest-secret-0123456789abcdef';
+  const superset = {
+    EMBED_VENDOR: 'superset',
+    EMBED_UPSTREAM_URL: 'http://127.0.0.1:9',
+    EMBED_SESSION_SECRET: SECRET,
+    EMBED_DASHBOARDS: '0f1e2d3c-4b5a-4978-8796-a5b4c3d2e1f0',
+    EMBED_SUPERSET_RLS: 'customer_id = {org_id}',
+  };
+  const metabase = {
+    EMBED_VENDOR: 'metabase',
+    EMBED_UPSTREAM_URL: 'http://127.0.0.1:9',
+    EMBED_SESSION_SECRET: SECRET,
+    EMBED_METABASE_SECRET: 'ab'.repeat(32),
+    EMBED_METABASE_PARAMS: '{}',
+    EMBED_DASHBOARDS: '1',
+  };
+
+  it("follows Explo's EMBED_TOKEN_TTL: 120 a minute at 15 s, 60 at 30 s, the fifth of 60 (12) from three minutes on", () => {
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '15' })).toEqual({ limit: 120, windowSeconds: 60 });
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '30' })).toEqual({ limit: 60, windowSeconds: 60 });
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '180' })).toEqual({ limit: 12, windowSeconds: 60 });
+    expect(rotateOf(minimal)).toEqual({ limit: 12, windowSeconds: 60 });
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '86400' })).toEqual({ limit: 12, windowSeconds: 60 });
+  });
+
+  it('keeps a fifth of EMBED_RATE_LIMIT when that is more, and a customer token that never expires takes only the fifth', () => {
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '15', EMBED_RATE_LIMIT: '1000' })).toEqual({ limit: 200, windowSeconds: 60 });
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '15', EMBED_RATE_LIMIT: '1' })).toEqual({ limit: 120, windowSeconds: 60 });
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '0', EMBED_RATE_LIMIT: '5' })).toEqual({ limit: 1, windowSeconds: 60 });
+    expect(rotateOf({ ...minimal, EMBED_TOKEN_TTL: '0' })).toEqual({ limit: 12, windowSeconds: 60 });
+  });
+
+  it("follows the vendor's lifetime: Superset's signed tokens' EMBED_TOKEN_TTL, the 300 s it assumes of the tokens Superset mints, Metabase's", () => {
+    expect(rotateOf({ ...superset, EMBED_SUPERSET_GUEST_SECRET: GUEST, EMBED_SUPERSET_AUDIENCE: 'superset', EMBED_TOKEN_TTL: '30' })).toEqual({
+      limit: 60,
+      windowSeconds: 60,
+    });
+    expect(rotateOf({ ...superset, EMBED_SUPERSET_GUEST_SECRET: GUEST, EMBED_SUPERSET_AUDIENCE: 'superset', EMBED_TOKEN_TTL: '60' })).toEqual({
+      limit: 30,
+      windowSeconds: 60,
+    });
+    expect(rotateOf({ ...superset, EMBED_SUPERSET_USERNAME: 'svc', EMBED_SUPERSET_PASSWORD: 'pw' })).toEqual({ limit: 12, windowSeconds: 60 });
+    expect(rotateOf({ ...superset, EMBED_SUPERSET_USERNAME: 'svc', EMBED_SUPERSET_PASSWORD: 'pw', EMBED_RATE_LIMIT: '20' })).toEqual({
+      limit: 10,
+      windowSeconds: 60,
+    });
+    expect(rotateOf({ ...metabase, EMBED_TOKEN_TTL: '30' })).toEqual({ limit: 60, windowSeconds: 60 });
+    expect(rotateOf(metabase)).toEqual({ limit: 12, windowSeconds: 60 });
   });
 });

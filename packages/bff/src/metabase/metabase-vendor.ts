@@ -35,6 +35,7 @@ export function metabaseVendor(options: MetabaseVendorOptions): BffVendor {
     accountId: 'metabase-local',
     secrets: [options.secret],
     toGroup: (claims, names) => claimsToCustomer(claims, names),
+    tokenLifetimeSeconds: settings.ttlSeconds,
     create(context): VendorAdapter {
       const tokens = new MetabaseGuestTokens(settings, context);
       return {

@@ -1,7 +1,7 @@
 import { SupersetClient, type SupersetClientOptions } from '@embedded-dashboard/client/superset';
 import { isSupersetEmbeddedUuid } from '@embedded-dashboard/protocol';
 import type { BffVendor } from '../vendor/vendor-adapter.js';
-import { resolveSupersetSettings, type SupersetRlsRuleTemplate, type SupersetVendorOptions } from './options.js';
+import { resolveSupersetSettings, SUPERSET_GUEST_TOKEN_TTL_SECONDS, type SupersetRlsRuleTemplate, type SupersetVendorOptions } from './options.js';
 import { supersetVendor } from './superset-vendor.js';
 
 /*
@@ -114,7 +114,7 @@ export function parseSupersetConfig(get: (key: SupersetKey) => string | undefine
     rls,
     mint: minted
       ? { kind: 'vendor', username: username!, password: password! }
-      : { kind: 'local', secret: secret!, audience: audience!, ttlSeconds: Number(ttlText ?? 300) },
+      : { kind: 'local', secret: secret!, audience: audience!, ttlSeconds: Number(ttlText ?? SUPERSET_GUEST_TOKEN_TTL_SECONDS) },
   };
 }
 

@@ -7,6 +7,17 @@ import { parseClaimTemplate, type ClaimTemplate } from '../claim-template/claim-
  * options as types, and their check (a `TypeError` naming the option, never quoting a secret).
  */
 
+/**
+ * Superset's default `GUEST_TOKEN_JWT_EXP_SECONDS`: the lifetime of the guest tokens the BFF signs
+ * unless told otherwise, and the one it assumes of those Superset mints (their `exp` is the
+ * server's setting, which the BFF learns only from each token).
+ */
+export const SUPERSET_GUEST_TOKEN_TTL_SECONDS = 300;
+
+/** The lifetime (s) of the guest tokens of a mint: the BFF's `ttlSeconds`, or Superset's default for those it mints. */
+export const supersetTokenLifetimeSeconds = (mint: { kind: 'vendor' } | { kind: 'local'; ttlSeconds: number }): number =>
+  mint.kind === 'local' ? mint.ttlSeconds : SUPERSET_GUEST_TOKEN_TTL_SECONDS;
+
 /** What the adapter needs of a Superset API client: `SupersetClient` from `@embedded-dashboard/client/superset` is one. */
 export interface SupersetGuestTokenApi {
   /** A short, non-secret id of the Superset and its service account. */
@@ -94,7 +105,7 @@ const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /** Checks `supersetVendor`'s options; a mistake throws a `TypeError` naming the option. */
 export function resolveSupersetSettings(options: SupersetVendorOptions): SupersetSettings {
   if (typeof options !== 'object' || options === null) throw new TypeError('supersetVendor: options must be an object');
-  const { dashboards, rls, client, guestTokenSecret, audience, ttlSeconds = 300, user = {} } = options;
+  const { dashboards, rls, client, guestTokenSecret, audience, ttlSeconds = SUPERSET_GUEST_TOKEN_TTL_SECONDS, user = {} } = options;
   if (!Array.isArray(dashboards) || dashboards.length === 0 || !dashboards.every(isSupersetEmbeddedUuid)) {
     throw new TypeError("supersetVendor: dashboards must be a non-empty list of embedded dashboard UUIDs (lower-case, as Superset's Embed dialog shows them)");
   }

@@ -2,7 +2,7 @@ import { claimsToCustomer } from '../session/claims.js';
 import type { BffVendor, VendorAdapter } from '../vendor/vendor-adapter.js';
 import { guestTokenRequest } from './guest-request.js';
 import { supersetLocalSigner } from './local-signer.js';
-import { resolveSupersetSettings, type SupersetVendorOptions } from './options.js';
+import { resolveSupersetSettings, supersetTokenLifetimeSeconds, type SupersetVendorOptions } from './options.js';
 import { SupersetServiceLogin } from './service-login.js';
 import { SupersetVendorGuestTokens } from './vendor-guest-tokens.js';
 
@@ -43,6 +43,7 @@ export function supersetVendor(options: SupersetVendorOptions): BffVendor {
     accountId: mint.kind === 'vendor' ? mint.client.accountId : LOCAL_ACCOUNT(mint.audience),
     secrets: mint.kind === 'local' ? [options.guestTokenSecret!] : [],
     toGroup: (claims, names) => claimsToCustomer(claims, names),
+    tokenLifetimeSeconds: supersetTokenLifetimeSeconds(mint),
     create(context): VendorAdapter {
       if (mint.kind === 'local') {
         const sign = supersetLocalSigner(mint, context.now);

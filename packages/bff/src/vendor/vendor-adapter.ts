@@ -67,6 +67,12 @@ export interface BffVendor {
   readonly secrets?: readonly string[];
   /** How a session's claims name its customer; default Explo's group input (`org_id`, `org_name`, `embed_properties`). */
   readonly toGroup?: ClaimsToGroup;
+  /**
+   * The lifetime in seconds of the tokens the adapter hands out (the shortest, when they differ),
+   * from which the default per-session rotate limit comes (`rateLimit`). Absent: not known, the
+   * fixed default (12 a minute).
+   */
+  readonly tokenLifetimeSeconds?: number;
   /** Builds the adapter on the shared layers; throws `TypeError` for a bad option. */
   create(context: VendorContext): VendorAdapter;
 }

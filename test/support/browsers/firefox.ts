@@ -168,7 +168,9 @@ function firefoxContext(context: BrowserContext, viewport: Viewport): EngineCont
   const pages: Page[] = [];
   return {
     async newTab() {
-      const page = await context.newPage();
+      // A window of its own: a tab opened beside another hides it (visibilityState hidden:
+      // timers throttled, no animation frames), as a viewer's other tab does.
+      const page = await context.newPage({ type: 'window' });
       pages.push(page);
       await page.setViewport(viewport);
       for (const source of initScripts) await page.evaluateOnNewDocument(source);

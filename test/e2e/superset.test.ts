@@ -196,7 +196,9 @@ describe.each(engines())('protocol="superset" against the real Superset in $name
 
   it.skipIf(!enabled)('two customers on one page each see only their own rows', async () => {
     const { tab, texts, host } = pages;
-    for (const id of ['acme', 'globex'] as const) expect(await stateOf(tab, id)).toBe('ready');
+    // Loaded: ready, or already renewing its 30 s token (20 s after it came: on a loaded machine,
+    // this engine's pages may have waited that long behind the previous engine's).
+    for (const id of ['acme', 'globex'] as const) expect(['ready', 'refreshing']).toContain(await stateOf(tab, id));
     const all = allProducts(manifest);
     for (const customer of ['acme', 'globex'] as const) {
       const own = productsOf(manifest, customer);

@@ -115,92 +115,95 @@ function expectNoSeriousFindings(name: string, findings: Finding[]): void {
  */
 const A11Y_TEST_TIMEOUT_MS = 180_000;
 
-describe.each(engines())('demo in $name: axe-core finds no serious WCAG 2.x A/AA violation', (engine) => {
-  const run = useDemo(engine, { sharedDemo: true });
-  const minWidth = engine.supports.minViewportWidth;
-  const report = (name: string) => `${engine.name}-${name}`;
+/** The engines at once, each engine's checks in order (each engine has its own browser and demo). */
+describe.concurrent.each(engines())('demo in $name', (engine) => {
+  describe.sequential('axe-core finds no serious WCAG 2.x A/AA violation', () => {
+    const run = useDemo(engine, { sharedDemo: true });
+    const minWidth = engine.supports.minViewportWidth;
+    const report = (name: string) => `${engine.name}-${name}`;
 
-  it.skipIf(!engine.available)(
-    'on the sign-in page, the integration guide and an unknown customer sign-in',
-    async () => {
-      const page = await (await run.newContext()).newTab();
-      const { demo } = run;
-      await page.goto(`${demo.url}/`);
-      await eventually('the customer cards', () =>
-        page.evaluate((n) => document.querySelectorAll('[data-testid="customers"] li.customer').length === n, DEMO_CUSTOMERS.length),
-      );
-      const findings = await checkPage('sign-in', page, minWidth);
-      await page.goto(`${demo.url}/integrate`);
-      await eventually('the BFF snippet', () => page.evaluate(() => (document.querySelector('[data-snippet="bff-library"]')?.textContent ?? '').length > 0));
-      findings.push(...(await checkPage('integration guide', page, minWidth)));
-      const refused = await page.goto(`${demo.url}/login?customer=nobody`);
-      expect(refused).toBe(run.browser.supports.navigationStatus ? 400 : 0);
-      findings.push(...(await checkPage('unknown customer', page, minWidth)));
-      expectNoSeriousFindings(report('public'), findings);
-    },
-    A11Y_TEST_TIMEOUT_MS,
-  );
+    it.skipIf(!engine.available)(
+      'on the sign-in page, the integration guide and an unknown customer sign-in',
+      async () => {
+        const page = await (await run.newContext()).newTab();
+        const { demo } = run;
+        await page.goto(`${demo.url}/`);
+        await eventually('the customer cards', () =>
+          page.evaluate((n) => document.querySelectorAll('[data-testid="customers"] li.customer').length === n, DEMO_CUSTOMERS.length),
+        );
+        const findings = await checkPage('sign-in', page, minWidth);
+        await page.goto(`${demo.url}/integrate`);
+        await eventually('the BFF snippet', () => page.evaluate(() => (document.querySelector('[data-snippet="bff-library"]')?.textContent ?? '').length > 0));
+        findings.push(...(await checkPage('integration guide', page, minWidth)));
+        const refused = await page.goto(`${demo.url}/login?customer=nobody`);
+        expect(refused).toBe(run.browser.supports.navigationStatus ? 400 : 0);
+        findings.push(...(await checkPage('unknown customer', page, minWidth)));
+        expectNoSeriousFindings(report('public'), findings);
+      },
+      A11Y_TEST_TIMEOUT_MS,
+    );
 
-  it.skipIf(!engine.available)(
-    'on the app page of every demo customer, with both frame protocols and a refused variables entry',
-    async () => {
-      // Each customer in a browser context of its own (a sign-in replaces the previous one's
-      // cookie), all at once: the checks are independent and the machine has two cores.
-      const perCustomer = await Promise.all(
-        DEMO_CUSTOMERS.map(async (customer) => {
-          const app = await openApp(await run.newContext(), run.demo, customer.id);
-          await waitForReady(app);
-          const found = await checkPage(`app of ${customer.id}`, app.tab, minWidth);
-          if (customer !== DEMO_CUSTOMERS[0]) return found;
-          await app.tab.evaluate((selector) => {
-            const input = document.querySelector<HTMLTextAreaElement>(selector)!;
-            input.value = '{not json';
-            input.dispatchEvent(new Event('input', { bubbles: true }));
-          }, testId('variables-input'));
-          await clickTestId(app, 'apply-variables');
-          await eventually('the variables error', () => app.tab.evaluate(() => (document.querySelector('#variables-error')?.textContent ?? '').length > 0));
-          found.push(...(await checkPage(`app of ${customer.id} with a refused variables entry`, app.tab, minWidth)));
-          await app.tab.goto(`${run.demo.url}/app?protocol=explo`);
-          await eventually('the element to be ready', async () => (await app.state()) === 'ready');
-          found.push(...(await checkPage(`app of ${customer.id}, protocol explo`, app.tab, minWidth)));
-          return found;
-        }),
-      );
-      expectNoSeriousFindings(report('app'), perCustomer.flat());
-    },
-    A11Y_TEST_TIMEOUT_MS,
-  );
+    it.skipIf(!engine.available)(
+      'on the app page of every demo customer, with both frame protocols and a refused variables entry',
+      async () => {
+        // Each customer in a browser context of its own (a sign-in replaces the previous one's
+        // cookie), all at once: the checks are independent and the machine has two cores.
+        const perCustomer = await Promise.all(
+          DEMO_CUSTOMERS.map(async (customer) => {
+            const app = await openApp(await run.newContext(), run.demo, customer.id);
+            await waitForReady(app);
+            const found = await checkPage(`app of ${customer.id}`, app.tab, minWidth);
+            if (customer !== DEMO_CUSTOMERS[0]) return found;
+            await app.tab.evaluate((selector) => {
+              const input = document.querySelector<HTMLTextAreaElement>(selector)!;
+              input.value = '{not json';
+              input.dispatchEvent(new Event('input', { bubbles: true }));
+            }, testId('variables-input'));
+            await clickTestId(app, 'apply-variables');
+            await eventually('the variables error', () => app.tab.evaluate(() => (document.querySelector('#variables-error')?.textContent ?? '').length > 0));
+            found.push(...(await checkPage(`app of ${customer.id} with a refused variables entry`, app.tab, minWidth)));
+            await app.tab.goto(`${run.demo.url}/app?protocol=explo`);
+            await eventually('the element to be ready', async () => (await app.state()) === 'ready');
+            found.push(...(await checkPage(`app of ${customer.id}, protocol explo`, app.tab, minWidth)));
+            return found;
+          }),
+        );
+        expectNoSeriousFindings(report('app'), perCustomer.flat());
+      },
+      A11Y_TEST_TIMEOUT_MS,
+    );
 
-  it.skipIf(!engine.available)(
-    'in the error states: vendor outage, signed out elsewhere, and after signing out',
-    async () => {
-      // A demo of its own: the outage is switched on for the whole vendor.
-      const demo = await run.startDemo();
-      const context = await run.newContext();
-      const findings: Finding[] = [];
+    it.skipIf(!engine.available)(
+      'in the error states: vendor outage, signed out elsewhere, and after signing out',
+      async () => {
+        // A demo of its own: the outage is switched on for the whole vendor.
+        const demo = await run.startDemo();
+        const context = await run.newContext();
+        const findings: Finding[] = [];
 
-      // The outage, switched on from the demo's own button, meets a customer's first visit: no
-      // token yet, so the element shows its error and retry button.
-      const app = await openApp(context, demo, 'acme');
-      await waitForReady(app);
-      await setOutage(app, true);
-      const firstVisit = await openApp(await run.newContext(), demo, 'globex');
-      await eventually('the error state', async () => (await firstVisit.state()) === 'error');
-      findings.push(...(await checkPage('app during a vendor outage', firstVisit.tab, minWidth)));
-      await setOutage(app, false);
+        // The outage, switched on from the demo's own button, meets a customer's first visit: no
+        // token yet, so the element shows its error and retry button.
+        const app = await openApp(context, demo, 'acme');
+        await waitForReady(app);
+        await setOutage(app, true);
+        const firstVisit = await openApp(await run.newContext(), demo, 'globex');
+        await eventually('the error state', async () => (await firstVisit.state()) === 'error');
+        findings.push(...(await checkPage('app during a vendor outage', firstVisit.tab, minWidth)));
+        await setOutage(app, false);
 
-      const elsewhere = await context.newTab();
-      await elsewhere.goto(`${demo.url}/logout`);
-      expect(demo.emulator.expireToken(await latestToken(app))).toBe(true);
-      await eventually('the unauthenticated state', async () => (await app.state()) === 'unauthenticated');
-      findings.push(...(await checkPage('app after signing out in another tab', app.tab, minWidth)));
+        const elsewhere = await context.newTab();
+        await elsewhere.goto(`${demo.url}/logout`);
+        expect(demo.emulator.expireToken(await latestToken(app))).toBe(true);
+        await eventually('the unauthenticated state', async () => (await app.state()) === 'unauthenticated');
+        findings.push(...(await checkPage('app after signing out in another tab', app.tab, minWidth)));
 
-      // Signing out there too lands on the sign-in page, now without a session.
-      await clickTestId(app, 'sign-out');
-      await eventually('the sign-in page', async () => (await app.tab.url()) === `${demo.url}/`);
-      findings.push(...(await checkPage('signed out', app.tab, minWidth)));
-      expectNoSeriousFindings(report('errors'), findings);
-    },
-    A11Y_TEST_TIMEOUT_MS,
-  );
+        // Signing out there too lands on the sign-in page, now without a session.
+        await clickTestId(app, 'sign-out');
+        await eventually('the sign-in page', async () => (await app.tab.url()) === `${demo.url}/`);
+        findings.push(...(await checkPage('signed out', app.tab, minWidth)));
+        expectNoSeriousFindings(report('errors'), findings);
+      },
+      A11Y_TEST_TIMEOUT_MS,
+    );
+  });
 });

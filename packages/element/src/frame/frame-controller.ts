@@ -88,8 +88,9 @@ export class FrameController implements ReactiveController {
     const own = host.querySelector<HTMLIFrameElement>('iframe[slot=frame]');
     const cur = this.#cur;
     const token = this.#tokens.token;
-    // (The dashboard and chart as `memoryKey` writes them: a new chart is a new item too.)
-    const key = `${host.srcTemplate}\n${memoryKey(host)}\n${host.environment}\n${host.protocol}`;
+    // A chart standing alone (no dashboard: a Metabase question) is the item shown: another one
+    // starts over. (A chart of a dashboard does not: explo-jwt posts its token to the running frame.)
+    const key = `${host.srcTemplate}\n${host.dashboard ?? '\n' + host.chart}\n${host.environment}\n${host.protocol}`;
     // A protocol that takes variables in the URL only (no message for them) loads a new frame for new ones.
     const optionsKey = `${options.localeCode}\n${options.refreshMinutes}\n${adapter.swap && !adapter.variables ? JSON.stringify(this.vars) : ''}`;
     const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars, host);

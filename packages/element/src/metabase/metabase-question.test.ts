@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { METABASE_EMBED_PATHS } from '@embedded-dashboard/protocol';
 import {
@@ -52,6 +55,26 @@ describe('<embedded-dashboard protocol="metabase" chart> (a Metabase question)',
     expect(m.events.filter((e) => e.type === 'dashboard-load').map((e) => e.detail)).toEqual([{ dashboardId: '12', height: 480, loadTime: 0 }]);
     expect(heightOf(m.frame)).toBe('480px');
     expect(JSON.parse(sessionStorage.getItem(HEIGHT_MEMORY_KEY)!)).toEqual([['\n12', 480]]);
+  });
+
+  it('runs the README’s question snippet: the token request names the question alone, the frame is its /embed/question/ URL', async () => {
+    const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Metabase (`protocol="metabase"`)'));
+    const snippet = /```html\n([\s\S]*?)```/.exec(section.slice(section.indexOf('- **A question**')))![1]!.replace(/^ {2}/gm, '');
+    expect(snippet).toContain('chart="12"');
+    const first = tokenBody(600);
+    const fetch = stubFetch(json(first));
+    document.body.insertAdjacentHTML('beforeend', snippet);
+    const el = document.body.lastElementChild as HTMLElementTagNameMap['embedded-dashboard'];
+    await settle(el);
+    expect(String(fetch.mock.calls[0]![0])).toBe(new URL('/embed/token', document.baseURI).href);
+    expect(bodyOf(fetch, 0)).toEqual({ chart: '12' });
+    const frame = el.shadowRoot!.querySelector('iframe')!;
+    expect(frame.getAttribute('src')).toBe(`https://mb.example.com/embed/question/${first.token}?region=north#titled=false`);
+    expect([frame.getAttribute('title'), frame.getAttribute('sandbox')]).toEqual([
+      'Sales rows',
+      'allow-same-origin allow-scripts allow-forms allow-popups allow-downloads',
+    ]);
   });
 
   it('takes a question by its entity id, and a template naming /embed/question/ serves dashboards too', async () => {

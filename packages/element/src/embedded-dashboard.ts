@@ -81,7 +81,7 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   };
   static override styles = styles;
 
-  /** Id of the dashboard to show (required). Attribute `dashboard`. */
+  /** Id of the dashboard to show (required, except for a Metabase question: `chart` alone). Attribute `dashboard`. */
   declare dashboard?: string;
   /**
    * Id of one chart of the dashboard, to show it alone (`protocol="explo-jwt"`): token requests

@@ -3,7 +3,7 @@
  * port of its own (guest embeds as Metabase serves them: the frame page, the embed API verifying
  * each token and its parameters' kinds) and a page on 127.0.0.1 with
  * `<embedded-dashboard protocol="metabase">` elements (the shipped standalone file), served by a
- * real BFF with `metabaseVendor`, configured as `EMBED_VENDOR=metabase` and its `EMBED_*` keys
+ * real BFF with `metabaseVendor` (dashboard 1 and question 3), configured as `EMBED_VENDOR=metabase` and its `EMBED_*` keys
  * configure it (the BFF signs the tokens with the embedding secret): one mount per customer, each reading its own session cookie, so that customers sign in side by
  * side on one page. Every token request the BFFs answered is recorded (path, status, the token's
  * `exp`).
@@ -34,7 +34,10 @@ export interface MetabaseHostElement {
   customer: string;
   /** Another element's mount (its session) instead of one of its own. */
   mount?: string;
-  dashboard: string;
+  /** The dashboard it shows, or (`chart`) the question instead. */
+  dashboard?: string;
+  /** A question it shows instead of a dashboard (`chart="<id>"`). */
+  chart?: string;
   /** Extra attributes, as written. */
   attributes?: string;
 }
@@ -71,8 +74,15 @@ export async function startMetabaseHost(options: { elements: MetabaseHostElement
   const mounts = options.elements.filter((e) => !e.mount);
   for (const element of mounts) {
     // As EMBED_VENDOR=metabase, EMBED_METABASE_SECRET, EMBED_METABASE_PARAMS='{"customer_id":"{org_id}"}',
-    // EMBED_DASHBOARDS=1 and EMBED_TOKEN_TTL configure it: dashboard 1 only, customer_id locked to the session's org_id.
-    const vendor = metabaseVendor({ secret: METABASE_SECRET, params: { customer_id: '{org_id}' }, dashboards: [1], ttlSeconds: options.ttlSeconds });
+    // EMBED_DASHBOARDS=1, EMBED_METABASE_QUESTIONS=3 and EMBED_TOKEN_TTL configure it: dashboard 1
+    // and question 3 only, customer_id locked to the session's org_id.
+    const vendor = metabaseVendor({
+      secret: METABASE_SECRET,
+      params: { customer_id: '{org_id}' },
+      dashboards: [1],
+      questions: [3],
+      ttlSeconds: options.ttlSeconds,
+    });
     const routes = createEmbedRoutes({
       vendor,
       session: { secret: SESSION_SECRET, cookie: `session_${element.id}` },
@@ -87,7 +97,9 @@ export async function startMetabaseHost(options: { elements: MetabaseHostElement
   app.get('/', (c) => {
     const elements = options.elements
       .map(
-        (e) => `<section><h2>${e.id}</h2><embedded-dashboard id="el-${e.id}" protocol="metabase" dashboard="${e.dashboard}"
+        (
+          e,
+        ) => `<section><h2>${e.id}</h2><embedded-dashboard id="el-${e.id}" protocol="metabase" ${e.chart ? `chart="${e.chart}"` : `dashboard="${e.dashboard}"`}
   src-template="${emulator.url}/embed/dashboard/{token}" token-url="/embed-${e.mount ?? e.id}/token"
   sandbox="${SANDBOX}" ${e.attributes ?? ''}></embedded-dashboard></section>`,
       )

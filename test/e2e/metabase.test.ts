@@ -4,8 +4,9 @@
  * (`EMBED_VENDOR=metabase`, `customer_id` locked to `{org_id}`), in each engine, on one host page
  * (./metabase-host.ts, the shipped standalone file) holding the scenarios that do not interfere:
  * Acme and Globex side by side (Acme with an editable parameter set), a page trying to set the
- * locked parameter through `variables`, and a dashboard the BFF does not embed. Its tests read the
- * page in order: rows, height, the locked parameter (and a hand-edited frame URL), the refusal,
+ * locked parameter through `variables`, a dashboard the BFF does not embed, and a question
+ * (`chart="3"`, Globex's). Its tests read the page in order: rows, height, the question, the locked
+ * parameter (and a hand-edited frame URL), the refusal,
  * and Acme's renewal, forty seconds in (the protocol's renewal rule: `refresh-margin` 50 s, at most
  * a third of a 60 s token's lifetime). The engines' pages open at once and their renewals overlap.
  */
@@ -45,6 +46,8 @@ const ELEMENTS = [
   },
   // A dashboard the BFF does not embed (EMBED_DASHBOARDS=1): the token is refused.
   { id: 'refused', customer: 'acme', mount: 'acme', dashboard: '2' },
+  // Globex's session showing question 3 (`chart="3"`, EMBED_METABASE_QUESTIONS=3) at /embed/question/<jwt>.
+  { id: 'question', customer: 'globex', mount: 'globex', chart: '3', attributes: 'refresh-margin="5"' },
 ];
 /** The sample rows by customer: Acme north (anvil, magnet), south (rocket); Globex (reactor, turbine). */
 const ACME_NORTH = ['anvil', 'magnet'];
@@ -162,6 +165,26 @@ describe.each(engines())('protocol="metabase" against the emulator behind the BF
     // Different content, different heights: each followed its own frame.
     const resized = (await eventsOf(tab, 'globex', 'dashboard-resize')).map((e) => e.detail.height);
     expect(resized.length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!engine.available)('a question (chart="3") embeds at /embed/question/<jwt> and shows only its customer’s rows, at its height', async () => {
+    const { tab, host } = page;
+    await eventually('question ready', async () => (await stateOf(tab, 'question')) === 'ready', 20_000);
+    const src = new URL(await visibleSrc(tab, 'question'));
+    expect(src.origin).toBe(host.emulator.url);
+    expect(src.pathname).toMatch(/^\/embed\/question\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    // The token the BFF signed names the question, Globex's customer_id locked in it.
+    const claims = JSON.parse(Buffer.from(src.pathname.split('/').pop()!.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ resource: { question: 3 }, params: { customer_id: ['globex'] } });
+    const view = await viewOf(tab, 'question', 'the question’s rows');
+    expect(view.state).toBe('loaded');
+    expect(new Set(view.customers)).toEqual(new Set(['globex']));
+    expect(view.products.sort()).toEqual(['reactor', 'turbine']);
+    expect((await eventsOf(tab, 'question', 'dashboard-load')).map((e) => e.detail.dashboardId)).toEqual(['3']);
+    await eventually('the question’s frame at its height', async () => {
+      const [height, content] = [await elementFrameHeight(tab, 'question'), (await viewOf(tab, 'question', 'the question’s frame')).height];
+      return height > 100 && Math.abs(height - content) <= 2;
+    });
   });
 
   it.skipIf(!engine.available)('a page cannot set or widen the locked parameter: not through variables, not by editing the frame URL', async () => {

@@ -81,12 +81,14 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
   };
   static override styles = styles;
 
-  /** Id of the dashboard to show (required). Attribute `dashboard`. */
+  /** Id of the dashboard to show (required, except for a Metabase question: `chart` alone). Attribute `dashboard`. */
   declare dashboard?: string;
   /**
-   * Id of one chart of the dashboard, to show it alone (`protocol="explo-jwt"` only): token requests
-   * then carry `chart` and get a single-chart token (the BFF needs `EMBED_JWT_MINT=vendor`). Checked
-   * like a dashboard id. Attribute `chart`.
+   * Id of one chart of the dashboard, to show it alone (`protocol="explo-jwt"`): token requests
+   * then carry `chart` and get a single-chart token (the BFF needs `EMBED_JWT_MINT=vendor`). Under
+   * `protocol="metabase"` the id of a question, instead of `dashboard` (never both): token requests
+   * carry `chart` alone and the frame is `/embed/question/<token>`. Checked like a dashboard id.
+   * Attribute `chart`.
    */
   declare chart?: string;
   /** Iframe URL with `{dashboard}`, `{environment}` and optionally `{token}`. Attribute `src-template`. */
@@ -200,7 +202,6 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
     }
     try {
       if (this.#variablesProblem) throw new Error(this.#variablesProblem);
-      if (!this.dashboard) throw new Error('dashboard is required');
       const localeCode = this.localeCode ? canonicalLocale(this.localeCode) : undefined;
       if (this.localeCode && !localeCode) throw new Error('locale-code must be a BCP 47 language tag');
       const refreshMinutes = this.refreshMinutes ?? undefined;
@@ -210,13 +211,20 @@ export class EmbeddedDashboard extends ReactiveElement implements TokenHost, Fra
       if (!Object.hasOwn(FRAME_PROTOCOLS, this.protocol)) throw new Error(`unknown protocol ${this.protocol}`);
       const adapter = FRAME_PROTOCOLS[this.protocol]!;
       const chart = this.chart ?? undefined;
-      if (chart !== undefined && !isChartId(chart)) throw new Error('chart must be a chart id (1-128 of A-Za-z0-9_-)');
-      if (chart !== undefined && !adapter.charts) {
-        const names = Object.keys(FRAME_PROTOCOLS).filter((name) => FRAME_PROTOCOLS[name]!.charts);
-        throw new Error(`chart needs protocol="${names.join('" or "')}"`);
+      if (chart !== undefined) {
+        if (!isChartId(chart)) throw new Error('chart must be a chart id (1-128 of A-Za-z0-9_-)');
+        if (!adapter.charts)
+          throw new Error(
+            `chart needs protocol="${Object.keys(FRAME_PROTOCOLS)
+              .filter((name) => FRAME_PROTOCOLS[name]!.charts)
+              .join('" or "')}"`,
+          );
       }
+      // A protocol whose `chart` is an item of its own (Metabase's question) checks the two itself.
+      if (!(this.dashboard || adapter.alone)) throw new Error('dashboard is required');
       // A token for one dashboard (or chart) is no token for another: a new scope starts the tokens over.
-      const scope = adapter.perDashboard ? this.dashboard : undefined;
+      // (None for a chart standing alone: its `dashboard` is absent, or `null` once removed.)
+      const scope = (adapter.perDashboard && this.dashboard) || undefined;
       if ((scope !== this.tokenScope || chart !== this.tokenChart) && this.hasUpdated) this.#tokens.reset();
       this.tokenScope = scope;
       this.tokenChart = chart;

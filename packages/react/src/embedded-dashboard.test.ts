@@ -4,6 +4,7 @@ import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { EmbeddedDashboard as EmbeddedDashboardElement } from '@embedded-dashboard/element';
 import '@embedded-dashboard/element/superset';
+import '@embedded-dashboard/element/metabase';
 import type { TokenResponse } from '@embedded-dashboard/protocol';
 import { EmbeddedDashboard, type EmbeddedDashboardProps } from './index.js';
 
@@ -156,6 +157,46 @@ describe('EmbeddedDashboard in the browser', () => {
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+
+  it('a Metabase embed: protocol="metabase" and its hash options rendered as written, the token request names the dashboard, then the frame is its guest embed', async () => {
+    const props = {
+      dashboard: '7',
+      protocol: 'metabase' as const,
+      srcTemplate: 'https://mb.example.com/embed/dashboard/{token}',
+      variables: { region: ['north', 'south'] },
+      bordered: 'false',
+      theme: 'night',
+    };
+    expect(renderToString(createElement(EmbeddedDashboard, props))).toBe(
+      '<embedded-dashboard bordered="false" theme="night" dashboard="7" protocol="metabase" src-template="https://mb.example.com/embed/dashboard/{token}" variables="{&quot;region&quot;:[&quot;north&quot;,&quot;south&quot;]}"></embedded-dashboard>',
+    );
+    const el = mount({ ...props, fetchToken: async () => ({ token: 'a.b.c', expiresAt: Date.now() + 600_000, serverTime: Date.now() }) });
+    await vi.waitFor(() =>
+      expect(el.shadowRoot!.querySelector('iframe')!.getAttribute('src')).toBe(
+        'https://mb.example.com/embed/dashboard/a.b.c?region=north&region=south#bordered=false&theme=night',
+      ),
+    );
+    expect([el.protocol, el.dashboard, el.problem]).toEqual(['metabase', '7', undefined]);
+  });
+
+  it('a Metabase question: chart without dashboard reaches the element, the token request names the question alone', async () => {
+    const props = { chart: '12', protocol: 'metabase', srcTemplate: 'https://mb.example.com/embed/dashboard/{token}', label: 'Sales rows' } as const;
+    expect(renderToString(createElement(EmbeddedDashboard, props))).toBe(
+      '<embedded-dashboard chart="12" protocol="metabase" src-template="https://mb.example.com/embed/dashboard/{token}" label="Sales rows"></embedded-dashboard>',
+    );
+    const bodies = recordTokenRequests();
+    try {
+      const el = mount(props);
+      await el.updateComplete;
+      expect([el.protocol, el.dashboard, el.chart, el.problem]).toEqual(['metabase', undefined, '12', undefined]);
+      await vi.waitFor(() => expect(bodies).toEqual([{ chart: '12' }]));
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    // Both, or a question under another protocol, do not type-check.
+    // @ts-expect-error a question is chart alone, under protocol="metabase"
+    void createElement(EmbeddedDashboard, { chart: '12', srcTemplate: 'https://mb.example.com/embed/dashboard/{token}' });
   });
 
   it('calls the camelCase handlers with the typed events, and follows a new handler', () => {

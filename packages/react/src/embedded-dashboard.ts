@@ -30,12 +30,29 @@ const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
   ['dashboard-custom-event', 'onCustomEvent'],
 ];
 
-/** Props of {@link EmbeddedDashboard}: the element's attributes in camelCase, its events as `on…` props. */
-export interface EmbeddedDashboardProps extends Omit<HTMLAttributes<EmbeddedDashboardElement>, ElementEventProps> {
-  /** Id of the dashboard to show. */
-  dashboard: string;
-  /** Id of one chart of it, shown alone (`protocol="explo-jwt"`; the BFF needs `EMBED_JWT_MINT=vendor`). */
-  chart?: string;
+/**
+ * Props of {@link EmbeddedDashboard}: the element's attributes in camelCase, its events as `on…`
+ * props. What it shows: a `dashboard` (and, under `protocol="explo-jwt"`, one `chart` of it), or,
+ * under `protocol="metabase"`, a question: `chart` alone (`/embed/question/<token>`), never both.
+ */
+export type EmbeddedDashboardProps = EmbeddedDashboardOptions &
+  (
+    | {
+        /** Id of the dashboard to show. */
+        dashboard: string;
+        /** Id of one chart of it, shown alone (`protocol="explo-jwt"`; the BFF needs `EMBED_JWT_MINT=vendor`). */
+        chart?: string;
+      }
+    | {
+        dashboard?: undefined;
+        /** Id of the Metabase question to show instead of a dashboard (`EMBED_METABASE_QUESTIONS` on the BFF). */
+        chart: string;
+        protocol: 'metabase';
+      }
+  );
+
+/** The props besides what is shown (`dashboard`, `chart`): see {@link EmbeddedDashboardProps}. */
+export interface EmbeddedDashboardOptions extends Omit<HTMLAttributes<EmbeddedDashboardElement>, ElementEventProps> {
   /**
    * How the element talks to the frame: `message` (default), `explo` or `explo-jwt` (the vendor's
    * embed tokens; needed for `chart`), or `superset` (Apache Superset's embedded dashboards: import

@@ -1,5 +1,5 @@
 export { EmbeddedDashboard } from './embedded-dashboard.js';
-export type { EmbeddedDashboardProps } from './embedded-dashboard.js';
+export type { EmbeddedDashboardProps, EmbeddedDashboardOptions } from './embedded-dashboard.js';
 export type {
   EmbeddedDashboard as EmbeddedDashboardElement,
   DashboardLoadEvent,

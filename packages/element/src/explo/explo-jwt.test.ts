@@ -180,6 +180,22 @@ describe('<embedded-dashboard protocol="explo-jwt">', () => {
     expect(bodyOf(fetch, 2)).not.toHaveProperty('token');
   });
 
+  it('posts another chart’s token to the running frame: the same frame, no reload (a chart of a dashboard is no item of its own)', async () => {
+    const first = tokenBody(600);
+    const other = tokenBody(600);
+    stubFetch(json(first), json(other));
+    const m = await mount(jwtAttributes({ chart: 'revenue-by-month' }));
+    await settle(m.el);
+    m.fromFrame(loaded);
+    await settle(m.el);
+    m.el.setAttribute('chart', 'orders-by-month');
+    await settle(m.el);
+    await settle(m.el);
+    expect([...m.el.shadowRoot!.querySelectorAll('iframe')]).toEqual([m.frame]);
+    expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/iframe/${first.token}/production`);
+    expect(postedJwts(m).at(-1)).toEqual([other.token, ORIGIN]);
+  });
+
   it.each([
     ['oversized', { chart: 'c'.repeat(129) }, /chart must be a chart id/],
     ['not an id', { chart: '../x' }, /chart must be a chart id/],

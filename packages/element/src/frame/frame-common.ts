@@ -9,8 +9,8 @@ export const frozen = <T>(value: T): T => {
   return Object.freeze(value);
 };
 
-/** Which dashboard (and chart) a remembered height is for. */
-export const memoryKey = (host: FrameHost): string => (host.chart ? `${host.dashboard}\n${host.chart}` : `${host.dashboard}`);
+/** Which dashboard (and chart) a remembered height is for; a chart standing alone (Metabase's question) is `\n<chart>`. */
+export const memoryKey = (host: FrameHost): string => (host.chart ? `${host.dashboard ?? ''}\n${host.chart}` : `${host.dashboard}`);
 
 /**
  * A height the dashboard reported, for frames at `current`: ignored outside the bounds, else

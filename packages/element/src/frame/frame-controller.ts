@@ -88,7 +88,9 @@ export class FrameController implements ReactiveController {
     const own = host.querySelector<HTMLIFrameElement>('iframe[slot=frame]');
     const cur = this.#cur;
     const token = this.#tokens.token;
-    const key = `${host.srcTemplate}\n${host.dashboard}\n${host.environment}\n${host.protocol}`;
+    // A chart standing alone (no dashboard: a Metabase question) is the item shown: another one
+    // starts over. (A chart of a dashboard does not: explo-jwt posts its token to the running frame.)
+    const key = `${host.srcTemplate}\n${host.dashboard ?? '\n' + host.chart}\n${host.environment}\n${host.protocol}`;
     // A protocol that takes variables in the URL only (no message for them) loads a new frame for new ones.
     const optionsKey = `${options.localeCode}\n${options.refreshMinutes}\n${adapter.swap && !adapter.variables ? JSON.stringify(this.vars) : ''}`;
     const url = () => adapter.src(host.srcTemplate, { dashboard: host.dashboard!, environment: host.environment, token, ...options }, this.vars, host);
@@ -271,8 +273,8 @@ export class FrameController implements ReactiveController {
         this.sendToken();
         break;
       case DashboardEvent.loaded:
-        // A frame that does not name its dashboard shows the element's.
-        this.shown(message.detail.dashboardId || this.#host.dashboard!, message.detail.dashboardHeight, message.detail.loadTime);
+        // A frame that does not name its dashboard shows the element's (or its chart standing alone: a Metabase question).
+        this.shown(message.detail.dashboardId || this.#host.dashboard || this.#host.chart!, message.detail.dashboardHeight, message.detail.loadTime);
         break;
       case DashboardEvent.resized:
         this.resize(message.detail.dashboardHeight);

@@ -19,8 +19,10 @@ export const METABASE_MAX_URL_LENGTH = 8_192;
 /** Characters of the frame's reported `location.search` and `location.hash` together; longer reports are dropped. */
 export const METABASE_MAX_LOCATION_LENGTH = 8_192;
 
-/** A dashboard's numeric id, or its 21-character entity id (`isMetabaseResourceId`, for an attribute's text). */
-const DASHBOARD = /^(?:[1-9]\d{0,15}|[\w-]{21})$/;
+/** A dashboard's or question's numeric id, or its 21-character entity id (`isMetabaseResourceId`, for an attribute's text). */
+const ITEM = /^(?:[1-9]\d{0,15}|[\w-]{21})$/;
+/** The template's frame path: `/embed/dashboard/` or `/embed/question/` before `{token}` (`METABASE_EMBED_PATHS`). */
+const EMBED_PATH = /\/embed\/(?:dashboard|question)(?=\/\{token\})/;
 
 /** The boolean hash options, by attribute (each `true` or `false` when set). */
 const FLAGS = ['bordered', 'titled', 'background'] as const satisfies readonly MetabaseHashOption[];
@@ -45,7 +47,9 @@ const FONT = /^[A-Za-z0-9][A-Za-z0-9 -]{0,63}$/;
 
 /**
  * The frame URL (Metabase "Parameters for static embeds"): `src-template` with `{token}` (the
- * signed JWT the BFF made for this dashboard and customer), the editable parameters' values from
+ * signed JWT the BFF made for this item and customer), for a question (the element's `chart`
+ * instead of `dashboard`) its `/embed/dashboard/{token}` made `/embed/question/{token}` (and the
+ * other way round for a dashboard: one template serves both), the editable parameters' values from
  * `variables` in the query (`?region=EU&region=US` for a list), then the hash options
  * (checked as `metabaseHash` of @embedded-dashboard/protocol checks them) from the attributes
  * `bordered`, `titled`, `background`, `theme`, `font`, `hide-parameters` (slugs, comma-separated)
@@ -54,8 +58,13 @@ const FONT = /^[A-Za-z0-9][A-Za-z0-9 -]{0,63}$/;
  * seconds). Locked parameters are the token's alone: the element never names them.
  */
 function metabaseSrc(template: string | undefined, values: SrcValues, variables: DashboardVariables, el: FrameAttributes): URL | undefined {
-  if (!template?.includes('{token}')) throw new Error('src-template must hold {token} under protocol="metabase" (…/embed/dashboard/{token})');
-  if (!DASHBOARD.test(values.dashboard)) throw new Error('dashboard must be a Metabase dashboard id (a number or a 21-character entity id)');
+  // (`test` reads an absent template as "undefined": no path.)
+  if (!EMBED_PATH.test(template!)) throw new Error('src-template must hold /embed/dashboard/{token}');
+  // A question is the element's `chart` (already a chart id), alone: Metabase embeds one item, so
+  // one of the two, never both (nor an empty `dashboard` beside a chart; a removed one is `null`).
+  // The element's core requires neither (`alone`).
+  const question = el.chart;
+  if (!ITEM.test(values.dashboard ?? question!) || (question && values.dashboard)) throw new Error('dashboard or chart must be a Metabase id, not both');
   // Every attribute is checked before the token is there: a bad one asks for none.
   const query = new URLSearchParams();
   for (const name in variables) {
@@ -87,7 +96,8 @@ function metabaseSrc(template: string | undefined, values: SrcValues, variables:
   if (locale && !isMetabaseLocale(locale)) throw new Error('locale-code must, for Metabase, be a language tag like en or pt-BR');
   if (locale) hash.set('locale', locale);
   // A stand-in token as long as any the element takes (4,096 characters) measures the URL before the real one is there.
-  const url = resolveSrc(template, { dashboard: values.dashboard, token: values.token ?? 'x'.repeat(4_096) })!;
+  const path = template!.replace(EMBED_PATH, question ? '/embed/question' : '/embed/dashboard');
+  const url = resolveSrc(path, { dashboard: values.dashboard, token: values.token ?? 'x'.repeat(4_096) })!;
   for (const [name] of query) url.searchParams.delete(name);
   for (const [name, value] of query) url.searchParams.append(name, value);
   // The hash is ours: one typed into the template would be read by Metabase after ours.
@@ -140,13 +150,17 @@ function locationEvent(data: unknown, target: EventTarget): boolean {
  * one's height, its dashboard laid out again (`swap`, `settle`: no frame without content); the
  * frame posts its size and location to `"*"`, which the element takes only from its own frame's
  * window at the exact origin of its URL (the frame controller checks both). Tokens are per
- * dashboard (the token request names it); the frame takes no message, so there is no `token` or
+ * item (the token request names the dashboard, or the question as `chart`: `charts`, `alone`, so
+ * `<embedded-dashboard protocol="metabase" chart="12">` shows question 12 at `/embed/question/<jwt>`,
+ * its height, renewal and errors as a dashboard's); the frame takes no message, so there is no `token` or
  * `variables` message: a change of `variables` loads a new frame URL, hidden until it reports.
  */
 export const metabaseProtocol: FrameProtocol = {
   swap: true,
   settle: true,
   perDashboard: true,
+  charts: true,
+  alone: true,
   src: metabaseSrc,
   lifecycle: [],
   parse: parseFrame,

@@ -80,9 +80,9 @@ describe('<embedded-dashboard protocol="metabase">', () => {
   });
 
   it.each([
-    ['no {token} in the template', { 'src-template': `${ORIGIN}/embed/dashboard/x` }, /src-template must hold \{token\}/],
-    ['a dashboard that is no id', { dashboard: '../7' }, /dashboard must be a Metabase dashboard id/],
-    ['a dashboard id of markup', { dashboard: '<img src=x onerror=alert(1)>' }, /dashboard must be a Metabase dashboard id/],
+    ['no {token} in the template', { 'src-template': `${ORIGIN}/embed/dashboard/x` }, /src-template must hold \/embed\/dashboard\/\{token\}/],
+    ['a dashboard that is no id', { dashboard: '../7' }, /dashboard or chart must be a Metabase id/],
+    ['a dashboard id of markup', { dashboard: '<img src=x onerror=alert(1)>' }, /dashboard or chart must be a Metabase id/],
     ['bordered not a boolean', { bordered: 'yes' }, /bordered must be true or false/],
     ['titled smuggling a hash', { titled: 'true&theme=night' }, /titled must be true or false/],
     ['downloads empty', { downloads: '' }, /downloads must be true, false or a list/],

@@ -28,6 +28,13 @@ export interface FrameProtocol {
   /** Tokens may be for one chart of the dashboard (the element's `chart`): requests name it too. */
   readonly charts?: boolean;
   /**
+   * With `charts`: the chart is an item of its own, shown instead of a dashboard (Metabase's
+   * question): the element takes `chart` without `dashboard`, and token requests then name the
+   * chart alone. (`src` refuses both: it reads them from `el`.) Without it a chart is one of the
+   * dashboard's (Explo's single-chart embed) and `dashboard` is required too.
+   */
+  readonly alone?: boolean;
+  /**
    * The frame URL, or `undefined` while it needs a token that has not arrived. Throws for a bad
    * template (or a bad vendor attribute, read from `el`: the element's core declares none).
    */
@@ -64,6 +71,8 @@ export interface FrameProtocol {
 export interface FrameAttributes {
   getAttribute(name: string): string | null;
   hasAttribute(name: string): boolean;
+  /** The element's `chart` (checked as a chart id when set), for a protocol whose charts stand `alone`. */
+  readonly chart?: string | undefined;
 }
 
 /**

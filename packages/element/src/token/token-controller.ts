@@ -154,9 +154,10 @@ export class TokenController implements ReactiveController {
     this.#url = new URL(this.#host.tokenUrl, document.baseURI).href;
     addEventListener('online', this.#wake);
     document.addEventListener('visibilitychange', this.#wake);
-    // Per-dashboard tokens go only to the tabs' elements of that dashboard.
-    const scope = [this.#host.tokenScope, this.#host.tokenChart].filter(Boolean).join(' ');
-    const channel = `embedded-dashboard:${this.#url}${scope ? ` ${scope}` : ''}`;
+    // Per-dashboard tokens go only to the tabs' elements of that dashboard (and chart): `<url>
+    // <dashboard> <chart>`, trimmed. A chart without a dashboard (Metabase's question) is
+    // `<url>  <chart>`, never the dashboard of its id.
+    const channel = `embedded-dashboard:${[this.#url, this.#host.tokenScope, this.#host.tokenChart].join(' ').trim()}`;
     // An integrator's fetchToken may answer each element differently: its tokens are not handed on in the page.
     this.#scope = this.#host.fetchToken ? '' : `${channel}\n${this.#host.withCredentials}`;
     holders.add(this);

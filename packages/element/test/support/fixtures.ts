@@ -84,8 +84,8 @@ let currentTokenUrl = freshTokenUrl();
 /** Starts a new test: elements mounted from now on share a new token URL. */
 export const nextTokenUrl = (): string => (currentTokenUrl = freshTokenUrl());
 
-/** A fresh, connected element whose iframe has a spy window (happy-dom loads no iframe pages). */
-export async function mount(attributes: Record<string, string> = {}): Promise<Mounted> {
+/** A fresh, connected element whose iframe has a spy window (happy-dom loads no iframe pages). An attribute given as `null` is left unset. */
+export async function mount(attributes: Record<string, string | null> = {}): Promise<Mounted> {
   const el = document.createElement('embedded-dashboard');
   const events: CustomEvent[] = [];
   for (const type of EVENTS) el.addEventListener(type, (e) => events.push(e as CustomEvent));
@@ -96,7 +96,7 @@ export async function mount(attributes: Record<string, string> = {}): Promise<Mo
     'token-url': currentTokenUrl,
     ...attributes,
   })) {
-    el.setAttribute(name, value);
+    if (value !== null) el.setAttribute(name, value);
   }
   document.body.append(el);
   await el.updateComplete;

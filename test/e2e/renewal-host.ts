@@ -40,6 +40,8 @@ const EMBED_KEY_ID = 'soak-embed-secret';
 /** Where a protocol's BFF gets what it needs. */
 export interface SoakVendors {
   exploUrl: string;
+  /** An Explo of its own for the default protocol: its 15 s rotations of the session's user group leave `explo`'s alone. */
+  messageUrl: string;
   embedKey: string;
   supersetUrl: string;
   supersetSecret: string;
@@ -59,12 +61,21 @@ export interface SoakProtocol {
 const upstream = (vendors: SoakVendors, api?: 'explo-customer') => new UserGroupClient({ baseUrl: vendors.exploUrl, apiToken: API_KEY, ...(api && { api }) });
 
 /**
- * Lifetimes: 15 s (`EMBED_TOKEN_TTL=15`) for embed tokens, Superset's and Metabase's shortest (30 s), and 30 s
- * for `explo`, whose every renewal loads the whole dashboard again in a swap frame: on a loaded
- * two-core machine running three browsers, one such load in many took longer than the swap's
- * 15 s timeout, a limit of that protocol rather than of the renewal.
+ * Lifetimes: 15 s (`EMBED_TOKEN_TTL=15`) for the default protocol's customer tokens and for
+ * embed tokens, Superset's and Metabase's shortest (30 s), and 30 s for `explo`, whose every
+ * renewal loads the whole dashboard again in a swap frame: on a loaded two-core machine running
+ * three browsers, one such load in many took longer than the swap's 15 s timeout, a limit of that
+ * protocol rather than of the renewal.
  */
 export const SOAK_PROTOCOLS: readonly SoakProtocol[] = [
+  {
+    // The element's default protocol: Explo's customer token posted to the running frame.
+    name: 'message',
+    ttlSeconds: 15,
+    bff: (v) => ({ upstream: upstream({ ...v, exploUrl: v.messageUrl }), tokenTtlSeconds: 15, secrets: [API_KEY] }),
+    // Another dashboard than `explo`'s: a scope of its own on the page (no token shared between the two).
+    attributes: (v) => ({ dashboard: 'support-metrics', environment: 'production', 'src-template': `${v.messageUrl}/iframe/{dashboard}?env={environment}` }),
+  },
   {
     name: 'explo',
     ttlSeconds: 30,
@@ -135,13 +146,14 @@ export async function startRenewalHost(protocols: readonly SoakProtocol[] = SOAK
   // 24 random bytes as base64url: the 32 ASCII bytes of an A256GCM key.
   const embedKey = randomBytes(24).toString('base64url');
   const supersetSecret = randomBytes(32).toString('base64url');
-  const [explo, superset, metabase] = await Promise.all([
+  const [explo, message, superset, metabase] = await Promise.all([
     // The dashboards re-read their data every second: a token they find dead shows at once.
     startEmulator({ port: 0, host: '127.0.0.1', embedOrigins: [origin], dashboardRefreshSeconds: 1, embedSecrets: [{ id: EMBED_KEY_ID, value: embedKey }] }),
+    startEmulator({ port: 0, host: '127.0.0.1', embedOrigins: [origin], dashboardRefreshSeconds: 1 }),
     startSupersetEmulator({ port: 0, host: '127.0.0.1', guestTokenSecret: supersetSecret, frameAncestors: ["'self'", origin] }),
     startMetabaseEmulator({ port: 0, host: '127.0.0.1', secretKey: METABASE_SECRET, frameAncestors: [origin] }),
   ]);
-  const vendors: SoakVendors = { exploUrl: explo.url, embedKey, supersetUrl: superset.url, supersetSecret, metabaseUrl: metabase.url };
+  const vendors: SoakVendors = { exploUrl: explo.url, messageUrl: message.url, embedKey, supersetUrl: superset.url, supersetSecret, metabaseUrl: metabase.url };
   const answers: TokenAnswer[] = [];
   for (const protocol of protocols) {
     const routes = createEmbedRoutes({
@@ -204,7 +216,7 @@ ${protocols.map((protocol) => element(protocol)).join('\n')}
         server.close(() => resolve());
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
-      await Promise.all([explo.close(), superset.close(), metabase.close()]);
+      await Promise.all([explo.close(), message.close(), superset.close(), metabase.close()]);
     },
   };
 }

@@ -58,6 +58,8 @@ interface RotatedMessage {
   type: 'rotated';
   tokenUrl: string;
   response: TokenResponse;
+  /** Why the sender renewed: an adopter reports the same (`refresh` on schedule, else `rotate`). */
+  reason: TokenReason;
 }
 
 /**
@@ -243,7 +245,7 @@ export class TokenController implements ReactiveController {
     this.#schedule(Math.max(this.#due - now, 0), 'refresh');
     this.#set(DashboardState.ready);
     if (own && rotated && this.#channel) {
-      const message: RotatedMessage = { type: 'rotated', tokenUrl: this.#url, response };
+      const message: RotatedMessage = { type: 'rotated', tokenUrl: this.#url, response, reason };
       this.#channel.postMessage(message);
     }
     this.#host.tokenChanged(response, reason);
@@ -311,7 +313,8 @@ export class TokenController implements ReactiveController {
       response.token !== this.token &&
       response.serverTime >= (this.#last?.serverTime ?? 0)
     ) {
-      this.#accept(response, 'rotate', false);
+      // A renewal on schedule stays one for every holder; anything else (older tabs send none) a rotation.
+      this.#accept(response, data.reason === 'refresh' ? data.reason : 'rotate', false);
     }
   };
 }

@@ -471,7 +471,7 @@ describe('token lifecycle', () => {
     await settle(el);
     fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(el);
-    expect(FakeBroadcastChannel.open.find((c) => c !== otherTab)!.sent).toEqual([{ type: 'rotated', tokenUrl, response: rotated }]);
+    expect(FakeBroadcastChannel.open.find((c) => c !== otherTab)!.sent).toEqual([{ type: 'rotated', tokenUrl, response: rotated, reason: 'rotate' }]);
   });
 
   it('adopts a newer token rotated in another tab without fetching, and ignores stale or foreign ones', async () => {
@@ -499,6 +499,16 @@ describe('token lifecycle', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
     await settle(el);
     expect(vi.getTimerCount()).toBe(1);
+
+    // Another holder's renewal on schedule is one here too (the dashboard found no token dead);
+    // a reason that is not one of the element's stays a rotation.
+    const refreshed = tokenBody();
+    otherTab.postMessage({ type: 'rotated', tokenUrl, response: refreshed, reason: 'refresh' });
+    expect(events.at(-1)!.detail).toEqual({ reason: 'refresh', expiresAt: refreshed.expiresAt });
+    const odd = tokenBody();
+    otherTab.postMessage({ type: 'rotated', tokenUrl, response: odd, reason: '<img src=x>' });
+    expect(events.at(-1)!.detail).toEqual({ reason: 'rotate', expiresAt: odd.expiresAt });
+    expect(fetch).toHaveBeenCalledTimes(1);
   });
 
   it('uses the fetchToken property instead of fetch, with the reason and a signal', async () => {

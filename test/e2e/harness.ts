@@ -268,7 +268,13 @@ export const clickTestId = (app: AppTab, id: string) => app.tab.click(testId(id)
 export async function expireWithButton(app: AppTab): Promise<void> {
   await app.tab.evaluate((selector) => (document.querySelector(selector)!.textContent = ''), testId('action-result'));
   await clickTestId(app, 'expire-token');
-  await eventually('the vendor to refuse the token', async () => (await app.text('action-result'))?.includes('now refuses'));
+  let shown: string | null | undefined;
+  await eventually('the vendor to refuse the token', async () => (shown = await app.text('action-result'))?.includes('now refuses')).catch(
+    async (error: Error) => {
+      // What the demo said instead (another outcome, a failure, or nothing: the click was lost), and its console.
+      throw new Error(`${error.message}; the demo said ${JSON.stringify(shown)}; console ${JSON.stringify(await app.console())}`, { cause: error });
+    },
+  );
 }
 
 /** Switches the demo's vendor outage on or off with its button, and waits until it is. */

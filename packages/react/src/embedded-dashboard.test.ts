@@ -207,7 +207,8 @@ describe('EmbeddedDashboard in the browser', () => {
     const onResize = vi.fn();
     const onVariableChange = vi.fn();
     const onCustomEvent = vi.fn();
-    const props = { dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, onError, onToken, onResize, onVariableChange, onCustomEvent };
+    const onLocation = vi.fn();
+    const props = { dashboard: 'd', srcTemplate: TEMPLATE, fetchToken: pendingToken, onError, onToken, onResize, onVariableChange, onCustomEvent, onLocation };
     const el = mount({ ...props, onLoad: first });
     const fire = (type: string, detail: object) => el.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
     fire('dashboard-load', { dashboardId: 'd', height: 500, loadTime: 12 });
@@ -224,6 +225,9 @@ describe('EmbeddedDashboard in the browser', () => {
     fire('dashboard-variable-change', { name: 'region', value: 'US' });
     fire('dashboard-error', { code: 'network', message: 'offline', retryable: true });
     fire('dashboard-custom-event', { name: 'exportClicked', detail: { customerName: 'Acme' } });
+    // Metabase's frame moved (a filter set): the element's dashboard-location.
+    fire('dashboard-location', { search: '?region=north', hash: '#titled=true' });
+    expect(onLocation.mock.calls[0]![0].detail).toEqual({ search: '?region=north', hash: '#titled=true' });
     expect(onCustomEvent.mock.calls[0]![0].detail).toEqual({ name: 'exportClicked', detail: { customerName: 'Acme' } });
     expect(onToken.mock.calls[0]![0].detail.reason).toBe('initial');
     expect(onResize.mock.calls[0]![0].detail.height).toBe(640);

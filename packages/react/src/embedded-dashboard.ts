@@ -15,10 +15,12 @@ import type {
   EmbeddedDashboard as EmbeddedDashboardElement,
   FetchToken,
 } from '@embedded-dashboard/element';
+// A type only: the Metabase entry itself is the page's to import (each page ships only its vendor's code).
+import type { DashboardLocationEvent } from '@embedded-dashboard/element/metabase';
 import type { DashboardVariables } from '@embedded-dashboard/protocol';
 
 /** The element's own props; React's handlers of the same names are replaced by the element's events. */
-type ElementEventProps = 'onLoad' | 'onToken' | 'onError' | 'onResize' | 'onVariableChange' | 'onCustomEvent';
+type ElementEventProps = 'onLoad' | 'onToken' | 'onError' | 'onResize' | 'onVariableChange' | 'onCustomEvent' | 'onLocation';
 
 type Handlers = Pick<EmbeddedDashboardProps, ElementEventProps>;
 const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
@@ -28,6 +30,7 @@ const EVENTS: ReadonlyArray<readonly [string, ElementEventProps]> = [
   ['dashboard-resize', 'onResize'],
   ['dashboard-variable-change', 'onVariableChange'],
   ['dashboard-custom-event', 'onCustomEvent'],
+  ['dashboard-location', 'onLocation'],
 ];
 
 /**
@@ -107,6 +110,8 @@ export interface EmbeddedDashboardOptions extends Omit<HTMLAttributes<EmbeddedDa
   onVariableChange?: (event: DashboardVariableChangeEvent) => void;
   /** `dashboard-custom-event`: `{ name, detail }`, the dashboard's own event (a JS Event Button's, `analyticsEventFired`). */
   onCustomEvent?: (event: DashboardCustomEvent) => void;
+  /** `dashboard-location` (`protocol="metabase"`): `{ search, hash }` of where the viewer took the frame, never the token. */
+  onLocation?: (event: DashboardLocationEvent) => void;
   /** The `<embedded-dashboard>` element (for `retry()`, `state`, …). */
   ref?: Ref<EmbeddedDashboardElement>;
 }
@@ -158,6 +163,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
     onResize,
     onVariableChange,
     onCustomEvent,
+    onLocation,
     ref,
     ...rest
   } = props;
@@ -167,7 +173,7 @@ export function EmbeddedDashboard(props: EmbeddedDashboardProps): ReactElement {
   // client render; on hydration this is where listeners come from at all: React 19 does not
   // attach a custom element's on<event> props while hydrating (facebook/react#35446).
   useLayoutEffect(() => {
-    handlers.current = { onLoad, onToken, onError, onResize, onVariableChange, onCustomEvent };
+    handlers.current = { onLoad, onToken, onError, onResize, onVariableChange, onCustomEvent, onLocation };
     if (fetchToken && element.current && element.current.fetchToken !== fetchToken) element.current.fetchToken = fetchToken;
   });
   useLayoutEffect(() => {

@@ -1,4 +1,5 @@
 import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 
@@ -17,6 +18,26 @@ const noNodeBuiltins: Plugin = {
   },
 };
 
+/**
+ * As wrangler bundles for `nodejs_compat`: Node built-ins stay imports the runtime provides, and a
+ * CommonJS `require` of one (the OpenTelemetry context manager's `require("async_hooks")`) becomes
+ * such an import.
+ */
+const nodejsCompatPlugin: Plugin = {
+  name: 'nodejs-compat',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, ({ path, kind }) => {
+      if (!NODE_BUILTINS.has(path)) return undefined;
+      const name = path.replace(/^node:/, '');
+      return kind === 'require-call' ? { path: name, namespace: 'node-require' } : { path: `node:${name}`, external: true };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'node-require' }, ({ path }) => ({
+      contents: `import * as m from 'node:${path}'; module.exports = m;`,
+      loader: 'js',
+    }));
+  },
+};
+
 export interface WorkerBundle {
   /** The bundled module (ES module, one file). */
   code: string;
@@ -30,9 +51,10 @@ export interface WorkerBundle {
 /**
  * Bundles a Worker entry the way wrangler does (esbuild; conditions `workerd`, `worker`,
  * `browser`; `cloudflare:*` left to the runtime), with every Node built-in an error: the proof
- * that nothing reachable from the entry needs Node.
+ * that nothing reachable from the entry needs Node; or, `nodejsCompat`, for a Worker with that
+ * compatibility flag (Node built-ins from the runtime).
  */
-export async function bundleWorker(entry: string): Promise<WorkerBundle> {
+export async function bundleWorker(entry: string, { nodejsCompat = false }: { nodejsCompat?: boolean } = {}): Promise<WorkerBundle> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -48,7 +70,9 @@ export async function bundleWorker(entry: string): Promise<WorkerBundle> {
     tsconfigRaw: {},
     logLevel: 'silent',
     metafile: true,
-    plugins: [noNodeBuiltins],
+    // An entry outside the repository (a README's example written to a temporary file) resolves packages here.
+    nodePaths: [fileURLToPath(new URL('../../node_modules', import.meta.url))],
+    plugins: [nodejsCompat ? nodejsCompatPlugin : noNodeBuiltins],
   });
   const code = result.outputFiles[0]!.text;
   return { code, bytes: Buffer.byteLength(code), gzipBytes: gzipSync(code, { level: 9 }).byteLength, inputs: Object.keys(result.metafile.inputs) };

@@ -1,14 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
 import { SignJWT } from 'jose';
 import { Miniflare, Response as MiniflareResponse, type Request as MiniflareRequest } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
+import { expectTokenRequestTrace, type SpanView } from '../../packages/bff/test/support/token-trace.js';
 import { workerdTool } from '../support/tools.js';
+import { bundleWorker } from '../support/worker-bundle.js';
 import { COMPATIBILITY_DATE } from './harness.js';
 
 /**
@@ -40,23 +40,6 @@ function readmeExample(): string {
   return text.slice(open + '```ts typecheck\n'.length, text.indexOf('\n```', open));
 }
 
-/**
- * As wrangler bundles for `nodejs_compat`: Node built-ins stay imports the runtime provides, and
- * a CommonJS `require` of one (the context manager's `require("async_hooks")`) becomes such an import.
- */
-const nodeCompat: Plugin = {
-  name: 'nodejs-compat',
-  setup(b) {
-    const builtins = new RegExp(`^(node:)?(${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
-    b.onResolve({ filter: builtins }, ({ path, kind }) =>
-      kind === 'require-call'
-        ? { path: path.replace(/^node:/, ''), namespace: 'node-require' }
-        : { path: `node:${path.replace(/^node:/, '')}`, external: true },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'node-require' }, ({ path }) => ({ contents: `import * as m from 'node:${path}'; module.exports = m;`, loader: 'js' }));
-  },
-};
-
 interface OtlpSpan {
   traceId: string;
   spanId: string;
@@ -78,23 +61,9 @@ describe.skipIf(!workerd.available)('the BFF README’s Workers tracing example,
     emulator = await startEmulator({ port: 0, host: '127.0.0.1' });
     const entry = join(dir, 'worker.ts');
     writeFileSync(entry, readmeExample());
-    const bundled = await build({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'neutral',
-      target: 'es2022',
-      conditions: ['workerd', 'worker', 'browser'],
-      mainFields: ['browser', 'module', 'main'],
-      external: ['cloudflare:*'],
-      nodePaths: [join(ROOT, 'node_modules')],
-      tsconfigRaw: {},
-      logLevel: 'silent',
-      plugins: [nodeCompat],
-    });
+    const { code } = await bundleWorker(entry, { nodejsCompat: true });
     mf = new Miniflare({
-      modules: [{ type: 'ESModule', path: 'worker.js', contents: bundled.outputFiles[0]!.text }],
+      modules: [{ type: 'ESModule', path: 'worker.js', contents: code }],
       compatibilityDate: COMPATIBILITY_DATE,
       compatibilityFlags: ['nodejs_compat'],
       bindings: {
@@ -148,24 +117,7 @@ describe.skipIf(!workerd.available)('the BFF README’s Workers tracing example,
     expect(response.status).toBe(200);
     await expect.poll(() => exports.flat().some((span) => span.name === 'POST /embed/token'), { timeout: 20_000 }).toBe(true);
     const spans = exports.flat();
-    const byId = new Map(spans.map((span) => [span.spanId, span]));
-    const one = (name: string) => {
-      const found = spans.filter((span) => span.name === name);
-      expect(found, name).toHaveLength(1);
-      return found[0]!;
-    };
-    const under = (span: OtlpSpan, ancestor: OtlpSpan): boolean => {
-      for (let at = byId.get(span.parentSpanId ?? ''); at; at = byId.get(at.parentSpanId ?? '')) if (at === ancestor) return true;
-      return false;
-    };
-    const server = one('POST /embed/token');
-    expect(server).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_ID, kind: SERVER });
-    for (const span of spans) expect(span.traceId, span.name).toBe(TRACE_ID);
-    for (const name of ['embed.session', 'embed.vendor.token', 'embed.vendor_call getOrCreate']) expect(under(one(name), server), name).toBe(true);
-    const attempts = spans.filter((span) => span.kind === CLIENT);
-    expect(attempts.length).toBeGreaterThan(0);
-    for (const attempt of attempts) expect(byId.get(attempt.parentSpanId ?? '')?.name, 'an HTTP attempt’s parent').toMatch(/^embed\.vendor_call /);
-    const text = JSON.stringify(spans);
-    for (const secret of [token, jwt, SESSION_SECRET, API_KEY, 'traced-worker']) expect(text.includes(secret), secret).toBe(false);
+    const views: SpanView[] = spans.map((span) => ({ ...span, kind: span.kind === SERVER ? 'server' : span.kind === CLIENT ? 'client' : 'other' }));
+    expectTokenRequestTrace(views, TRACE_ID, PARENT_ID, JSON.stringify(spans), [token, jwt, SESSION_SECRET, API_KEY, 'traced-worker']);
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind } from '@opentelemetry/api';
 import { SignJWT } from 'jose';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
-import { expectTokenRequestTrace, type SpanView } from '../../packages/bff/test/support/token-trace.js';
+import { expectTokenRequestTrace, TRACEPARENT, type SpanView } from '../../packages/bff/test/support/token-trace.js';
 import { runtimes, type Runtime } from './runtimes.js';
 
 /**
@@ -18,8 +18,6 @@ import { runtimes, type Runtime } from './runtimes.js';
 const SCRIPT = fileURLToPath(new URL('./fixtures/traced-token-request.mjs', import.meta.url));
 const API_KEY = 'dev-customer-key';
 const SESSION_SECRET = 'runtime-traces-session-secret-0123456789abcdef';
-const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
-const PARENT_ID = '00f067aa0ba902b7';
 
 interface FinishedSpan {
   name: string;
@@ -57,13 +55,13 @@ describe.each(runtimes())('traces of the BFF under $name, the OpenTelemetry SDK 
         .setProtectedHeader({ alg: 'HS256' })
         .setExpirationTime('10m')
         .sign(new TextEncoder().encode(SESSION_SECRET));
-      const { status, token, spans } = await runScript(runtime, [emulator.url, API_KEY, jwt, `00-${TRACE_ID}-${PARENT_ID}-01`, SESSION_SECRET]);
+      const { status, token, spans } = await runScript(runtime, [emulator.url, API_KEY, jwt, TRACEPARENT, SESSION_SECRET]);
       expect(status).toBe(200);
       const views: SpanView[] = spans.map((span) => ({
         ...span,
         kind: span.kind === SpanKind.SERVER ? 'server' : span.kind === SpanKind.CLIENT ? 'client' : 'other',
       }));
-      const server = expectTokenRequestTrace(views, TRACE_ID, PARENT_ID, JSON.stringify(spans), [token, jwt, SESSION_SECRET, API_KEY, orgId]);
+      const server = expectTokenRequestTrace(views, JSON.stringify(spans), [token, jwt, SESSION_SECRET, API_KEY, orgId]);
       expect(spans.find((span) => span.spanId === server.spanId)!.attributes).toMatchObject({
         'http.request.method': 'POST',
         'http.route': '/embed/token',

@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import { Miniflare, Response as MiniflareResponse, type Request as MiniflareRequest } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@embedded-dashboard/emulator';
-import { expectTokenRequestTrace, type SpanView } from '../../packages/bff/test/support/token-trace.js';
+import { expectTokenRequestTrace, TRACEPARENT, type SpanView } from '../../packages/bff/test/support/token-trace.js';
 import { workerdTool } from '../support/tools.js';
 import { bundleWorker } from '../support/worker-bundle.js';
 import { COMPATIBILITY_DATE } from './harness.js';
@@ -26,8 +26,6 @@ const README = join(ROOT, 'packages/bff/README.md');
 const COLLECTOR = 'https://otel-collector.example.com/v1/traces';
 const API_KEY = 'dev-customer-key';
 const SESSION_SECRET = 'workers-traces-session-secret-0123456789abcdef';
-const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
-const PARENT_ID = '00f067aa0ba902b7';
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -110,7 +108,7 @@ describe.skipIf(!workerd.available)('the BFF README’s Workers tracing example,
       .sign(new TextEncoder().encode(SESSION_SECRET));
     const response = await fetch(`${url}/embed/token`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${jwt}`, origin: url, 'content-type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
+      headers: { authorization: `Bearer ${jwt}`, origin: url, 'content-type': 'application/json', traceparent: TRACEPARENT },
       body: '{}',
     });
     const { token } = (await response.json()) as { token: string };
@@ -118,6 +116,6 @@ describe.skipIf(!workerd.available)('the BFF README’s Workers tracing example,
     await expect.poll(() => exports.flat().some((span) => span.name === 'POST /embed/token'), { timeout: 20_000 }).toBe(true);
     const spans = exports.flat();
     const views: SpanView[] = spans.map((span) => ({ ...span, kind: span.kind === SERVER ? 'server' : span.kind === CLIENT ? 'client' : 'other' }));
-    expectTokenRequestTrace(views, TRACE_ID, PARENT_ID, JSON.stringify(spans), [token, jwt, SESSION_SECRET, API_KEY, 'traced-worker']);
+    expectTokenRequestTrace(views, JSON.stringify(spans), [token, jwt, SESSION_SECRET, API_KEY, 'traced-worker']);
   });
 });

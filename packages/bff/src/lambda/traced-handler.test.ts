@@ -6,7 +6,7 @@ import { startRedisServer, type RedisServer } from '../../../../test/support/red
 import { redisServerTool } from '../../../../test/support/tools.js';
 import { API_TOKEN, session, SESSION_SECRET } from '../../test/support/fixtures.js';
 import { functionUrlEvent } from '../../test/support/lambda-events.js';
-import { expectTokenRequestTrace, type SpanView } from '../../test/support/token-trace.js';
+import { expectTokenRequestTrace, TRACEPARENT, type SpanView } from '../../test/support/token-trace.js';
 import { createLambdaHandler } from './index.js';
 
 /**
@@ -17,8 +17,6 @@ import { createLambdaHandler } from './index.js';
  */
 
 const redisTool = redisServerTool();
-const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
-const PARENT_ID = '00f067aa0ba902b7';
 
 describe.skipIf(!redisTool.available)('traces of the BFF as an AWS Lambda function, the OpenTelemetry SDK registered', () => {
   let redis: RedisServer;
@@ -56,7 +54,7 @@ describe.skipIf(!redisTool.available)('traces of the BFF as an AWS Lambda functi
         path: '/embed/token',
         body: '{}',
         cookies: [`__Host-session=${jwt}`],
-        headers: { 'content-type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
+        headers: { 'content-type': 'application/json', traceparent: TRACEPARENT },
       }),
       {},
     );
@@ -72,7 +70,7 @@ describe.skipIf(!redisTool.available)('traces of the BFF as an AWS Lambda functi
       parentSpanId: span.parentSpanContext?.spanId,
     }));
     const exported = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
-    const server = expectTokenRequestTrace(views, TRACE_ID, PARENT_ID, exported, [token, jwt, SESSION_SECRET, API_TOKEN, orgId]);
+    const server = expectTokenRequestTrace(views, exported, [token, jwt, SESSION_SECRET, API_TOKEN, orgId]);
     const under = (id: string | undefined): boolean =>
       id !== undefined && (id === server.spanId || under(views.find((span) => span.spanId === id)?.parentSpanId));
     expect(

@@ -14,6 +14,7 @@ import { tracingLoaded } from './tracing.js';
 import { tracingLoaded as clientTracingLoaded } from '../../../client/src/transport/traced.js';
 import { API_TOKEN, captureLogs, SESSION_SECRET, session } from '../../test/support/fixtures.js';
 import { socketBffs } from '../../test/support/socket-bffs.js';
+import { PARENT_ID, TRACE_ID, TRACEPARENT } from '../../test/support/token-trace.js';
 
 /*
  * Traces with the real OpenTelemetry SDK (NodeTracerProvider: AsyncLocalStorage context, W3C
@@ -150,8 +151,6 @@ const under = (spans: OtlpSpan[], span: OtlpSpan, ancestor: OtlpSpan): boolean =
 
 const customer = (orgId: string) => ({ org_id: orgId, org_name: 'Customer', embed_properties: { region: 'EU' } });
 
-const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
-const PARENT_ID = '00f067aa0ba902b7';
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -160,7 +159,7 @@ describe('traces with the OpenTelemetry SDK, exported over OTLP/HTTP', () => {
     const bff = await exploBff();
     const from = await mark();
     sent.length = 0;
-    const res = await bff.post('/embed/token', await session(customer(HOSTILE_ORG)), {}, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` });
+    const res = await bff.post('/embed/token', await session(customer(HOSTILE_ORG)), {}, { traceparent: TRACEPARENT });
     expect(res.status).toBe(200);
     const spans = await exported(from);
     const server = one(spans, 'POST /embed/token');
@@ -309,7 +308,7 @@ describe('without a registered provider', () => {
     const from = await mark();
     sent.length = 0;
     const jwt = await session(customer('untraced'));
-    const res = await bff.post('/embed/token', jwt, {}, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` });
+    const res = await bff.post('/embed/token', jwt, {}, { traceparent: TRACEPARENT });
     expect(res.status).toBe(200);
     explo.emulator.expireToken(res.token!);
     expect((await bff.post('/embed/token/rotate', jwt, { token: res.token })).status).toBe(200);

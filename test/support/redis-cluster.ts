@@ -143,6 +143,30 @@ function parseClusterNodes(text: string): ClusterNodeState[] {
 }
 
 /**
+ * The slots no master serves in one node's view (`servers`: its masters with slots), as ranges,
+ * and which node the other views say serves them: what a node that cannot see every slot is
+ * missing, for the message of a cluster that did not heal.
+ */
+function unserved(servers: ClusterNodeState[], views: (ClusterNodeState[] | undefined)[]): string {
+  const served = new Uint8Array(16_384);
+  for (const n of servers) for (const [from, to] of n.ranges) served.fill(1, from, to + 1);
+  const missing: [number, number][] = [];
+  served.forEach((bit, slot) => {
+    if (bit === 1) return;
+    const last = missing.at(-1);
+    if (last !== undefined && last[1] === slot - 1) last[1] = slot;
+    else missing.push([slot, slot]);
+  });
+  if (missing.length === 0) return '';
+  const [first] = missing[0]!;
+  const owners = views.map((view) => view?.find((n) => n.role === 'master' && n.ranges.some(([from, to]) => first >= from && first <= to))?.port ?? 'none');
+  return ` (unserved: ${missing
+    .slice(0, 5)
+    .map(([from, to]) => (from === to ? `${from}` : `${from}-${to}`))
+    .join(', ')}; slot ${first}'s server in each node's view: ${owners.join(', ')})`;
+}
+
+/**
  * A real Redis Cluster of `masters` masters (3 by default) and `replicas` replicas each, on
  * loopback ports, created the way an operator does: `redis-server --cluster-enabled yes` per
  * node, then `redis-cli --cluster create … --cluster-replicas N --cluster-yes`. No persistence;
@@ -239,7 +263,7 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
         const slots = servers.reduce((sum, n) => sum + n.slots, 0);
         const away = servers.filter((n) => !running.has(n.port) || n.failed).map((n) => `${n.port}${n.failed ? ' (fail)' : ' (not running)'}`);
         if (slots !== 16_384 || away.length > 0)
-          reasons.push(`${node.port} sees ${slots} slots on masters${away.length > 0 ? `, served by ${away.join(', ')}` : ''}`);
+          reasons.push(`${node.port} sees ${slots} slots on masters${away.length > 0 ? `, served by ${away.join(', ')}` : ''}${unserved(servers, views)}`);
       });
       return reasons;
     };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RedisCluster } from '../../support/redis-cluster.js';
 import { redisCliTool, redisServerTool } from '../../support/tools.js';
 import { requestToken, vendorView } from '../fleet.js';
@@ -12,25 +12,24 @@ const cli = redisCliTool();
  * The fleet under faults (issue 23; ARCHITECTURE §4 "The fleet under faults") on a real Redis
  * Cluster of three masters with a replica each: two BFF CLI processes, the emulator CLI with the
  * vendor's limit, the default vendor budget, a steady load of new and returning customers and
- * rotations while each fault happens, every answer checked against the vendor. One fleet, the
- * scenarios one after the other; each prints its line of the chaos table.
+ * rotations while each fault happens, every answer checked against the vendor. Each scenario on a
+ * fleet and cluster of its own, started and seen healthy before it (every master with a replica in
+ * sync, every BFF process ready), so none depends on how the one before it left the cluster: in
+ * the CI run of issue 40's second report, a manual failover right after the reshard scenario left
+ * the promoted replica saying `cluster_state:fail` (16,383 slots in its view) for 30 s while every
+ * other node said ok, and the next two scenarios met a cluster that could not become healthy. Each
+ * prints its line of the chaos table.
  */
 export function clusterFaults(): void {
   describe.skipIf(!server.available || !cli.available)('the fleet under faults on a Redis Cluster with replicas', { timeout: 90_000, concurrent: true }, () => {
     let chaos: ChaosFleet<RedisCluster>;
 
-    beforeAll(async () => {
+    beforeEach(async () => {
       chaos = await clusterFleet(server.path, cli.path);
     }, 90_000);
-    afterAll(async () => {
+    afterEach(async () => {
       await chaos?.stop();
     });
-    // Each scenario starts from a cluster it has seen healthy, every master with a replica in sync,
-    // and every BFF process ready, whatever the scenario before it did or failed to undo.
-    beforeEach(async () => {
-      await chaos.fleet.redis.waitUntilReady();
-      await chaos.waitUntilReady();
-    }, 60_000);
 
     it.sequential(
       'keeps its promises while slots migrate between masters (reshard, a hot slot held half-moved, rebalance), Lua scripts redirected',

@@ -46,6 +46,13 @@ const SLOW_FIRST = [
   'packages/bff/src/superset/superset-vendor.superset.test.ts',
   'test/superset/sdk-control.test.ts',
   'test/superset/frame.test.ts',
+  // The node project's longest, each mostly waiting on Redis and child processes (the fault
+  // scenarios each start a cluster of their own): a short file by size that started last was the
+  // project's tail.
+  'test/redis/chaos/fleet-under-faults.test.ts',
+  'test/redis/fleet-budget.test.ts',
+  'test/workers/workerd.test.ts',
+  'test/runtimes/cli-runtimes.test.ts',
 ];
 
 const demoFile = (path: string) => fileURLToPath(new URL(`./demo/${path}`, import.meta.url));

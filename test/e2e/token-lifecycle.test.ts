@@ -109,7 +109,12 @@ describe.concurrent.each(engines())('demo in $name', (engine) => {
       const acme = await openApp(context, demo, 'acme');
       await waitForReady(acme);
       const loaded = await acme.dashboardDocument();
-      const first = await latestToken(acme);
+      // The first token answered, not the latest: on a loaded machine the first renewal (4 s) may
+      // already be in by now.
+      const first = await eventually(
+        'the first token',
+        async () => (await acme.tokenRequests()).find((request) => request.status === 200 && request.token)?.token,
+      );
       const initial = (await acme.events('dashboard-token'))[0];
       expect(initial?.detail.reason).toBe('initial');
       expect(typeof initial?.detail.expiresAt).toBe('number');
@@ -206,8 +211,10 @@ describe.concurrent.each(engines())('demo in $name', (engine) => {
       const watchSecond = await watchDashboardFrame(await second.frame());
       const secondRequests = (await second.tokenRequests()).length;
 
-      // The first tab's dashboard reports its token dead, as it does when the vendor refuses it.
-      await postFromDashboard(await first.frame(), demo.url, { event: 'tokenExpired', detail: { dashboardId: 'sales-overview' } });
+      // The first tab's dashboard reports its token dead, as it does when the vendor refuses it,
+      // and says so again when sent it (the element's confirmation, §6): the page itself would answer
+      // dashboardLoaded, since the vendor still takes the token.
+      for (let i = 0; i < 2; i++) await postFromDashboard(await first.frame(), demo.url, { event: 'tokenExpired', detail: { dashboardId: 'sales-overview' } });
       await waitForGeneration(first, 2);
       const newToken = await latestToken(first);
       expect(newToken).not.toBe(oldToken);

@@ -261,6 +261,11 @@ export async function latestToken(app: AppTab): Promise<string> {
   );
 }
 
+/** The first token the page was answered (a renewal on a loaded machine may already be in). */
+export async function firstToken(app: AppTab): Promise<string> {
+  return eventually('the first token', async () => (await app.tokenRequests()).find((request) => request.status === 200 && request.token)?.token);
+}
+
 /** Clicks the demo's button `id` (a user's click). */
 export const clickTestId = (app: AppTab, id: string) => app.tab.click(testId(id));
 

@@ -23,7 +23,7 @@ const SIZE_TARGET_BYTES = 9_216;
  * in bench/HISTORY.md and docs/DECISIONS.md); the others are the size reached, rounded up to the
  * next 16 B. Lower a ceiling when a change makes a row smaller; never raise one silently.
  */
-const SIZE_CEILINGS: Readonly<Record<string, number>> = { '1a': 10_336, '1b': 10_976, '1i': 10_384, '1j': 10_976, '1k': 11_120, '1l': 11_776 };
+const SIZE_CEILINGS: Readonly<Record<string, number>> = { '1a': 10_368, '1b': 11_008, '1i': 10_384, '1j': 10_976, '1k': 11_152, '1l': 11_808 };
 
 /** The vendor entries measured against the budget: the module an app imports and the standalone file. */
 const VENDOR_ENTRIES = [

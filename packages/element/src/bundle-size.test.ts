@@ -11,9 +11,10 @@ import { afterAll, expect, it } from 'vitest';
 /**
  * The standalone bundle (Lit and the three frame protocols included) must stay within this many
  * bytes gzipped: 10 KB until session 10, when the renewal rule and the seam's Metabase hooks took
- * it to 10,287 B (docs/DECISIONS.md); bench row 1a holds the same file to its ceiling.
+ * it to 10,287 B, and a confirmed tokenExpired (session 12) to 10,332 B (docs/DECISIONS.md); bench
+ * row 1a holds the same file to its ceiling.
  */
-const BUDGET_BYTES = 10_304;
+const BUDGET_BYTES = 10_336;
 
 const outDir = mkdtempSync(join(tmpdir(), 'embedded-dashboard-bundle-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));

@@ -83,10 +83,13 @@ describe('<embedded-dashboard>', () => {
     const rotated = tokenBody(600);
     m.fetch.mockImplementationOnce(async () => json(rotated));
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(m.el);
     expect(String(m.fetch.mock.calls[1]![0])).toMatch(/\/embed\/token\/rotate$/);
     expect(JSON.parse(String(m.fetch.mock.calls[1]![1]!.body))).toEqual({ token: m.body.token });
-    expect(postedTokens(m.win)).toEqual([m.body.token, rotated.token]);
+    // The first token, sent again once to confirm the report, then the rotated one.
+    expect(postedTokens(m.win)).toEqual([m.body.token, m.body.token, rotated.token]);
     expect(m.win.postMessage.mock.calls.every(([, origin]) => origin === ORIGIN)).toBe(true);
     expect(m.el.shadowRoot!.querySelector('iframe')).toBe(m.frame);
     expect(m.frame.getAttribute('src')).toBe(src);
@@ -94,10 +97,32 @@ describe('<embedded-dashboard>', () => {
     expect(m.events.at(-1)!.detail).toEqual({ reason: 'rotate', expiresAt: rotated.expiresAt });
   });
 
+  it('confirms a tokenExpired that crossed the renewed token: sent it again, the dashboard runs on it, nothing rotated', async () => {
+    const m = await loadedDashboard();
+    // The dashboard found the token dead as a renewal (another tile's) ended it, and said so
+    // before the new one reached it: its answer to the token sent again is that it runs.
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    m.fromFrame(loaded());
+    await settle(m.el);
+    expect(m.fetch).toHaveBeenCalledTimes(1);
+    expect(postedTokens(m.win)).toEqual([m.body.token, m.body.token]);
+    expect(m.events.filter((e) => e.type === 'dashboard-error')).toEqual([]);
+    expect(m.el.state).toBe('ready');
+    // A later report of the same token is no crossing: it is rotated at once.
+    const rotated = tokenBody(600);
+    m.fetch.mockImplementationOnce(async () => json(rotated));
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    await settle(m.el);
+    expect(String(m.fetch.mock.calls[1]![0])).toMatch(/\/embed\/token\/rotate$/);
+    expect(postedTokens(m.win)).toEqual([m.body.token, m.body.token, rotated.token]);
+  });
+
   it('shows refreshing while a refresh is in flight, then ready', async () => {
     const m = await loadedDashboard();
     let answer!: (r: Response) => void;
     m.fetch.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(m.el);
     expect(m.el.state).toBe('refreshing');
@@ -116,6 +141,8 @@ describe('<embedded-dashboard>', () => {
     const before = m.win.postMessage.mock.calls.length;
     const events = m.events.length;
     m.fromFrame(ready, init);
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } }, init);
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } }, init);
     m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: 900 } }, init);
     m.fromFrame({ event: 'variableUpdated', detail: { varName: 'a', newValue: 1 } }, init);
@@ -240,8 +267,11 @@ describe('<embedded-dashboard>', () => {
     fetch.mockImplementationOnce(async () => json(tokenBody()));
     m.fromFrame(ready);
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(m.el);
-    expect(postedTokens(m.win)).toHaveLength(2);
+    // At ready, once more to confirm the report, then the rotated one.
+    expect(postedTokens(m.win)).toHaveLength(3);
     expect(m.frame.getAttribute('src')).toBe(`${ORIGIN}/embed/sales?token=a.b~c_d-e`);
   });
 
@@ -333,6 +363,8 @@ describe('<embedded-dashboard>', () => {
       json({ error: { code: `bad_${m.body.token}`, message: `token ${m.body.token} refused`, retryable } }, status);
     m.fetch.mockImplementationOnce(async () => echo(500, true)).mockImplementationOnce(async () => echo(403, false));
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await vi.advanceTimersByTimeAsync(120_000);
     await m.el.updateComplete;
     const errors = m.events.filter((e) => e.type === 'dashboard-error');
@@ -352,6 +384,8 @@ describe('<embedded-dashboard>', () => {
   it('never puts the token in any event detail or in the status text', async () => {
     const m = await loadedDashboard({ variables: '{"a":1}' });
     m.fetch.mockImplementationOnce(async () => json({ error: { code: 'internal', message: 'boom', retryable: true } }, 500));
+    m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
     m.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await vi.advanceTimersByTimeAsync(120_000);
     m.fromFrame({ event: 'dashboardResized', detail: { dashboardHeight: 10 } });

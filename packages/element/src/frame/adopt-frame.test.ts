@@ -222,10 +222,12 @@ describe('a frame the server rendered into the element', () => {
     const { el, events } = await mountServerRendered([frame, first.script]);
     message(loaded, win);
     message({ event: 'tokenExpired', detail: { dashboardId: 'sales' } }, win);
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
+    message({ event: 'tokenExpired', detail: { dashboardId: 'sales' } }, win);
     await settle(el);
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(String(fetch.mock.calls[0]![0])).toContain('/rotate');
-    expect(postedTokens(win)).toEqual([first.token, rotated.token]);
+    expect(postedTokens(win)).toEqual([first.token, first.token, rotated.token]);
     expect(events.filter((e) => e.type === 'dashboard-token').map((e) => e.detail.reason)).toEqual(['initial', 'rotate']);
     expect(frame.isConnected).toBe(true);
   });

@@ -39,6 +39,8 @@ export class FrameController implements ReactiveController {
   #srcToken?: string | undefined;
   #nextToken?: string | undefined;
   #swapTimer?: ReturnType<typeof setTimeout>;
+  /** The posted token a `tokenExpired` was answered for by sending it again (once per token). */
+  #confirmed: string | undefined;
   /** The hidden new frame's last report of another height than the visible one's (`settle` protocols). */
   #report?: MessageEvent | undefined;
   #adapter?: FrameProtocol;
@@ -280,8 +282,12 @@ export class FrameController implements ReactiveController {
         this.resize(message.detail.dashboardHeight);
         break;
       case DashboardEvent.tokenExpired:
-        // A swap protocol's visible frame runs on the token its URL named.
-        this.#tokens.rotate(this.#adapter?.swap ? this.#srcToken : undefined);
+        // A swap protocol's visible frame runs on the token its URL named. A `repeats` frame is
+        // sent the token once more first: a report that crossed it on its way (a renewal ended the
+        // one before) is answered `dashboardLoaded`, a dead token `tokenExpired` again.
+        if (this.#adapter?.swap) this.#tokens.rotate(this.#srcToken);
+        else if (this.#adapter?.repeats && this.#confirmed !== (this.#confirmed = this.#tokens.token)) this.sendToken();
+        else this.#tokens.rotate();
         break;
       case DashboardEvent.variableUpdated: {
         // Checked as a whole by the parser (limits, no prototype keys); the whole checked again.

@@ -21,6 +21,13 @@ export interface FrameProtocol {
    */
   readonly settle?: boolean;
   /**
+   * Without `swap`: a renewal ends the token before (the vendor's user group token, rotated), and
+   * the frame answers the token it runs on sent again with where it is (`dashboardLoaded`, or
+   * `tokenExpired` again: §6). Its `tokenExpired` is then confirmed by sending the token once
+   * more before rotating: a report that crossed the new token on its way is about the old one.
+   */
+  readonly repeats?: boolean;
+  /**
    * Tokens are for one dashboard (the vendor's embed tokens): token requests name the element's
    * dashboard, and are shared (in the page and across tabs) only with elements of that dashboard.
    */

@@ -8,6 +8,7 @@ import type { FrameProtocol } from './frame-protocol.js';
  */
 export const messageProtocol: FrameProtocol = {
   swap: false,
+  repeats: true,
   src: resolveSrc,
   lifecycle: Object.values(DashboardEvent),
   parse: parseDashboardMessage,

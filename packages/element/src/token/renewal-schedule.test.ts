@@ -122,6 +122,8 @@ describe('a renewal refused for now while the token is valid', () => {
     const { el, events, fromFrame } = await mountLoaded();
     await settle(el);
     fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
+    fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(el);
     expect(fetch).toHaveBeenCalledTimes(2);
     expect(events.filter((e) => e.type === 'dashboard-error').map((e) => e.detail.code)).toEqual(['rate_limited']);

@@ -449,6 +449,10 @@ describe('token lifecycle', () => {
     await settle();
     expect(fetch).toHaveBeenCalledTimes(1);
     a.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
+    a.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    b.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'other' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
     b.fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'other' } });
     await settle();
     expect(fetch).toHaveBeenCalledTimes(2);
@@ -469,6 +473,8 @@ describe('token lifecycle', () => {
     const otherTab = new FakeBroadcastChannel(`embedded-dashboard:${tokenUrl}`);
     const { el, fromFrame } = await mount();
     await settle(el);
+    fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
+    // The token sent again (the message protocol confirms a report), and the dashboard says it again.
     fromFrame({ event: 'tokenExpired', detail: { dashboardId: 'sales' } });
     await settle(el);
     expect(FakeBroadcastChannel.open.find((c) => c !== otherTab)!.sent).toEqual([{ type: 'rotated', tokenUrl, response: rotated, reason: 'rotate' }]);

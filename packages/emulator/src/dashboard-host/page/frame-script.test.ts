@@ -363,8 +363,11 @@ describe('dashboard page', () => {
     expect(h.events().filter((e) => e === 'tokenExpired')).toHaveLength(1);
     expect(h.requests).toEqual(['tok-1', 'tok-1']);
     expect(groupName()).toBe('Acme Corp');
+    // Sent the dead token it runs on (the element confirming the report): it says so again, although it loaded on that token.
     h.send({ event: 'updateToken', detail: { token: 'tok-1' } });
     expect(h.requests).toHaveLength(2);
+    expect(h.events().filter((e) => e === 'tokenExpired')).toHaveLength(2);
+    expect(h.events().at(-1)).toBe('tokenExpired');
     h.groups.set('tok-2', acme);
     h.send({ event: 'updateToken', detail: { token: 'tok-2' } });
     await whenState('ready');

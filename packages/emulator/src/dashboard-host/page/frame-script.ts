@@ -216,8 +216,9 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
       // The token in use, sent again: nothing changes, but a host whose script started after
       // this page had its token from the URL (loaded late, §6) learns where the page is.
       if (explo) return;
-      if (loaded) sayLoaded();
-      else if (refusedFor === generation) post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
+      // Refused since it loaded: the page runs on a dead token, and says so.
+      if (refusedFor === generation) post({ event: 'tokenExpired', detail: { dashboardId: config.dashboardId } });
+      else if (loaded) sayLoaded();
       return;
     }
     token = next;

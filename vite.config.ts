@@ -30,29 +30,34 @@ const alias = [
 const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS) || 2);
 
 /**
- * The files that start first in a run without vitest's results cache (a fresh clone: CI), longest
- * first as measured in fresh-clone CI runs; every other file follows in vitest's order (by size).
+ * The files that start first in their group in a run without vitest's results cache (a fresh clone:
+ * CI), longest first as measured in fresh-clone CI runs; every other file follows in vitest's order
+ * (by project, then size).
  * Only the order of starting (test/support/slow-first-sequencer.ts): a stale entry costs time, no test.
  */
 const SLOW_FIRST = [
   'test/e2e/token-lifecycle.test.ts',
   'test/e2e/superset.test.ts',
-  'test/e2e/accessibility.test.ts',
   'test/e2e/superset-restart.test.ts',
+  'test/e2e/accessibility.test.ts',
+  'test/e2e/metabase.test.ts',
+  'test/e2e/single-chart.test.ts',
+  'test/e2e/renewal-soak.test.ts',
   'test/e2e/explo-protocol.test.ts',
   'test/e2e/strict-csp.test.ts',
-  'test/e2e/single-chart.test.ts',
   'test/e2e/explo-jwt.test.ts',
+  // The first group's (node, element and superset projects, sharing its workers), longest first:
+  // the node project's fault scenarios, each mostly waiting on Redis and child processes (each
+  // starts a cluster of its own), side by side as before; then the real Superset's files, which
+  // vitest's base order ran after every node file (the run's tail, one worker idle).
+  'test/redis/chaos/fleet-under-faults.test.ts',
+  'test/redis/fleet-budget.test.ts',
   'packages/bff/src/superset/superset-vendor.superset.test.ts',
   'test/superset/sdk-control.test.ts',
   'test/superset/frame.test.ts',
-  // The node project's longest, each mostly waiting on Redis and child processes (the fault
-  // scenarios each start a cluster of their own): a short file by size that started last was the
-  // project's tail.
-  'test/redis/chaos/fleet-under-faults.test.ts',
-  'test/redis/fleet-budget.test.ts',
-  'test/workers/workerd.test.ts',
   'test/runtimes/cli-runtimes.test.ts',
+  'test/workers/workerd.test.ts',
+  'test/superset/element-chromium.test.ts',
 ];
 
 const demoFile = (path: string) => fileURLToPath(new URL(`./demo/${path}`, import.meta.url));

@@ -4,9 +4,12 @@ import { BaseSequencer, type TestSequencerConstructor, type TestSpecification } 
 /**
  * Vitest's own order, except where it knows nothing of a file's duration (a fresh clone, as CI
  * runs: no results cache) and orders by size, larger first: there the files named in `slowFirst`
- * start first, in the order given, ahead of the rest of their project. With two files at a time, a
- * long file that starts last is the whole run's tail (a fresh-clone run spent its last ~100 s in
- * the smallest e2e file, test/e2e/superset-restart.test.ts, alone).
+ * start first, in the order given, ahead of every other file of their group (`sequence.groupOrder`),
+ * whatever their project. With two files at a time, a long file that starts last is the whole run's
+ * tail: a fresh-clone run spent its last ~100 s in the smallest e2e file,
+ * test/e2e/superset-restart.test.ts, alone; and vitest's base order runs a group's projects one
+ * after another (by name), so the superset project's 35 s file started after the node project's
+ * last one, although both projects' files share the group's workers.
  *
  * Used as `test.sequence.sequencer` with `slowFirst` from `SLOW_FIRST` (vite.config.ts): only an
  * order of starting; which tests run, and how, is unchanged.
@@ -22,14 +25,13 @@ export function slowFirstSequencer(slowFirst: readonly string[]): TestSequencerC
         const at = slowFirst.indexOf(path(spec));
         return at < 0 ? Infinity : at;
       };
-      // The base order keeps each (group, project) together: reorder within those runs only, stably.
-      const runs: TestSpecification[][] = [];
-      for (const spec of sorted) {
-        const last = runs.at(-1);
-        if (last && last[0]!.project === spec.project) last.push(spec);
-        else runs.push([spec]);
-      }
-      return runs.flatMap((run) => run.map((spec, i) => ({ spec, i, rank: rank(spec) })).sort((a, b) => a.rank - b.rank || a.i - b.i)).map(({ spec }) => spec);
+      // Within a group, the pool takes files in this order onto its workers, whatever their
+      // project; a group's files never start before the groups ahead of it have finished.
+      const group = (spec: TestSpecification) => spec.project.config.sequence.groupOrder;
+      return sorted
+        .map((spec, i) => ({ spec, i, rank: rank(spec) }))
+        .sort((a, b) => group(a.spec) - group(b.spec) || a.rank - b.rank || a.i - b.i)
+        .map(({ spec }) => spec);
     }
   };
 }

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { DemoCustomer } from '../shared/customers.js';
 import type { DemoControls } from './controls.js';
 import { createHostApp } from './host-app.js';
@@ -14,6 +14,7 @@ const ORIGIN = 'http://127.0.0.1:5174';
 
 function setUp() {
   const publicDir = mkdtempSync(join(tmpdir(), 'demo-pages-'));
+  onTestFinished(() => rmSync(publicDir, { recursive: true, force: true }));
   for (const file of ['index.html', 'app.html', 'integrate.html']) writeFileSync(join(publicDir, file), `<!doctype html><title>${file}</title>`);
   const calls: string[] = [];
   let outage = false;

@@ -53,7 +53,11 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 let probedPages: string | undefined;
 
-/** A copy of the built demo pages with the page probe first in each `<head>` (made once per test file, removed at exit). */
+/**
+ * A copy of the built demo pages with the page probe first in each `<head>`, made once per test
+ * file and removed after its last test (a vitest worker is stopped without an `exit` event, so
+ * the exit handler alone left one copy in the temp directory per file and run).
+ */
 function probedPublicDir(): string {
   if (probedPages) return probedPages;
   if (!existsSync(`${PUBLIC_DIR}app.html`)) throw new Error(`${PUBLIC_DIR} has no built pages: run "npm run build" before the e2e tests`);
@@ -67,6 +71,10 @@ function probedPublicDir(): string {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return (probedPages = `${dir}/`);
 }
+afterAll(() => {
+  if (probedPages) rmSync(probedPages, { recursive: true, force: true });
+  probedPages = undefined;
+});
 
 /** Starts a demo for one scenario on the probed copy of the built pages (`npm run build` first). */
 export function startTestDemo(options: StartDemoOptions = {}): Promise<RunningDemo> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -194,6 +194,7 @@ describe('embedded-dashboard-bff CLI', () => {
 
   it('reads --config FILE and reports an unreadable one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bff-cli-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ EMBED_UPSTREAM_URL: 'http://127.0.0.1:1', EMBED_TOKEN_TTL: 'soon' }));
     const run = spawnSync(process.execPath, [bin, '--config', file], { env: cleanEnv, encoding: 'utf8', timeout: 15_000 });

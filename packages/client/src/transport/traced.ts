@@ -30,7 +30,10 @@ let tracer: OtelApi.Tracer | undefined;
 function activeTracer(): OtelApi.Tracer | undefined {
   if (api === undefined) return undefined;
   const provider = api.trace.getTracerProvider();
-  if (provider !== seenProvider) {
+  // The API's global provider is one proxy before and after an application registers its SDK:
+  // while it has no delegate, look again on every call (one cheap check), or a request served
+  // before the registration would keep this process untraced for good.
+  if (provider !== seenProvider || tracer === undefined) {
     seenProvider = provider;
     const unregistered = provider instanceof api.ProxyTracerProvider && provider.getDelegateTracer(TRACER_NAME) === undefined;
     tracer = unregistered ? undefined : provider.getTracer(TRACER_NAME);

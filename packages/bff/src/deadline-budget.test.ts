@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UserGroupClient } from '@embedded-dashboard/client';
 import { BFF_REQUEST_DEADLINE_MS, TOKEN_REQUEST_TIMEOUT_MS, VENDOR_ATTEMPT_TIMEOUT_MS, VENDOR_CALL_DEADLINE_MS } from '@embedded-dashboard/protocol';
 // The element's own request code, run against the real BFF: what a browser would see.
@@ -38,20 +38,23 @@ async function bffBehind(behaviour: VendorBehaviour, upstream?: UserGroupUpstrea
   return { url, vendor };
 }
 
+// Node's fetch has no cookie jar: for this file, every fetch carries the session a browser would
+// send. Installed once and restored after the file: swapped per request, three requests at once
+// each restored what the one before had installed, which left a cookie-adding fetch behind.
+const realFetch = globalThis.fetch;
+beforeAll(async () => {
+  const cookie = `sid=${await session()}`;
+  globalThis.fetch = (input, init) => realFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } });
+});
+afterAll(() => {
+  globalThis.fetch = realFetch;
+});
+
 /** One token request exactly as the element makes it (its own timeout, TOKEN_REQUEST_TIMEOUT_MS, included), with a cookie session. */
 async function elementAsks(url: string): Promise<TokenRequestError> {
-  const cookie = `sid=${await session()}`;
-  const realFetch = globalThis.fetch;
-  // Node's fetch has no cookie jar: add the session the browser would send.
-  const withCookie: typeof fetch = (input, init) => realFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), cookie } });
-  globalThis.fetch = withCookie;
-  try {
-    const outcome = await requestToken(`${url}/embed/token`, undefined, { credentials: 'same-origin' }).catch((e: unknown) => e);
-    if (!(outcome instanceof TokenRequestError)) throw new Error(`expected a refusal, got ${JSON.stringify(outcome)}`);
-    return outcome;
-  } finally {
-    globalThis.fetch = realFetch;
-  }
+  const outcome = await requestToken(`${url}/embed/token`, undefined, { credentials: 'same-origin' }).catch((e: unknown) => e);
+  if (!(outcome instanceof TokenRequestError)) throw new Error(`expected a refusal, got ${JSON.stringify(outcome)}`);
+  return outcome;
 }
 
 describe('one deadline budget: element ⊃ BFF ⊃ client call ⊃ attempt', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './ports.js';
-import { waitForPort } from './redis-server.js';
+import { exitReason, waitForPort } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -87,6 +87,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * moment ago may have been taken by another program meanwhile (other engineers and CI jobs run
  * clusters on the same machine), and a test must never drive someone else's server.
  */
+/** The last lines of the log a node was started with (`--dir` and `--logfile`), for an error message. */
+function logTail(args: string[]): string {
+  const value = (name: string) => {
+    const at = args.indexOf(name);
+    return at === -1 ? undefined : args[at + 1];
+  };
+  const dir = value('--dir');
+  const file = value('--logfile');
+  if (dir === undefined || file === undefined) return '';
+  try {
+    return `; its log ends:\n${readFileSync(join(dir, file), 'utf8').trim().split('\n').slice(-8).join('\n')}`;
+  } catch {
+    return '; it wrote no log';
+  }
+}
+
 function serverProcess(binary: string, port: number, args: string[], cliBinary?: string): RedisNode & { stop(): Promise<void> } {
   let child: ChildProcess | undefined;
   const kill = async () => {
@@ -104,7 +120,9 @@ function serverProcess(binary: string, port: number, args: string[], cliBinary?:
     async start() {
       const started = spawn(binary, args, { stdio: 'ignore' });
       child = started;
-      await waitForPort(port, 10_000);
+      await waitForPort(port, 10_000, () => exitReason(started)).catch((error: Error) => {
+        throw new Error(`${error.message}${logTail(args)}`);
+      });
       if (cliBinary === undefined) return;
       const { stdout } = await run(cliBinary, ['-p', String(port), 'info', 'server'], { timeout: 5_000 });
       if (!stdout.includes(`process_id:${started.pid}\r`)) throw new Error(`port ${port} is served by another program than the redis-server this test started`);
@@ -184,7 +202,9 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
   const replicas = options.replicas ?? 0;
   const cli = (port: number, ...args: string[]) => run(cliBinary, ['-p', String(port), ...args], { timeout: 10_000 }).then(({ stdout }) => stdout);
   try {
-    for (let i = 0; i < masters * (1 + replicas); i++) {
+    // A port free a moment ago can be taken before the node binds it (an outgoing connection's
+    // local port, on a busy machine): that node exits saying so, and starts again on new ports.
+    for (let i = 0, taken = 0; i < masters * (1 + replicas); i++) {
       const port = await freePort();
       const busPort = await freePort();
       const node = serverProcess(
@@ -221,7 +241,17 @@ export async function startRedisCluster(serverBinary: string, cliBinary: string,
         cliBinary,
       );
       nodes.push(node);
-      await node.start();
+      const started = await node.start().then(
+        () => true,
+        (error: Error) => {
+          if (!error.message.includes('Address already in use') || ++taken > 3) throw error;
+          return false;
+        },
+      );
+      if (!started) {
+        nodes.pop();
+        i--;
+      }
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     await run(cliBinary, ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 });

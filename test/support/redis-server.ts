@@ -23,10 +23,16 @@ export interface RedisServer {
   dispose(): Promise<void>;
 }
 
-/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
-export const waitForPort = async (port: number, timeoutMs: number) => {
+/**
+ * Resolves once something accepts TCP connections on 127.0.0.1:`port`. `gone` says why the
+ * process meant to listen there can no longer do so (it exited): then it rejects at once with
+ * that reason instead of waiting out `timeoutMs`.
+ */
+export const waitForPort = async (port: number, timeoutMs: number, gone: () => string | undefined = () => undefined) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    const reason = gone();
+    if (reason !== undefined) throw new Error(`redis-server on ${port} ${reason} before it listened`);
     const ok = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port }, () => {
         socket.end();
@@ -45,6 +51,10 @@ export interface RedisServerOptions {
   appendOnly?: boolean;
 }
 
+/** How `child` ended (`exited with 1`, `killed by SIGKILL`), or `undefined` while it runs. */
+export const exitReason = (child: ChildProcess): string | undefined =>
+  child.signalCode !== null ? `was killed by ${child.signalCode}` : child.exitCode !== null ? `exited with ${child.exitCode}` : undefined;
+
 /** Starts a throwaway redis-server on a free loopback port, without persistence unless asked. */
 export async function startRedisServer(binary: string, options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
@@ -53,10 +63,11 @@ export async function startRedisServer(binary: string, options: RedisServerOptio
   const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
   const start = async ({ empty = false } = {}) => {
     if (empty) for (const file of readdirSync(dir)) rmSync(join(dir, file), { recursive: true, force: true });
-    child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
+    const started = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
       stdio: 'ignore',
     });
-    await waitForPort(port, 10_000);
+    child = started;
+    await waitForPort(port, 10_000, () => exitReason(started));
   };
   const stop = async () => {
     const running = child;

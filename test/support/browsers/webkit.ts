@@ -456,13 +456,15 @@ class WebKitContext implements EngineContext {
 
   /**
    * Clicks the element `selector` names. A page that re-renders between the find and the click
-   * leaves a stale reference (a node replaced by an equal one): the selector is found again, as
-   * playwright and puppeteer do, at most three times.
+   * leaves a stale reference (a node replaced by an equal one), and one that re-renders during
+   * the find makes WebKitWebDriver's find itself answer "stale element reference" (it could not
+   * make the node's handle): the selector is found again, as playwright and puppeteer do, at
+   * most three times.
    */
   private async clickIn(selector: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const element = await this.session.command<ElementRef>('POST', '/element', { using: 'css selector', value: selector });
       try {
+        const element = await this.session.command<ElementRef>('POST', '/element', { using: 'css selector', value: selector });
         await this.session.command('POST', `/element/${element[ELEMENT_KEY]}/click`, {});
         return;
       } catch (error) {

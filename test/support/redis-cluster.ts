@@ -82,11 +82,6 @@ export interface RedisClusterOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * A redis-server on `port` that is really the one this helper started: a port picked free a
- * moment ago may have been taken by another program meanwhile (other engineers and CI jobs run
- * clusters on the same machine), and a test must never drive someone else's server.
- */
 /** The last lines of the log a node was started with (`--dir` and `--logfile`), for an error message. */
 function logTail(args: string[]): string {
   const value = (name: string) => {
@@ -103,6 +98,11 @@ function logTail(args: string[]): string {
   }
 }
 
+/**
+ * A redis-server on `port` that is really the one this helper started: a port picked free a
+ * moment ago may have been taken by another program meanwhile (other engineers and CI jobs run
+ * clusters on the same machine), and a test must never drive someone else's server.
+ */
 function serverProcess(binary: string, port: number, args: string[], cliBinary?: string): RedisNode & { stop(): Promise<void> } {
   let child: ChildProcess | undefined;
   const kill = async () => {

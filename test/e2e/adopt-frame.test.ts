@@ -22,6 +22,14 @@ const SECRET = 'adopt-frame-test-session-secret-0123456789';
 const DASHBOARD = 'sales-overview';
 const ELEMENT_SCRIPT = fileURLToPath(new URL('../../packages/element/dist/standalone/embedded-dashboard.js', import.meta.url));
 
+/**
+ * How long the page waits on the BFF for its first token. The product's 1 s default renders a page
+ * without one when the BFF is slower (initial-token.test covers that fallback) and the element then
+ * asks itself: one token request more, which these scenarios assert never happens. A loaded CI run
+ * (two busy loops beside the suite) took longer than 1 s for the file's first token.
+ */
+const FIRST_TOKEN_TIMEOUT_MS = 30_000;
+
 const listen = async (server: Server): Promise<string> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -82,7 +90,7 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
             renderElementScript({ src: '/element.js' })
           : '<script type="module" src="/element.js"></script>';
         void (async () => {
-          const first = await renderInitialToken(req, { bff: app });
+          const first = await renderInitialToken(req, { bff: app, timeoutMs: FIRST_TOKEN_TIMEOUT_MS });
           // Say why at once rather than let the test wait for a dashboard that cannot come.
           if (!first.response) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('the BFF gave no first token');
           const frame = renderDashboardFrame({ dashboard: DASHBOARD, srcTemplate: withToken, token: first.response.token, visible: late });
@@ -106,7 +114,7 @@ describe.skipIf(!tool.available)('a server-rendered dashboard frame, adopted by 
           `<!doctype html><html><head><title>adopt</title><script type="module" src="/element.js"></script></head><body>` +
             `<embedded-dashboard dashboard="${DASHBOARD}" src-template="${srcTemplate}">${frame}`,
         );
-        const first = await renderInitialToken(req, { bff: app });
+        const first = await renderInitialToken(req, { bff: app, timeoutMs: FIRST_TOKEN_TIMEOUT_MS });
         res.end(`${first.html}</embedded-dashboard></body></html>`);
       })();
     });

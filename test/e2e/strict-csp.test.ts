@@ -141,7 +141,8 @@ async function startHost(demo: () => RunningDemo): Promise<HostServer> {
       if (protocol === 'explo-jwt') head += renderElementScript({ src: '/element.js', after: 'now', nonce });
       else {
         // The frame rendered shown with its first token in the URL, the element loaded once the dashboard has loaded.
-        const first = await renderInitialToken(req, { bff: demo().url });
+        // Waits on the BFF as long as a test may (its 1 s default renders no token on a loaded machine).
+        const first = await renderInitialToken(req, { bff: demo().url, timeoutMs: 30_000 });
         if (!first.response) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('the BFF gave no first token');
         const { 'src-template': srcTemplate } = elementAttributes(protocol, vendor, true);
         inside =

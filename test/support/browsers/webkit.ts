@@ -271,14 +271,15 @@ async function stopProcess(child: ChildProcess, graceMs = 3_000): Promise<void> 
   clearTimeout(timer);
 }
 
-/** Xvfb on a free display (`-displayfd`: the server picks it and says which). */
-async function startXvfb(path: string): Promise<{ child: ChildProcess; display: string }> {
+/** Xvfb on a free display (`-displayfd`: the server picks it and says which), within `timeoutMs`. */
+export async function startXvfb(path: string, timeoutMs = 10_000): Promise<{ child: ChildProcess; display: string }> {
   const child = spawn(path, ['-displayfd', '3', '-screen', '0', '1920x1200x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-  const display = await new Promise<string>((resolve, reject) => {
+  exitWith(child);
+  const named = new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`Xvfb did not name its display within 10 s: ${errors}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`Xvfb did not name its display within ${timeoutMs} ms: ${errors}`)), timeoutMs);
     (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('\n')) {
@@ -288,8 +289,14 @@ async function startXvfb(path: string): Promise<{ child: ChildProcess; display: 
     });
     child.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}: ${errors}`)));
   });
-  exitWith(child);
-  return { child, display };
+  // An Xvfb that did not start in time is stopped, not left running: it kept the test process
+  // from exiting ("something prevents the main process from exiting") and outlived the run.
+  try {
+    return { child, display: await named };
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
 }
 
 /** Kills `child` when this test process exits, however it exits. */

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { freePort } from '../support/ports.js';
+import { isAlive } from '../support/processes.js';
 import { copyIntoConsumer, REPOSITORY_ROOT, runOk, startServer, type ServerProcess } from './consumer.js';
 
 export type ExampleName = 'express' | 'fastify' | 'nextjs';
@@ -84,15 +85,6 @@ export function prepareInBackground(consumerDir: string, name: ExampleName): { c
   };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Waits while another living process (the run's global setup) prepares the example, at most `timeoutMs`. */
 async function awaitOtherPreparation(consumerDir: string, name: ExampleName, timeoutMs = 600_000): Promise<void> {
   const marker = preparingMarker(consumerDir, name);
@@ -104,7 +96,7 @@ async function awaitOtherPreparation(consumerDir: string, name: ExampleName, tim
     } catch {
       return;
     }
-    if (pid === process.pid || !alive(pid) || Date.now() > deadline) return;
+    if (pid === process.pid || !isAlive(pid) || Date.now() > deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -64,3 +64,13 @@ export function startNodeProcess(script: string, args: string[], options: StartO
     });
   });
 }
+
+/** Whether a process of this id is running (signal 0 reaches it). */
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -68,6 +68,8 @@ export interface HostElement {
   attributes?: string;
   /** `false`: the BFF mount and session only, no element (the SDK's route). */
   element?: false;
+  /** With `mint: 'local'`: this mount's guest tokens' lifetime, instead of the host's `ttlSeconds`. */
+  ttlSeconds?: number;
 }
 
 export interface HostOptions {
@@ -125,7 +127,7 @@ export async function startSupersetHost(manifest: SupersetManifest, options: Hos
         rls: 'customer_id = {org_id}',
         guestTokenSecret: manifest.guestToken.secret,
         audience: manifest.guestToken.audience,
-        ttlSeconds: options.ttlSeconds ?? 300,
+        ttlSeconds: element.ttlSeconds ?? options.ttlSeconds ?? 300,
       };
     }
     const routes = createEmbedRoutes({

@@ -96,6 +96,17 @@ export async function runOk(
   return result;
 }
 
+/**
+ * The packaging tests' consumer project: every published workspace packed into `base/tarballs` and
+ * installed into a fresh `base/app`, outside the workspace. Returns the app's directory.
+ */
+export async function createConsumerProject(base: string): Promise<string> {
+  const tarballs = await packWorkspaces(join(base, 'tarballs'));
+  const consumerDir = join(base, 'app');
+  await installConsumer(consumerDir, tarballs);
+  return consumerDir;
+}
+
 /** `npm pack`s every published workspace into `destination`; returns package name → tarball path. */
 export async function packWorkspaces(destination: string): Promise<Map<string, string>> {
   await mkdir(destination, { recursive: true });

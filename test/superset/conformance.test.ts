@@ -144,7 +144,9 @@ const sortRows = (rows: Record<string, unknown>[]) => rows.map((row) => JSON.str
 const rowsOf = (t: SupersetManifest, customer?: string) =>
   sortRows(t.rows.filter((row) => customer === undefined || row.customer_id === customer) as unknown as Record<string, unknown>[]);
 
-describe.each(targets)('Superset conformance: $name', ({ target, skip }) => {
+// A bound on a hung server, not a timed assertion: a case makes 10-25 calls to a real Superset of
+// one worker that the browser files of the same project load at the same time.
+describe.each(targets)('Superset conformance: $name', { timeout: 60_000 }, ({ target, skip }) => {
   describe.skipIf(skip)('login and refresh (Flask-AppBuilder)', () => {
     it('logs the service account in: an HS256 access token of 15 minutes, a refresh token when asked, and refresh makes a new one', async () => {
       const t = target();

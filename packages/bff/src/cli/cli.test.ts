@@ -225,7 +225,8 @@ describe('embedded-dashboard-bff CLI', () => {
       // Metrics only on their own loopback listener, announced in a log line (stdout is batched).
       expect((await fetch(`${proc.url}/metrics`)).status).toBe(404);
       const metricsLine = async () => proc.output.find((l) => l.includes('"metrics listening"'));
-      for (let i = 0; i < 100 && (await metricsLine()) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 500 && (await metricsLine()) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await metricsLine(), 'the "metrics listening" log line within 10 s').toBeDefined();
       const metricsUrl = (JSON.parse((await metricsLine())!) as { url: string }).url;
       expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
       const scraped = await fetch(metricsUrl);
@@ -250,7 +251,7 @@ describe('embedded-dashboard-bff CLI', () => {
         body: '{}',
       });
       // SIGTERM only once the slow request is inside the BFF, waiting on the vendor.
-      for (let i = 0; i < 200 && emu.emulator.stats().requests.getOrCreate < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 1_000 && emu.emulator.stats().requests.getOrCreate < 2; i++) await new Promise((r) => setTimeout(r, 10));
       expect(emu.emulator.stats().requests.getOrCreate).toBe(2);
       const exited = proc.stop(15_000);
       const inFlight = await slow;

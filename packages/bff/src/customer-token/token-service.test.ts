@@ -481,6 +481,12 @@ describe('store shared by several BFF processes', () => {
     return { upstream, a, b, hold, overlap };
   }
 
+  /** Until process A's held vendor call has started, so A holds the group's lock (at most 5 s, not a guess of a few ms). */
+  async function untilCalled(upstream: FakeUpstream, call: 'getOrCreate' | 'rotate'): Promise<void> {
+    for (let i = 0; i < 1_000 && upstream.calls[call] < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(upstream.calls[call], `process A's ${call} call started`).toBe(1);
+  }
+
   it('never hands out an entry another vendor account wrote, even under the same key', async () => {
     const store = createMemoryStore();
     const a = Object.assign(new FakeUpstream(), { accountId: 'account-a' });
@@ -523,7 +529,7 @@ describe('store shared by several BFF processes', () => {
     const gate = hold();
     const jwt = await session();
     const first = getToken(a, jwt);
-    await new Promise((r) => setTimeout(r, 5));
+    await untilCalled(upstream, 'getOrCreate');
     // Before: the waiter gave up after lockWaitMs and called the vendor itself, a second
     // get-or-create for the group, whose own wait and call came on top (504s in a cluster cold burst).
     const waiter = await getToken(b, jwt);
@@ -552,11 +558,13 @@ describe('store shared by several BFF processes', () => {
   });
 
   it('renews a held lock while its holder works, so a slow vendor call is not duplicated by a process that finds the lock expired', async () => {
-    const { upstream, a, b, hold } = twoProcesses({ lockTtlMs: 90, lockWaitMs: 300 });
+    // A lock of 900 ms renewed every 300 ms: a stalled event loop (GC, a loaded machine) of a few
+    // hundred ms does not let it lapse, which a 90 ms lock did.
+    const { upstream, a, b, hold } = twoProcesses({ lockTtlMs: 900, lockWaitMs: 3_000 });
     const gate = hold();
     const jwt = await session();
     const first = getToken(a, jwt);
-    await new Promise((r) => setTimeout(r, 5));
+    await untilCalled(upstream, 'getOrCreate');
     // Longer than three lifetimes of the lock: without renewal it would have expired and been taken.
     expect((await getToken(b, jwt)).status).toBe(503);
     gate.resolve();
@@ -570,7 +578,7 @@ describe('store shared by several BFF processes', () => {
     const presented = ((await getToken(a, jwt)).body as { token: string }).token;
     const gate = hold();
     const first = rotate(a, jwt, presented);
-    await new Promise((r) => setTimeout(r, 5));
+    await untilCalled(upstream, 'rotate');
     const waiter = await rotate(b, jwt, presented);
     expect(waiter.status).toBe(503);
     expect(waiter.headers.get('retry-after')).toBe('1');
@@ -604,7 +612,7 @@ describe('store shared by several BFF processes', () => {
     const presented = ((await getToken(a, jwt)).body as { token: string }).token;
     const gate = hold();
     const first = rotate(a, jwt, presented);
-    await new Promise((r) => setTimeout(r, 5));
+    await untilCalled(upstream, 'rotate');
     const second = rotate(b, jwt, presented);
     await new Promise((r) => setTimeout(r, 120));
     gate.resolve();

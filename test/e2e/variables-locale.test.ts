@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { engines, type FrameRef } from '../support/browsers/index.js';
-import { eventually, openApp, sampleHost, sleep, testId, useDemo, waitForReady, type AppTab, type HostSample } from './harness.js';
+import { eventually, openApp, sampleHost, testId, useDemo, waitForReady, type AppTab, type HostSample } from './harness.js';
 
 /** The dashboard frames of the tab, with their URLs. */
 async function dashboardFrames(app: AppTab): Promise<{ frame: FrameRef; url: string }[]> {
@@ -54,8 +54,13 @@ describe.each(engines())('demo in $name: a multi-select both ways and a locale s
       return frames.length === 1 && new URL(frames[0]!.url).searchParams.get('locale_code') === 'de-DE' ? frames[0]!.frame : undefined;
     });
     await eventually('the element to be ready again', async () => (await app.state()) === 'ready');
-    await sleep(200);
-    const samples = await app.tab.evaluate<HostSample[]>(() => window.__hostSamples ?? []);
+    // A host animation frame after the swap (a loaded machine delays them), or none that shows another frame: then the check below says so.
+    const sampled = () => app.tab.evaluate<HostSample[]>(() => window.__hostSamples ?? []);
+    await eventually('a host animation frame after the swap', async () => {
+      const seen = await sampled();
+      return seen.length > 5 && seen.at(-1)!.visible[0] !== seen[0]!.visible[0];
+    }).catch(() => undefined);
+    const samples = await sampled();
     expect(samples.length).toBeGreaterThan(5);
     expect(samples.filter((s) => s.visible.length !== 1)).toEqual([]);
     // A second frame took over (not the first one navigating in place, which blanks), visible only once its dashboard had loaded.

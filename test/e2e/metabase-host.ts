@@ -40,6 +40,8 @@ export interface MetabaseHostElement {
   chart?: string;
   /** Extra attributes, as written. */
   attributes?: string;
+  /** Its own mount's token lifetime, instead of the host's `ttlSeconds`. */
+  ttlSeconds?: number;
 }
 
 export interface MetabaseHost {
@@ -81,7 +83,7 @@ export async function startMetabaseHost(options: { elements: MetabaseHostElement
       params: { customer_id: '{org_id}' },
       dashboards: [1],
       questions: [3],
-      ttlSeconds: options.ttlSeconds,
+      ttlSeconds: element.ttlSeconds ?? options.ttlSeconds,
     });
     const routes = createEmbedRoutes({
       vendor,

@@ -29,18 +29,23 @@ import {
 /**
  * The guest tokens' lifetime. Acme renews 40 s in (`refresh-margin` 50 s, which the renewal rule
  * caps at a third of the lifetime: packages/protocol/src/renewal.ts): one renewal lands while the
- * file runs, the next not before its new frame is read. The others (`refresh-margin` 5 s) renew
- * 55 s in, after the tests that read their frames (a swap would replace them).
+ * file runs, the next not before its new frame is read.
  */
 const TTL_SECONDS = 60;
+/**
+ * The other mounts' lifetime: with `refresh-margin` 5 s they renew 115 s in, well after the tests
+ * that read their frames (a swap would replace a frame being read; the file takes ~45 s on a quiet
+ * CI machine, and 55 s, their renewal with Acme's lifetime, was too close on a loaded one).
+ */
+const OTHERS_TTL_SECONDS = 120;
 const ELEMENTS = [
   { id: 'acme', customer: 'acme', dashboard: '1', attributes: `refresh-margin="50" variables='{"region":"north"}' titled="true" bordered="false"` },
-  { id: 'globex', customer: 'globex', dashboard: '1', attributes: 'refresh-margin="5"' },
-  // Acme's session, its page setting the locked parameter (and a disabled one) as if editable.
+  { id: 'globex', customer: 'globex', dashboard: '1', attributes: 'refresh-margin="5"', ttlSeconds: OTHERS_TTL_SECONDS },
+  // An Acme session (a mount of its own, for its lifetime), its page setting the locked parameter (and a disabled one) as if editable.
   {
     id: 'hostile',
     customer: 'acme',
-    mount: 'acme',
+    ttlSeconds: OTHERS_TTL_SECONDS,
     dashboard: '1',
     attributes: `refresh-margin="5" variables='{"customer_id":["globex","initech"],"product":"reactor"}'`,
   },

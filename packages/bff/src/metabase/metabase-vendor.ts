@@ -40,6 +40,8 @@ export function metabaseVendor(options: MetabaseVendorOptions): BffVendor {
       const tokens = new MetabaseGuestTokens(settings, context);
       return {
         name: 'metabase',
+        // The timings reports' label values (ARCHITECTURE §4 "Timings"), as for Superset.
+        dashboards: settings.dashboards,
         token: (caller, scope) => tokens.token(caller, scope),
         renew: (caller, scope, _pageOrigin, presented) => tokens.renew(caller, scope, presented),
       };

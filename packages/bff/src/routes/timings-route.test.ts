@@ -3,6 +3,7 @@ import { TIMINGS_LIMITS } from '@embedded-dashboard/protocol';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
 import { createBffMetrics } from '../observability/prometheus.js';
+import { metabaseVendor } from '../metabase/metabase-vendor.js';
 import { supersetVendor } from '../superset/superset-vendor.js';
 import { createMetricsApp } from './metrics-routes.js';
 import { API_TOKEN, captureLogs, FakeUpstream, findLeaks, session, SESSION_SECRET } from '../../test/support/fixtures.js';
@@ -153,7 +154,7 @@ describe('POST /embed/timings', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBe('true');
   });
 
-  it("takes the vendor's own list and name: Explo's embed tokens, Superset's dashboards; none (customer tokens) refuses every report", async () => {
+  it("takes the vendor's own list and name: Explo's embed tokens, Superset's and Metabase's dashboards; none (customer tokens) refuses every report", async () => {
     const explo = await start({ timings: undefined, embedToken: { keyId: 'k', key: 'k'.repeat(32), dashboards: ['embedded-one'] } });
     expect((await beacon(explo.url, JSON.stringify({ dashboard: 'embedded-one', kind: 'load', loaded: 9 }))).status).toBe(204);
     expect((await beacon(explo.url, JSON.stringify({ dashboard: DASHBOARD, kind: 'load', loaded: 9 }))).status).toBe(403);
@@ -165,6 +166,15 @@ describe('POST /embed/timings', () => {
     });
     expect((await beacon(superset.url, JSON.stringify({ dashboard: uuid, kind: 'load', frame: 700 }))).status).toBe(204);
     expect(await superset.scrape()).toContain(`embed_bff_dashboard_frame_ready_seconds_sum{vendor="superset",dashboard="${uuid}",kind="load"} 0.7`);
+    // Metabase's EMBED_DASHBOARDS: its dashboards only (a question has no dashboard to label).
+    const metabase = await start({
+      upstream: undefined,
+      timings: undefined,
+      vendor: metabaseVendor({ secret: 'ab'.repeat(32), params: { customer_id: '{org_id}' }, dashboards: [7], questions: [12] }),
+    });
+    expect((await beacon(metabase.url, JSON.stringify({ dashboard: '7', kind: 'renewal', token: 40 }))).status).toBe(204);
+    expect(await metabase.scrape()).toContain('embed_bff_dashboard_token_seconds_sum{vendor="metabase",dashboard="7",kind="renewal"} 0.04');
+    for (const dashboard of ['8', '12']) expect((await beacon(metabase.url, JSON.stringify({ dashboard, kind: 'load', loaded: 9 }))).status).toBe(403);
     const unlisted = await start({ timings: undefined });
     const res = await beacon(unlisted.url, JSON.stringify({ dashboard: DASHBOARD, kind: 'load', loaded: 9 }));
     expect(res.status).toBe(403);

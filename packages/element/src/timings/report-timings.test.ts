@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { json, mount, resolved, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../test/support/fixtures.js';
+import { json, mount, ORIGIN, resolved, settle, stubFetch, tokenBody, useElementTestEnvironment, type Mounted } from '../../test/support/fixtures.js';
+import '../metabase.js';
 import '../timings.js';
 
 useElementTestEnvironment();
@@ -98,6 +99,19 @@ describe('report-timings (import "@embedded-dashboard/element/timings")', () => 
     expect(signedOut.el.state).toBe('unauthenticated');
     await loadDashboard(signedOut, 5, 5);
     expect(refused).not.toHaveBeenCalled();
+  });
+
+  it('sends nothing for an item without a dashboard (a Metabase question alone): the BFF allows and labels reports by dashboard', async () => {
+    const beacon = stubBeacon();
+    const fetch = stubFetch(json(tokenBody(600)));
+    const m = await mount({ protocol: 'metabase', dashboard: null, chart: '12', 'src-template': `${ORIGIN}/embed/dashboard/{token}`, 'report-timings': '' });
+    await settle(m.el);
+    m.fromFrame({ metabase: { type: 'frame', frame: { mode: 'fit', height: 480 } } });
+    await settle(m.el);
+    expect(m.el.state).toBe('ready');
+    expect(m.events.filter((e) => e.type === 'dashboard-load')).toHaveLength(1);
+    expect(beacon).not.toHaveBeenCalled();
+    expect(fetch.mock.calls.every(([url]) => String(url).includes('/embed/token'))).toBe(true);
   });
 
   it('is the reportTimings property too, reflected as the attribute, and read when a report is due', async () => {

@@ -101,7 +101,9 @@ export class TimingsReporter implements ReactiveController {
   #send(cycle: Cycle): void {
     const host = this.#host;
     this.#cycle = undefined;
-    if (!host.reportTimings) return;
+    // The BFF allows and labels reports by dashboard: an item without one (a Metabase question
+    // alone, `chart` only) would only be refused (400), so it sends none.
+    if (!host.reportTimings || !host.dashboard) return;
     const url = new URL('timings', new URL(host.tokenUrl, document.baseURI)).href;
     // A string goes as text/plain, a CORS-safelisted type: a cross-origin BFF needs no preflight.
     const body = JSON.stringify({ dashboard: host.dashboard, ...cycle });

@@ -9,6 +9,7 @@ import { SupersetClient } from '@embedded-dashboard/client/superset';
 import { startEmulator, startSupersetEmulator, type RunningEmulator, type RunningSupersetEmulator } from '@embedded-dashboard/emulator';
 import { createBffApp } from '../app.js';
 import type { BffAppOptions } from '../options.js';
+import { metabaseVendor } from '../metabase/metabase-vendor.js';
 import { supersetVendor } from '../superset/superset-vendor.js';
 import { tracingLoaded } from './tracing.js';
 import { tracingLoaded as clientTracingLoaded } from '../../../client/src/transport/traced.js';
@@ -53,7 +54,8 @@ const HOSTILE_ORG = 'LEAKCHECK-org-"><script>alert(1)</script>\u2028%00';
 const SUPERSET_PASSWORD = 'LEAKCHECK-superset-password-7c1f';
 const SUPERSET_DASHBOARD = '5b3c1a52-4f0e-4d8e-9c57-0d6f1c2a7e01';
 /** Every session, token and guest token the run handled: none may appear in a span. */
-const secrets = new Set<string>([API_TOKEN, SESSION_SECRET, SUPERSET_PASSWORD, HOSTILE_ORG]);
+const METABASE_SECRET = '5e1f'.repeat(16);
+const secrets = new Set<string>([API_TOKEN, SESSION_SECRET, SUPERSET_PASSWORD, HOSTILE_ORG, METABASE_SECRET]);
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -272,6 +274,29 @@ describe('traces with the OpenTelemetry SDK, exported over OTLP/HTTP', () => {
     expect(attempts.map((s) => s.parentSpanId)).toEqual([login.spanId, login.spanId, guest.spanId]);
     for (const span of [login, guest]) expect(under(spans, span, server)).toBe(true);
     expect(sent.map((h) => h.traceparent?.split('-')[1])).toEqual([server.traceId, server.traceId, server.traceId]);
+  });
+
+  it('Metabase: signed in the BFF, the server span with its session and store children, and no vendor call, breaker or budget', async () => {
+    const url = await bffs.serve(
+      createBffApp({
+        session: { secret: SESSION_SECRET },
+        logger: captureLogs().logger,
+        rateLimit: false,
+        vendor: metabaseVendor({ secret: METABASE_SECRET, params: { customer_id: '{org_id}' }, dashboards: [7] }),
+      }),
+    );
+    const from = await mark();
+    sent.length = 0;
+    const res = await post(`${url}/embed/token`, await session(customer('LEAKCHECK-metabase-org')), { dashboard: '7' }, { traceparent: TRACEPARENT });
+    expect(res.status).toBe(200);
+    const spans = await exported(from);
+    const server = one(spans, 'POST /embed/token');
+    expect(server).toMatchObject({ traceId: TRACE_ID, parentSpanId: PARENT_ID, kind: SERVER });
+    expect(attr(server, 'embed.vendor.name')).toBe('metabase');
+    for (const name of ['embed.session', 'embed.vendor.token']) expect(under(spans, one(spans, name), server), name).toBe(true);
+    expect(named(spans, 'embed.store get').length + named(spans, 'embed.store set').length).toBeGreaterThan(0);
+    expect(spans.filter((s) => /^embed\.(vendor_call|circuit_breaker|vendor_budget)/.test(s.name) || s.kind === CLIENT)).toEqual([]);
+    expect(sent).toEqual([]);
   });
 
   it.each([

@@ -34,7 +34,14 @@ const frameSources = (app: AppTab) =>
 const expireWithButton = async (app: AppTab) => {
   await app.tab.evaluate((selector) => (document.querySelector(selector)!.textContent = ''), testId('action-result'));
   await clickTestId(app, 'expire-token');
-  await eventually('the vendor to refuse the token', async () => (await app.text('action-result'))?.includes('now refuses'));
+  // A miss says what the page showed: no answer yet with the button still disabled (the demo's
+  // request in flight), or an empty result with the button enabled (the click reached no handler).
+  await eventually('the vendor to refuse the token', async () => {
+    const text = await app.text('action-result');
+    if (text?.includes('now refuses')) return true;
+    const disabled = await app.tab.evaluate((selector) => document.querySelector<HTMLButtonElement>(selector)?.disabled, testId('expire-token'));
+    throw new Error(`action result ${JSON.stringify(text)}, expire button ${disabled ? 'disabled (its request in flight)' : 'enabled'}`);
+  });
 };
 
 /** The engines at once (each its own browser and demos), each engine's scenarios in order. */

@@ -192,6 +192,8 @@ describe('dashboard page', () => {
 
   it("says a change of its layout's height before the data (a frame given its width late), so the data brings no jump", async () => {
     const h = boot();
+    // The viewport width the first height was measured at, for a test that sees the width change.
+    expect(document.body.dataset.sizedWidth).toBe(String(window.innerWidth));
     h.height = 780;
     h.resize();
     h.resize();

@@ -5,7 +5,8 @@ import type { PageConfig, PageEnvironment, PageLibrary } from './page-inputs.js'
 /**
  * The dashboard page's behaviour (ARCHITECTURE §6). Inlined into the page as source text,
  * so it reaches everything through its parameters. `<body>` carries the test hooks
- * `data-state` (loading | ready | expired | refused | error | blocked) and `data-token-generation`.
+ * `data-state` (loading | ready | expired | refused | error | blocked), `data-token-generation` and
+ * `data-sized-width` (the viewport width at which the height said in `dashboardReadyToLoad` was measured).
  */
 export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: PageLibrary): void {
   const doc = env.window.document;
@@ -269,6 +270,9 @@ export function runDashboardPage(config: PageConfig, env: PageEnvironment, lib: 
   // A layout whose height changes before the data (the frame given its width late) says so at once: no jump when the data comes.
   lastHeight = clampHeight(env.measureHeight());
   sized = true;
+  // The viewport width that height was measured at: a browser may give the frame its width later
+  // (the height is then said again), which a test can tell from this and `innerWidth`.
+  body.dataset.sizedWidth = String(env.window.innerWidth);
   post({ event: 'dashboardReadyToLoad', detail: { dashboardId: config.dashboardId, dashboardHeight: lastHeight } });
   if (explo) {
     if (config.token) useToken(config.token);

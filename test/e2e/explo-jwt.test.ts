@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { isCompactJwe } from '@embedded-dashboard/protocol';
 import { engines } from '../support/browsers/index.js';
 import {
-  clickTestId,
   eventually,
+  expireWithButton,
   latestToken,
   openApp,
   postFromDashboard,
   sleep,
-  testId,
   tokenStatuses,
   useDemo,
   waitForGeneration,
@@ -30,19 +29,6 @@ const frameSources = (app: AppTab) =>
     const element = document.querySelector('embedded-dashboard')!;
     return [...element.shadowRoot!.querySelectorAll('iframe'), ...element.querySelectorAll('iframe')].map((frame) => frame.getAttribute('src'));
   });
-
-const expireWithButton = async (app: AppTab) => {
-  await app.tab.evaluate((selector) => (document.querySelector(selector)!.textContent = ''), testId('action-result'));
-  await clickTestId(app, 'expire-token');
-  // A miss says what the page showed: no answer yet with the button still disabled (the demo's
-  // request in flight), or an empty result with the button enabled (the click reached no handler).
-  await eventually('the vendor to refuse the token', async () => {
-    const text = await app.text('action-result');
-    if (text?.includes('now refuses')) return true;
-    const disabled = await app.tab.evaluate((selector) => document.querySelector<HTMLButtonElement>(selector)?.disabled, testId('expire-token'));
-    throw new Error(`action result ${JSON.stringify(text)}, expire button ${disabled ? 'disabled (its request in flight)' : 'enabled'}`);
-  });
-};
 
 /** The engines at once (each its own browser and demos), each engine's scenarios in order. */
 describe.concurrent.each(engines())('demo in $name', (engine) => {
